@@ -1,0 +1,33 @@
+# Two commands on a fresh machine:  `make run` (the app on the demo project)
+# and `make test` (the whole suite). Both create .venv and install what is needed.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+.PHONY: run test lint bench demo system-deps clean
+
+$(BIN)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ScreenLab needs Python >= 3.11 (set PYTHON=python3.11)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev]"
+	@touch $@
+
+run: $(BIN)/.installed
+	$(BIN)/screenlab
+
+test: $(BIN)/.installed system-deps
+	$(BIN)/python -m pytest
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check desktop_app tests benchmarks datasets
+
+bench: $(BIN)/.installed
+	$(BIN)/python benchmarks/import_scale.py
+
+demo: $(BIN)/.installed
+	$(BIN)/python datasets/build_demo.py
+
+# The suite drives a real Chromium and real Qt widgets (offscreen). As root on
+# Debian/Ubuntu this installs what is missing; otherwise it says what to install.
+system-deps:
+	@sh .ci/system-deps.sh

@@ -1,0 +1,3 @@
+"""ScreenLab: label screens, synthesize distracting screens, evaluate GUI agents."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,5 @@
+import sys
+
+from desktop_app.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,170 @@
+"""`screenlab` command line: a thin layer over the same functions the GUI uses."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from desktop_app import __version__
+from desktop_app.formats import FORMATS
+from desktop_app.formats.ingest import ImportOptions
+from desktop_app.formats.records import FormatError
+from desktop_app.images import DEFAULT_MAX_PIXELS
+from desktop_app.store.migrate import SchemaTooNew
+from desktop_app.store.project import Project, ProjectError
+from desktop_app.store.queries import EpisodeFilter
+
+# Errors caused by the user's input: reported in one line, exit status 2.
+USER_ERRORS = (FormatError, ProjectError, SchemaTooNew)
+
+
+def _csv(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def _add_project(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("project", help="project folder, or a database URL (then give --media)")
+    parser.add_argument("--media", metavar="DIR", help="media folder for a database-URL project")
+
+
+def _add_filters(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scenario", type=_csv, default=(), help="only these scenarios (comma-separated)")
+    parser.add_argument("--status", type=_csv, default=(),
+                        help="only these review statuses: unreviewed, pending, accepted, rejected, edited")
+    parser.add_argument("--split", type=_csv, default=(), help="only these splits")
+
+
+def _filter(args) -> EpisodeFilter:
+    return EpisodeFilter(scenarios=args.scenario, review_statuses=args.status, splits=args.split)
+
+
+def _open(args) -> Project:
+    return Project.open(args.project, args.media)
+
+
+def cmd_init(args) -> int:
+    with Project.init(args.project, args.media) as project:
+        print(f"created project {project.folder or project.url}")
+    return 0
+
+
+def cmd_info(args) -> int:
+    from desktop_app.store.queries import project_counts
+
+    with _open(args) as project, project.reading() as session:
+        counts = project_counts(session)
+    if args.json:
+        print(json.dumps(counts, indent=2, sort_keys=True))
+        return 0
+    print(f"project  {args.project}")
+    for key in ("screens", "episodes", "steps", "actions", "actions_without_box"):
+        print(f"{key.replace('_', ' '):<20} {counts[key]}")
+    for key, title in (("episodes_by_scenario", "episodes by scenario"), ("episodes_by_split", "episodes by split"),
+                       ("episodes_by_review_status", "episodes by review status"),
+                       ("actions_by_label", "actions by label"), ("review_items_by_status", "review items")):
+        if counts[key]:
+            print(f"\n{title}:")
+            for name, n in counts[key].items():
+                print(f"  {name or '(none)':<18} {n}")
+    return 0
+
+
+def cmd_import(args) -> int:
+    from desktop_app.cli.progress import ProgressBar
+    from desktop_app.formats.transfer import import_path
+
+    options = ImportOptions(images_dir=Path(args.images) if args.images else None, max_pixels=args.max_pixels,
+                            bbox_format=args.bbox_format, split=args.set_split)
+    with _open(args) as project:
+        report = import_path(project, Path(args.path), args.format, options,
+                             progress=ProgressBar() if not args.quiet else lambda *a: None)
+    print(json.dumps(report.as_dict()) if args.json else report.summary())
+    return 0
+
+
+def cmd_export(args) -> int:
+    from desktop_app.formats.transfer import export_path
+
+    with _open(args) as project:
+        report = export_path(project, Path(args.out), args.format, _filter(args))
+    print(report.summary())
+    return 0
+
+
+def cmd_gui(args) -> int:
+    try:
+        from desktop_app.ui.app import run_gui
+    except ImportError as exc:  # the GUI needs Qt's system libraries; say which one is missing
+        print(f"error: cannot start the GUI: {exc}", file=sys.stderr)
+        return 2
+    return run_gui(getattr(args, "project", None), media=getattr(args, "media", None),
+                   smoke=getattr(args, "smoke", False))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="screenlab",
+        description="Label screens, synthesize distracting screens and evaluate GUI agents. "
+                    "Without a command, opens the GUI on the demo project.")
+    parser.add_argument("--version", action="version", version=f"screenlab {__version__}")
+    parser.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("init", help="create an empty project")
+    _add_project(p)
+    p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser("info", help="counts by scenario, label and review status")
+    _add_project(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_info)
+
+    readable = [n for n, s in FORMATS.items() if s.read]
+    p = sub.add_parser("import", help="import a dataset (all or nothing)",
+                       description="Formats: " + "; ".join(f"{n}: {FORMATS[n].description}" for n in readable))
+    _add_project(p)
+    p.add_argument("path", help="file or folder to import")
+    p.add_argument("--format", "-f", required=True, choices=readable)
+    p.add_argument("--images", metavar="DIR", help="folder to resolve relative image paths against")
+    p.add_argument("--bbox-format", choices=("xywh", "xyxy"),
+                   help="screenspot only: box layout (default: xyxy for ScreenSpot-Pro records, else xywh)")
+    p.add_argument("--split", dest="set_split", metavar="NAME", help="put every imported episode in this split")
+    p.add_argument("--max-pixels", type=int, default=DEFAULT_MAX_PIXELS, help="refuse larger images")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_import)
+
+    writable = [n for n, s in FORMATS.items() if s.write]
+    p = sub.add_parser("export", help="export episodes to a new folder",
+                       description="Formats: " + "; ".join(f"{n}: {FORMATS[n].description}" for n in writable))
+    _add_project(p)
+    p.add_argument("out", help="output folder (must not exist, or be empty)")
+    p.add_argument("--format", "-f", required=True, choices=writable)
+    _add_filters(p)
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("gui", help="open the annotation window on a project")
+    p.add_argument("project", nargs="?", help="project folder (default: the demo project)")
+    p.add_argument("--media", metavar="DIR", help="media folder for a database-URL project")
+    p.set_defaults(func=cmd_gui)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", cmd_gui)
+    try:
+        return func(args)
+    except USER_ERRORS as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; nothing was changed by the unfinished command", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

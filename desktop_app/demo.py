@@ -1,0 +1,36 @@
+"""The bundled demo project, copied into the user's data folder on first run."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from desktop_app.formats.transfer import import_path
+from desktop_app.paths import demo_dataset_dir, user_data_dir
+from desktop_app.store.project import Project, is_project_folder
+
+DEMO_FOLDER = "demo-project"
+
+
+def ensure_demo_project(data_dir: Path | None = None) -> Path:
+    """Path of the user's demo project, creating it from datasets/demo if absent.
+
+    Built in a scratch folder and renamed into place, so an interrupted first
+    run never leaves a half-imported demo behind.
+    """
+    root = data_dir or user_data_dir()
+    target = root / DEMO_FOLDER
+    if is_project_folder(target):
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".demo-", dir=root))
+    try:
+        with Project.init(scratch / DEMO_FOLDER) as project:
+            import_path(project, demo_dataset_dir(), "screenlab")
+        if target.exists():
+            shutil.rmtree(target)
+        (scratch / DEMO_FOLDER).rename(target)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target

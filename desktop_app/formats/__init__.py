@@ -1,0 +1,17 @@
+"""Import/export formats: one module per format, registered here by name."""
+
+from desktop_app.formats import coco, envdistraction, images, screenlab_jsonl, screenspot
+from desktop_app.formats.spec import FormatSpec
+
+FORMATS: dict[str, FormatSpec] = {
+    spec.name: spec
+    for spec in (screenlab_jsonl.SPEC, images.SPEC, envdistraction.SPEC, screenspot.SPEC, coco.SPEC)
+}
+
+
+def importers() -> list[str]:
+    return [name for name, spec in FORMATS.items() if spec.read]
+
+
+def exporters() -> list[str]:
+    return [name for name, spec in FORMATS.items() if spec.write]

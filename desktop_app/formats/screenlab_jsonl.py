@@ -1,0 +1,159 @@
+"""ScreenLab's own lossless JSONL: one episode per line, images beside it.
+
+Layout of a dataset folder: `episodes.jsonl` plus `images/<sha256>.<ext>`.
+Every field the project stores for an episode, step, action and review is
+written, so export -> import reproduces the project exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from desktop_app.formats.records import (
+    BoxRecord,
+    EpisodeRecord,
+    FormatError,
+    StepRecord,
+    Where,
+    image_bases,
+    optional,
+    parse_box,
+    parse_time,
+    read_jsonl,
+    require,
+    resolve_image,
+)
+from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
+from desktop_app.formats.writing import ImageWriter, atomic_output, json_box
+
+FILE_NAME = "episodes.jsonl"
+VERSION = 1
+
+
+def _source_file(path: Path) -> Path:
+    if path.is_dir():
+        path = path / FILE_NAME
+    if not path.is_file():
+        raise FormatError(f"no {FILE_NAME} here", path)
+    return path
+
+
+def _read_action(obj, where: Where, name: str) -> BoxRecord:
+    if not isinstance(obj, dict):
+        raise where.error("expected an object", name)
+    box = obj.get("box")
+    return BoxRecord(
+        label=require(obj, "label", str, where, name + "."),
+        box=None if box is None else parse_box(box, where, name + ".box"),
+        element_text=optional(obj, "element_text", str, where, "", name + "."),
+        action_type=optional(obj, "action_type", str, where, "click", name + "."),
+        type_text=optional(obj, "type_text", str, where, "", name + "."),
+        source=optional(obj, "source", str, where, "import", name + "."),
+        author=optional(obj, "author", str, where, "", name + "."),
+        meta=optional(obj, "meta", dict, where, {}, name + "."),
+        created_at=parse_time(obj.get("created_at"), where, name + ".created_at"),
+        updated_at=parse_time(obj.get("updated_at"), where, name + ".updated_at"),
+        version=optional(obj, "version", int, where, 1, name + "."),
+        field=name,
+    )
+
+
+def _read_step(obj, where: Where, name: str, bases: list[Path]) -> StepRecord:
+    if not isinstance(obj, dict):
+        raise where.error("expected an object", name)
+    image = resolve_image(require(obj, "image", str, where, name + "."), bases, where, name + ".image")
+    actions = optional(obj, "actions", list, where, [], name + ".")
+    return StepRecord(
+        image=image,
+        boxes=[_read_action(a, where, f"{name}.actions[{i}]") for i, a in enumerate(actions)],
+        expected_sha256=optional(obj, "sha256", str, where, None, name + "."),
+        platform=optional(obj, "platform", str, where, "web", name + "."),
+        screen_source=optional(obj, "screen_source", str, where, "", name + "."),
+        screen_meta=optional(obj, "screen_meta", dict, where, {}, name + "."),
+        instruction=optional(obj, "instruction", str, where, "", name + "."),
+        meta=optional(obj, "meta", dict, where, {}, name + "."),
+        field=name + ".",
+    )
+
+
+def read(path: Path, options) -> list[EpisodeRecord]:
+    source = _source_file(path)
+    bases = image_bases(source, options.images_dir)
+    records = []
+    for where, obj in read_jsonl(source):
+        if not isinstance(obj, dict):
+            raise where.error("expected a JSON object per line")
+        version = optional(obj, "v", int, where, VERSION)
+        if version > VERSION:
+            raise where.error(f"written by a newer ScreenLab (format v{version}; this one reads v{VERSION})", "v")
+        steps = require(obj, "steps", list, where)
+        reviews = optional(obj, "reviews", list, where, [])
+        for i, review in enumerate(reviews):
+            if not isinstance(review, dict):
+                raise where.error("expected an object", f"reviews[{i}]")
+            for key in ("created_at", "updated_at"):
+                review[key] = parse_time(review.get(key), where, f"reviews[{i}].{key}")
+        records.append(EpisodeRecord(
+            key=require(obj, "id", str, where),
+            where=where,
+            goal=optional(obj, "goal", str, where, ""),
+            scenario=optional(obj, "scenario", str, where, ""),
+            split=optional(obj, "split", str, where, ""),
+            review_status=optional(obj, "review_status", str, where, "unreviewed"),
+            meta=optional(obj, "meta", dict, where, {}),
+            steps=[_read_step(s, where, f"steps[{i}]", bases) for i, s in enumerate(steps)],
+            reviews=reviews,
+        ))
+    return records
+
+
+def _iso(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def episode_to_json(bundle, image_name) -> dict:
+    e = bundle.episode
+    return {
+        "v": VERSION, "id": e.key, "goal": e.goal, "scenario": e.scenario, "split": e.split,
+        "review_status": e.review_status, "meta": e.meta,
+        "steps": [{
+            "image": image_name(sb.screen), "sha256": sb.screen.sha256,
+            "width": sb.screen.width, "height": sb.screen.height, "platform": sb.screen.platform,
+            "screen_source": sb.screen.source, "screen_meta": sb.screen.meta,
+            "instruction": sb.step.instruction, "meta": sb.step.meta,
+            "actions": [{
+                "box": json_box(b),
+                "label": b.label, "action_type": b.action_type, "element_text": b.element_text,
+                "type_text": b.type_text, "source": b.source, "author": b.author, "version": b.version,
+                "created_at": _iso(b.created_at), "updated_at": _iso(b.updated_at), "meta": b.meta,
+            } for b in sb.boxes],
+        } for sb in bundle.steps],
+        "reviews": [{
+            "kind": r.kind, "generator": r.generator, "prompt": r.prompt, "payload": r.payload,
+            "status": r.status, "reviewer": r.reviewer, "reason": r.reason,
+            "created_at": _iso(r.created_at), "updated_at": _iso(r.updated_at),
+        } for r in bundle.reviews],
+    }
+
+
+def write(ctx: ExportContext) -> ExportReport:
+    report = ExportReport("screenlab", ctx.out)
+    with atomic_output(ctx.out) as tmp:
+        images = ImageWriter(tmp, ctx.image_bytes)
+        with open(tmp / FILE_NAME, "w", encoding="utf-8", newline="\n") as fh:
+            for bundle in ctx.bundles:
+                line = episode_to_json(bundle, images.add)
+                fh.write(json.dumps(line, ensure_ascii=False, sort_keys=False) + "\n")
+                report.episodes += 1
+                report.annotations += sum(len(sb.boxes) for sb in bundle.steps)
+        report.images = images.count
+    return report
+
+
+SPEC = FormatSpec(
+    name="screenlab",
+    description="ScreenLab JSONL (lossless; episodes.jsonl + images/)",
+    read=read,
+    write=write,
+)

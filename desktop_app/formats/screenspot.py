@@ -1,0 +1,144 @@
+"""ScreenSpot and ScreenSpot-Pro grounding annotations.
+
+ScreenSpot (SeeClick) writes `bbox` as [left, top, width, height]; ScreenSpot-Pro
+writes [x1, y1, x2, y2]. Mixing them up is a known source of wrong scores
+(SeeClick issue #50), so the reading is explicit: a record with `img_size` is
+ScreenSpot-Pro, otherwise ScreenSpot, unless --bbox-format says which.
+Each instruction becomes a one-step episode whose goal is the instruction and
+whose gold action is the box. Exports write the original ScreenSpot layout.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from desktop_app.formats.records import (
+    BoxRecord,
+    EpisodeRecord,
+    FormatError,
+    StepRecord,
+    Where,
+    image_bases,
+    optional,
+    parse_box,
+    read_json,
+    require,
+    resolve_image,
+)
+from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
+from desktop_app.formats.writing import ImageWriter, atomic_output, json_number
+
+SCENARIO = "grounding"
+_PLATFORMS = {"ios": "ios", "android": "android", "windows": "desktop", "macos": "desktop", "mac": "desktop",
+              "linux": "desktop", "desktop": "desktop", "web": "web", "mobile": "android"}
+_KNOWN = {"img_filename", "bbox", "instruction", "id"}
+
+
+def _platform(obj: dict, file: Path) -> str:
+    for key in ("platform", "data_source"):
+        value = str(obj.get(key, "")).lower()
+        if value in _PLATFORMS:
+            return _PLATFORMS[value]
+    for word in ("mobile", "desktop", "web"):
+        if word in file.stem.lower():
+            return _PLATFORMS[word]
+    return "web"
+
+
+def _box(obj: dict, where: Where, bbox_format: str | None) -> tuple[float, float, float, float]:
+    x, y, a, b = parse_box(obj["bbox"], where, "bbox")
+    layout = bbox_format or ("xyxy" if "img_size" in obj else "xywh")
+    if layout == "xywh":
+        if a < 0 or b < 0:
+            raise where.error(f"negative width or height in [left, top, width, height] = {obj['bbox']}", "bbox")
+        return x, y, x + a, y + b
+    return x, y, a, b
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_dir():
+        files = sorted(path.glob("*.json"))
+        if not files:
+            raise FormatError("no .json files in this folder", path)
+        return files
+    if not path.exists():
+        raise FormatError("file not found", path)
+    return [path]
+
+
+def read(path: Path, options) -> list[EpisodeRecord]:
+    if options.bbox_format not in (None, "xywh", "xyxy"):
+        raise FormatError(f"unknown bbox format '{options.bbox_format}' (xywh or xyxy)")
+    records = []
+    for file in _files(Path(path)):
+        data = read_json(file)
+        if not isinstance(data, list):
+            raise FormatError("expected a JSON list of annotations", file)
+        bases = image_bases(file, options.images_dir, "images", "screenspot_imgs", "../images")
+        for i, obj in enumerate(data):
+            where = Where(file, None)
+            prefix = f"[{i}]."
+            if not isinstance(obj, dict):
+                raise where.error("expected an object", f"[{i}]")
+            name = require(obj, "img_filename", str, where, prefix)
+            require(obj, "bbox", list, where, prefix)
+            try:
+                box = _box(obj, where, options.bbox_format)
+            except FormatError as exc:
+                raise where.error(exc.message, prefix + "bbox") from None
+            instruction = require(obj, "instruction", str, where, prefix)
+            key = str(optional(obj, "id", (str, int), where, f"{file.stem}-{i:05d}", prefix))
+            extra = {k: v for k, v in obj.items() if k not in _KNOWN}
+            records.append(EpisodeRecord(
+                key=key, where=where, goal=instruction, scenario=SCENARIO,
+                meta={"screenspot": extra},
+                steps=[StepRecord(
+                    image=resolve_image(name, bases, where, prefix + "img_filename"),
+                    platform=_platform(obj, file), screen_source=name,
+                    boxes=[BoxRecord(label="gold", box=box, field=prefix + "bbox",
+                                     meta={k: obj[k] for k in ("data_type", "ui_type") if k in obj})],
+                    field=prefix,
+                )],
+            ))
+    if not records:
+        raise FormatError("no annotations found", path)
+    return records
+
+
+def write(ctx: ExportContext) -> ExportReport:
+    report = ExportReport("screenspot", ctx.out, skipped_why="episodes without a gold box (or with several steps)")
+    rows = []
+    with atomic_output(ctx.out) as tmp:
+        images = ImageWriter(tmp, ctx.image_bytes)
+        for bundle in ctx.bundles:
+            golds = [b for sb in bundle.steps for b in sb.boxes if b.label == "gold" and b.has_box]
+            if len(bundle.steps) != 1 or not golds:
+                report.skipped += 1
+                continue
+            screen = bundle.steps[0].screen
+            rel = images.add(screen)
+            # img_size marks ScreenSpot-Pro's x1y1x2y2 boxes; we write the left-top-width-height layout
+            extra = {k: v for k, v in bundle.episode.meta.get("screenspot", {}).items() if k != "img_size"}
+            for n, box in enumerate(golds):
+                rows.append({
+                    **extra,
+                    "id": bundle.episode.key if len(golds) == 1 else f"{bundle.episode.key}#{n + 1}",
+                    "img_filename": rel.removeprefix("images/"),
+                    "bbox": [json_number(v) for v in (box.x1, box.y1, box.x2 - box.x1, box.y2 - box.y1)],
+                    "instruction": bundle.episode.goal,
+                    "data_type": box.meta.get("data_type", extra.get("data_type", "text")),
+                })
+                report.annotations += 1
+            report.episodes += 1
+        (tmp / "screenspot.json").write_text(json.dumps(rows, ensure_ascii=False, indent=1), encoding="utf-8")
+        report.images = images.count
+    return report
+
+
+SPEC = FormatSpec(
+    name="screenspot",
+    description="ScreenSpot (bbox = left, top, width, height) and ScreenSpot-Pro (bbox = x1, y1, x2, y2) JSON",
+    read=read,
+    write=write,
+)

@@ -1,0 +1,46 @@
+"""What a format module declares about itself; formats/__init__.py collects them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_app.formats.records import EpisodeRecord
+from desktop_app.store.queries import EpisodeBundle
+
+
+@dataclass
+class ExportContext:
+    """What a writer gets: the episodes to write, where, and how to fetch images."""
+
+    out: Path
+    bundles: Iterable[EpisodeBundle]
+    image_bytes: Callable[[str, str], bytes]  # (sha256, ext) -> file content
+
+
+@dataclass
+class ExportReport:
+    format: str
+    out: Path
+    episodes: int = 0
+    images: int = 0
+    annotations: int = 0
+    skipped: int = 0  # things the format cannot express (e.g. boxes without coordinates in COCO)
+    skipped_why: str = ""
+
+    def summary(self) -> str:
+        line = (f"exported {self.episodes} episodes, {self.images} images, {self.annotations} annotations "
+                f"to {self.out} [{self.format}]")
+        if self.skipped:
+            line += f"\n  left out {self.skipped} {self.skipped_why}"
+        return line
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    name: str
+    description: str
+    read: Callable[..., list[EpisodeRecord]] | None = None  # (path, ImportOptions) -> records
+    write: Callable[[ExportContext], ExportReport] | None = None
+    dedupe_images: bool = False  # importing the same picture twice is a duplicate, not a new sample

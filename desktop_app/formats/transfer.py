@@ -1,0 +1,34 @@
+"""Import and export entry points used by the CLI and the GUI alike."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from desktop_app.formats import FORMATS
+from desktop_app.formats.ingest import ImportOptions, ImportReport, Progress, ingest, no_progress
+from desktop_app.formats.records import FormatError
+from desktop_app.formats.spec import ExportContext, ExportReport
+from desktop_app.store.project import Project
+from desktop_app.store.queries import EpisodeFilter, iter_bundles
+
+
+def import_path(project: Project, path: Path, fmt: str, options: ImportOptions | None = None,
+                progress: Progress = no_progress) -> ImportReport:
+    spec = FORMATS.get(fmt)
+    if spec is None or spec.read is None:
+        readable = ", ".join(n for n, s in FORMATS.items() if s.read)
+        raise FormatError(f"cannot import format '{fmt}' (one of: {readable})")
+    options = replace(options or ImportOptions(), dedupe_images=spec.dedupe_images)
+    records = spec.read(Path(path), options)
+    return ingest(project, records, fmt, str(path), options, progress)
+
+
+def export_path(project: Project, out: Path, fmt: str, flt: EpisodeFilter = EpisodeFilter()) -> ExportReport:
+    spec = FORMATS.get(fmt)
+    if spec is None or spec.write is None:
+        writable = ", ".join(n for n, s in FORMATS.items() if s.write)
+        raise FormatError(f"cannot export format '{fmt}' (one of: {writable})")
+    with project.reading() as session:
+        ctx = ExportContext(Path(out), iter_bundles(session, flt), project.media.read)
+        return spec.write(ctx)

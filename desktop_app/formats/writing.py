@@ -1,0 +1,66 @@
+"""Helpers every exporter uses: an all-or-nothing output folder and image copying."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from desktop_app.formats.records import FormatError
+
+
+@contextmanager
+def atomic_output(out: Path) -> Iterator[Path]:
+    """Yield a scratch folder that becomes `out` only if the export finishes.
+
+    `out` must not exist or be an empty folder: an export never mixes with, or
+    overwrites, files that are already there.
+    """
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise FormatError("output folder exists and is not empty; choose a new folder", out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    try:
+        yield tmp
+        if out.exists():
+            out.rmdir()
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def json_number(value: float) -> float | int:
+    """816.0 -> 816: pixel coordinates read the same in every export and in the browser's output."""
+    return int(value) if float(value).is_integer() else value
+
+
+def json_box(box) -> list[float | int] | None:
+    return [json_number(v) for v in (box.x1, box.y1, box.x2, box.y2)] if box.has_box else None
+
+
+class ImageWriter:
+    """Copies each stored image into the export once, under the name the format wants."""
+
+    def __init__(self, root: Path, image_bytes: Callable[[str, str], bytes]):
+        self.root = root
+        self._image_bytes = image_bytes
+        self._written: dict[str, str] = {}
+
+    @property
+    def count(self) -> int:
+        return len(set(self._written.values()))
+
+    def add(self, screen, name: str | None = None) -> str:
+        """Relative path of the image in the export; `name` defaults to images/<sha256>.<ext>."""
+        rel = name or f"images/{screen.sha256}.{screen.ext}"
+        key = f"{screen.sha256}|{rel}"
+        if key not in self._written:
+            target = self.root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self._image_bytes(screen.sha256, screen.ext))
+            self._written[key] = rel
+        return rel

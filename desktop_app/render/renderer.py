@@ -1,0 +1,161 @@
+"""Render our HTML templates in a real browser and read the action boxes from the DOM.
+
+Every action candidate in a template carries `data-sl-label` (gold, distracted,
+other) and optionally `data-sl-action`, `data-sl-text` and `data-sl-role`. One
+`evaluate` call reads all of them, so the boxes and labels come straight from
+the page, with no OCR guesswork. Pages are served from a fake origin through
+request routing: the browser never touches the network or the file system.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from desktop_app.paths import resources_dir
+from desktop_app.render.browser import find_browser, launch_args
+
+ORIGIN = "http://screenlab.invalid"
+# A fixed map: mimetypes reads the Windows registry, which can hold wrong types.
+_TYPES = {".css": "text/css", ".js": "text/javascript", ".woff2": "font/woff2", ".woff": "font/woff",
+          ".ttf": "font/ttf", ".svg": "image/svg+xml", ".png": "image/png", ".jpg": "image/jpeg",
+          ".jpeg": "image/jpeg", ".webp": "image/webp", ".json": "application/json", ".html": "text/html"}
+
+
+@dataclass(frozen=True)
+class Viewport:
+    name: str
+    width: int
+    height: int
+
+
+DESKTOP = Viewport("desktop", 1280, 800)
+MOBILE = Viewport("mobile", 412, 915)
+VIEWPORTS = {v.name: v for v in (DESKTOP, MOBILE)}
+
+
+@dataclass
+class MarkedElement:
+    label: str
+    action: str
+    text: str
+    role: str
+    box: tuple[float, float, float, float] | None  # None: outside the visible screen
+    covered: bool = False  # another element lies on top of its centre
+
+
+@dataclass
+class Rendered:
+    png: bytes
+    width: int
+    height: int
+    elements: list[MarkedElement] = field(default_factory=list)
+
+
+# Boxes are page coordinates clipped to the screenshot; an element scrolled out of
+# view has no box (the EnvDistraction files call that "<oos>").
+_READ_MARKED = """
+async () => {
+  // fonts.ready only covers fonts already requested: load every declared face first,
+  // so boxes are measured with the same font the screenshot shows
+  await Promise.all(Array.from(document.fonts, f => f.load().catch(() => null)));
+  await document.fonts.ready;
+  document.body.getBoundingClientRect();  // force layout
+  const W = window.innerWidth, H = window.innerHeight;
+  const out = [];
+  for (const el of document.querySelectorAll('[data-sl-label]')) {
+    const style = getComputedStyle(el);
+    if (style.display === 'none' || style.visibility === 'hidden' || parseFloat(style.opacity) === 0) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    const x1 = Math.max(0, r.left), y1 = Math.max(0, r.top);
+    const x2 = Math.min(W, r.right), y2 = Math.min(H, r.bottom);
+    const inside = x2 - x1 >= 1 && y2 - y1 >= 1;  // a sliver at the edge is not a visible element
+    let covered = false;
+    if (inside) {
+      const top = document.elementFromPoint((x1 + x2) / 2, (y1 + y2) / 2);
+      covered = !(top && (el === top || el.contains(top) || top.contains(el)));
+    }
+    const text = (el.dataset.slText || el.innerText || el.value || el.placeholder
+                  || el.getAttribute('aria-label') || '').replace(/\\s+/g, ' ').trim();
+    out.push({
+      label: el.dataset.slLabel, action: el.dataset.slAction || 'click', role: el.dataset.slRole || '',
+      text: text, covered: covered,
+      box: inside ? [x1 + window.scrollX, y1 + window.scrollY, x2 + window.scrollX, y2 + window.scrollY] : null,
+    });
+  }
+  return out;
+}
+"""
+
+
+class Renderer:
+    """One browser, reused for many renders (starting Chromium costs ~0.5 s)."""
+
+    def __init__(self, assets: Path | None = None):
+        self.assets = Path(assets or resources_dir())
+        self._pw = None
+        self._browser = None
+
+    def __enter__(self) -> Renderer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def start(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        self._pw = sync_playwright().start()
+        try:
+            self._browser = self._pw.chromium.launch(
+                executable_path=find_browser(self._pw), args=launch_args(), headless=True)
+        except BaseException:
+            self._pw.stop()
+            self._pw = None
+            raise
+
+    def close(self) -> None:
+        if self._browser is not None:
+            self._browser.close()
+            self._browser = None
+        if self._pw is not None:
+            self._pw.stop()
+            self._pw = None
+
+    def _serve(self, route, html: str) -> None:
+        url = route.request.url
+        if not url.startswith(ORIGIN + "/"):
+            route.abort()  # offline by construction
+            return
+        path = unquote(url[len(ORIGIN) + 1:].split("?", 1)[0].split("#", 1)[0])
+        if path == "page.html":
+            route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
+            return
+        file = (self.assets / path).resolve()
+        if self.assets.resolve() not in file.parents or not file.is_file():
+            route.fulfill(status=404, body="not found")
+            return
+        kind = _TYPES.get(file.suffix.lower(), "application/octet-stream")
+        route.fulfill(status=200, content_type=kind, body=file.read_bytes())
+
+    def render(self, html: str, viewport: Viewport = DESKTOP) -> Rendered:
+        if self._browser is None:
+            self.start()
+        context = self._browser.new_context(
+            viewport={"width": viewport.width, "height": viewport.height}, device_scale_factor=1,
+            locale="en-US", timezone_id="UTC", color_scheme="light", java_script_enabled=True,
+        )
+        try:
+            page = context.new_page()
+            page.route("**/*", lambda route: self._serve(route, html))
+            page.goto(f"{ORIGIN}/page.html", wait_until="load")
+            marked = page.evaluate(_READ_MARKED)
+            png = page.screenshot(type="png", animations="disabled", caret="hide")
+        finally:
+            context.close()
+        elements = [MarkedElement(m["label"], m["action"], m["text"], m["role"],
+                                  tuple(m["box"]) if m["box"] else None, m["covered"]) for m in marked]
+        return Rendered(png, viewport.width, viewport.height, elements)

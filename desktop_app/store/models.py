@@ -1,0 +1,219 @@
+"""The project schema. Every change to it goes through an Alembic migration.
+
+Boxes belong to a step, not to a screen: whether a box is gold or distracted
+depends on the goal, and the same screenshot can appear under different goals
+(docs/decisions/0003-boxes-belong-to-steps.md).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, CheckConstraint, Column, ForeignKey, Index, Integer, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from desktop_app.store.types import UTCDateTime, utcnow
+
+LABELS = ("gold", "distracted", "other")
+ACTION_TYPES = ("click", "type", "select", "scroll", "long_press", "hover", "key", "other")
+BOX_SOURCES = ("manual", "ocr", "dom", "import", "llm")
+PLATFORMS = ("web", "android", "ios", "desktop")
+REVIEW_STATUSES = ("pending", "accepted", "rejected", "edited")
+# An episode nobody was asked to review (e.g. imported, human-made data).
+EPISODE_REVIEW_STATUSES = ("unreviewed", *REVIEW_STATUSES)
+VERDICTS = ("gold", "distracted", "invalid", "wrong_format", "error")
+
+
+def _json_column() -> Any:
+    return Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+def _time_column(**kw: Any) -> Any:
+    return Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False, **kw)
+
+
+def _fk(target: str, ondelete: str = "CASCADE", nullable: bool = False, index: bool = True) -> Any:
+    return Field(
+        default=None if nullable else ...,
+        sa_column=Column(Integer, ForeignKey(target, ondelete=ondelete), nullable=nullable, index=index),
+    )
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class Screen(SQLModel, table=True):
+    __tablename__ = "screen"
+
+    id: int | None = Field(default=None, primary_key=True)
+    sha256: str = Field(max_length=64, unique=True, index=True)
+    ext: str = Field(max_length=8)  # file extension in the media store: png, jpg, webp
+    width: int
+    height: int
+    platform: str = Field(default="web", max_length=16)
+    source: str = Field(default="")  # where the image came from (path, dataset, renderer)
+    meta: dict = _json_column()
+    created_at: datetime = _time_column()
+
+
+class Episode(SQLModel, table=True):
+    """A task: a goal and an ordered list of steps (one step for a single screen)."""
+
+    __tablename__ = "episode"
+    __table_args__ = (CheckConstraint(_in("review_status", EPISODE_REVIEW_STATUSES), name="ck_episode_review"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(unique=True, index=True)  # the id the source gave it
+    goal: str = Field(default="")
+    scenario: str = Field(default="", index=True)
+    split: str = Field(default="", index=True)
+    review_status: str = Field(default="unreviewed", index=True, max_length=16)
+    meta: dict = _json_column()
+    created_at: datetime = _time_column()
+    updated_at: datetime = _time_column()
+    version: int = Field(default=1)
+
+
+class Step(SQLModel, table=True):
+    __tablename__ = "step"
+    __table_args__ = (UniqueConstraint("episode_id", "index", name="uq_step_episode_index"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: int = _fk("episode.id")
+    index: int = Field(default=0)
+    screen_id: int = _fk("screen.id", ondelete="RESTRICT")
+    instruction: str = Field(default="")
+    meta: dict = _json_column()
+
+
+class ActionBox(SQLModel, table=True):
+    """An annotated action on a step's screen. Coordinates are image pixels.
+
+    A box may have no coordinates: some sources only name the element
+    ("Button <icon-cross>") or mark it out of screen.
+    """
+
+    __tablename__ = "action_box"
+    __table_args__ = (
+        CheckConstraint(_in("label", LABELS), name="ck_box_label"),
+        CheckConstraint(_in("source", BOX_SOURCES), name="ck_box_source"),
+        CheckConstraint("(x1 IS NULL) = (x2 IS NULL) AND (y1 IS NULL) = (y2 IS NULL) AND (x1 IS NULL) = (y1 IS NULL)",
+                        name="ck_box_complete"),
+        CheckConstraint("x1 IS NULL OR (x2 >= x1 AND y2 >= y1)", name="ck_box_ordered"),
+        # (step, label) answers "episodes having a <label> action" by index alone; a
+        # label-first index makes SQLite scan every box of that label per episode.
+        Index("ix_action_box_step_label", "step_id", "label"),
+        # ids are never reused, so undoing a delete can put the box back under its old id
+        {"sqlite_autoincrement": True},
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    step_id: int = _fk("step.id", index=False)  # covered by ix_action_box_step_label
+    x1: float | None = None
+    y1: float | None = None
+    x2: float | None = None
+    y2: float | None = None
+    label: str = Field(default="other", max_length=16)
+    action_type: str = Field(default="click", max_length=16)
+    element_text: str = Field(default="")
+    type_text: str = Field(default="")
+    source: str = Field(default="manual", max_length=16)
+    author: str = Field(default="")
+    meta: dict = _json_column()
+    created_at: datetime = _time_column()
+    updated_at: datetime = _time_column()
+    version: int = Field(default=1)
+
+    @property
+    def has_box(self) -> bool:
+        return self.x1 is not None
+
+
+class ReviewItem(SQLModel, table=True):
+    """Something a model generated, waiting for (or past) human verification."""
+
+    __tablename__ = "review_item"
+    __table_args__ = (CheckConstraint(_in("status", REVIEW_STATUSES), name="ck_review_status"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: int = _fk("episode.id")
+    kind: str = Field(default="")  # e.g. distraction_screen, ambiguous_task
+    generator: str = Field(default="")  # model that produced it
+    prompt: str = Field(default="")  # prompt template name and version
+    payload: dict = _json_column()  # prompts, raw answers, token counts, original text
+    status: str = Field(default="pending", index=True, max_length=16)
+    reviewer: str = Field(default="")
+    reason: str = Field(default="")
+    created_at: datetime = _time_column()
+    updated_at: datetime = _time_column()
+
+
+class AgentProfile(SQLModel, table=True):
+    """A frozen copy of the profile a run used. Never holds an API key, only where to find one."""
+
+    __tablename__ = "agent_profile"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    base_url: str = Field(default="")
+    model: str = Field(default="")
+    pattern: str = Field(default="direct")
+    convention: str = Field(default="element_json")
+    api_key_ref: str = Field(default="")  # "env:NAME" or "keyring:NAME"
+    params: dict = _json_column()  # temperature, max tokens, image detail, extra body
+    created_at: datetime = _time_column()
+
+
+class Run(SQLModel, table=True):
+    __tablename__ = "run"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(default="")
+    profile_id: int = _fk("agent_profile.id", ondelete="RESTRICT")
+    selection: dict = _json_column()  # how the samples were chosen
+    status: str = Field(default="created", max_length=16)  # created, running, done, cancelled, failed
+    meta: dict = _json_column()
+    created_at: datetime = _time_column()
+    started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class Prediction(SQLModel, table=True):
+    __tablename__ = "prediction"
+    __table_args__ = (
+        UniqueConstraint("run_id", "step_id", name="uq_prediction_run_step"),
+        CheckConstraint("verdict = '' OR " + _in("verdict", VERDICTS), name="ck_prediction_verdict"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = _fk("run.id")
+    step_id: int = _fk("step.id")
+    raw_text: str = Field(default="")
+    parsed: dict = _json_column()
+    x: float | None = None  # predicted point in original image pixels
+    y: float | None = None
+    element_text: str = Field(default="")
+    verdict: str = Field(default="", index=True, max_length=16)
+    matched_box_id: int | None = _fk("action_box.id", ondelete="SET NULL", nullable=True)
+    wrong_format: bool = Field(default=False)
+    latency_ms: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    error: str = Field(default="")
+    created_at: datetime = _time_column()
+
+
+class AuditEntry(SQLModel, table=True):
+    """Append-only: the migration installs triggers that refuse UPDATE and DELETE."""
+
+    __tablename__ = "audit_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = _time_column()
+    actor: str = Field(default="")
+    action: str = Field(default="")  # create, update, delete, import, review
+    entity: str = Field(default="")  # table name
+    entity_id: int | None = None
+    changes: dict = _json_column()

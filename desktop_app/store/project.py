@@ -1,0 +1,117 @@
+"""A ScreenLab project: a database plus a media folder.
+
+Either a folder holding `screenlab.sqlite` and `media/`, or a SQLAlchemy URL plus a
+media root. There is no in-memory document: every edit is its own short
+transaction, so nothing is ever "unsaved".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from desktop_app.store import migrate
+from desktop_app.store.db import make_engine
+from desktop_app.store.media import MediaStore
+
+DB_FILE = "screenlab.sqlite"
+MEDIA_DIR = "media"
+
+
+class ProjectError(RuntimeError):
+    """The project cannot be created or opened; the message says what to do."""
+
+
+def is_url(location: str | Path) -> bool:
+    return "://" in str(location)
+
+
+def is_project_folder(path: Path) -> bool:
+    return (Path(path) / DB_FILE).is_file()
+
+
+class Project:
+    def __init__(self, url: str, media_root: Path, folder: Path | None = None):
+        self.url = url
+        self.folder = folder
+        self.media = MediaStore(media_root)
+        self.engine: Engine = make_engine(url)
+
+    def __repr__(self) -> str:
+        return f"Project({self.folder or self.url!s})"
+
+    @property
+    def name(self) -> str:
+        return self.folder.name if self.folder else self.url.rsplit("/", 1)[-1]
+
+    # -- creating and opening -------------------------------------------------
+    @classmethod
+    def init(cls, location: str | Path, media_root: str | Path | None = None) -> Project:
+        if is_url(location):
+            if media_root is None:
+                raise ProjectError("a database URL needs a media folder (--media DIR)")
+            project = cls(str(location), Path(media_root))
+        else:
+            folder = Path(location).expanduser().resolve()
+            if is_project_folder(folder):
+                raise ProjectError(f"{folder} already holds a ScreenLab project")
+            if folder.exists() and not folder.is_dir():
+                raise ProjectError(f"{folder} exists and is not a folder")
+            folder.mkdir(parents=True, exist_ok=True)
+            project = cls(f"sqlite:///{folder / DB_FILE}", folder / MEDIA_DIR, folder)
+        project.media.root.mkdir(parents=True, exist_ok=True)
+        migrate.upgrade(project.engine)
+        return project
+
+    @classmethod
+    def open(cls, location: str | Path, media_root: str | Path | None = None) -> Project:
+        if is_url(location):
+            if media_root is None:
+                raise ProjectError("a database URL needs a media folder (--media DIR)")
+            project = cls(str(location), Path(media_root))
+        else:
+            folder = Path(location).expanduser().resolve()
+            if not is_project_folder(folder):
+                raise ProjectError(
+                    f"{folder} is not a ScreenLab project (no {DB_FILE}); create one with: screenlab init {folder}"
+                )
+            project = cls(f"sqlite:///{folder / DB_FILE}", Path(media_root or folder / MEDIA_DIR), folder)
+        try:
+            migrate.upgrade(project.engine)
+        except Exception:
+            project.close()
+            raise
+        return project
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Project:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- database access -------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """One unit of work: committed when the block ends, rolled back on error."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            try:
+                yield session
+                session.commit()
+            except BaseException:
+                session.rollback()
+                raise
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session:
+            yield session
+
+    def image_path(self, screen) -> Path:
+        return self.media.path_for(screen.sha256, screen.ext)

@@ -1,0 +1,133 @@
+"""Read-side queries: filtering, paging, counting and loading whole episodes.
+
+Everything here pages through the database; nothing loads a whole project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import exists, func, or_, select
+from sqlmodel import Session
+
+from desktop_app.store.models import ActionBox, Episode, ReviewItem, Screen, Step
+
+
+@dataclass(frozen=True)
+class EpisodeFilter:
+    """Which episodes to show, export or run. Empty fields do not filter."""
+
+    scenarios: tuple[str, ...] = ()
+    review_statuses: tuple[str, ...] = ()
+    splits: tuple[str, ...] = ()
+    has_label: str | None = None  # at least one box with this label
+    has_boxes: bool | None = None  # True: some box; False: no box at all
+    text: str = ""  # substring of the goal or the episode id
+    ids: tuple[int, ...] = ()
+
+    def where(self) -> list:
+        clauses = []
+        if self.scenarios:
+            clauses.append(Episode.scenario.in_(self.scenarios))
+        if self.review_statuses:
+            clauses.append(Episode.review_status.in_(self.review_statuses))
+        if self.splits:
+            clauses.append(Episode.split.in_(self.splits))
+        if self.ids:
+            clauses.append(Episode.id.in_(self.ids))
+        if self.text:
+            pattern = f"%{self.text}%"
+            clauses.append(or_(Episode.goal.ilike(pattern), Episode.key.ilike(pattern)))
+        if self.has_label:
+            clauses.append(exists().where(Step.episode_id == Episode.id, ActionBox.step_id == Step.id,
+                                          ActionBox.label == self.has_label))
+        if self.has_boxes is not None:
+            any_box = exists().where(Step.episode_id == Episode.id, ActionBox.step_id == Step.id)
+            clauses.append(any_box if self.has_boxes else ~any_box)
+        return clauses
+
+
+@dataclass
+class StepBundle:
+    step: Step
+    screen: Screen
+    boxes: list[ActionBox]
+
+
+@dataclass
+class EpisodeBundle:
+    episode: Episode
+    steps: list[StepBundle]
+    reviews: list[ReviewItem] = field(default_factory=list)
+
+
+def count_episodes(session: Session, flt: EpisodeFilter = EpisodeFilter()) -> int:
+    return session.execute(select(func.count()).select_from(Episode).where(*flt.where())).scalar_one()
+
+
+def list_episodes(session: Session, flt: EpisodeFilter = EpisodeFilter(), offset: int = 0,
+                  limit: int = 100) -> Sequence[Episode]:
+    stmt = select(Episode).where(*flt.where()).order_by(Episode.id).offset(offset).limit(limit)
+    return session.execute(stmt).scalars().all()
+
+
+def episode_ids(session: Session, flt: EpisodeFilter = EpisodeFilter()) -> list[int]:
+    return list(session.execute(select(Episode.id).where(*flt.where()).order_by(Episode.id)).scalars())
+
+
+def load_bundles(session: Session, ids: Sequence[int]) -> list[EpisodeBundle]:
+    """Whole episodes (steps, screens, boxes, reviews) in the order of `ids`, in four queries."""
+    if not ids:
+        return []
+    episodes = {e.id: e for e in session.execute(select(Episode).where(Episode.id.in_(ids))).scalars()}
+    step_rows = session.execute(
+        select(Step, Screen).join(Screen, Step.screen_id == Screen.id)
+        .where(Step.episode_id.in_(ids)).order_by(Step.episode_id, Step.index)
+    ).all()
+    step_ids = [step.id for step, _ in step_rows]
+    boxes: dict[int, list[ActionBox]] = {sid: [] for sid in step_ids}
+    for start in range(0, len(step_ids), 500):
+        chunk = step_ids[start:start + 500]
+        for box in session.execute(select(ActionBox).where(ActionBox.step_id.in_(chunk))
+                                   .order_by(ActionBox.id)).scalars():
+            boxes[box.step_id].append(box)
+    steps: dict[int, list[StepBundle]] = {i: [] for i in ids}
+    for step, screen in step_rows:
+        steps[step.episode_id].append(StepBundle(step, screen, boxes[step.id]))
+    reviews: dict[int, list[ReviewItem]] = {i: [] for i in ids}
+    for review in session.execute(select(ReviewItem).where(ReviewItem.episode_id.in_(ids))
+                                  .order_by(ReviewItem.id)).scalars():
+        reviews[review.episode_id].append(review)
+    return [EpisodeBundle(episodes[i], steps[i], reviews[i]) for i in ids if i in episodes]
+
+
+def iter_bundles(session: Session, flt: EpisodeFilter = EpisodeFilter(), batch: int = 500) -> Iterator[EpisodeBundle]:
+    ids = episode_ids(session, flt)
+    for start in range(0, len(ids), batch):
+        yield from load_bundles(session, ids[start:start + batch])
+
+
+def _grouped(session: Session, column, *where) -> dict[str, int]:
+    stmt = select(column, func.count()).where(*where).group_by(column).order_by(column)
+    return {str(key): n for key, n in session.execute(stmt)}
+
+
+def project_counts(session: Session) -> dict:
+    """What `screenlab info` shows: totals and counts by scenario, label, review status."""
+    def total(model) -> int:
+        return session.execute(select(func.count()).select_from(model)).scalar_one()
+
+    return {
+        "screens": total(Screen),
+        "episodes": total(Episode),
+        "steps": total(Step),
+        "actions": total(ActionBox),
+        "actions_without_box": session.execute(
+            select(func.count()).select_from(ActionBox).where(ActionBox.x1.is_(None))).scalar_one(),
+        "episodes_by_scenario": _grouped(session, Episode.scenario),
+        "episodes_by_split": _grouped(session, Episode.split),
+        "episodes_by_review_status": _grouped(session, Episode.review_status),
+        "actions_by_label": _grouped(session, ActionBox.label),
+        "review_items_by_status": _grouped(session, ReviewItem.status),
+    }

@@ -1,0 +1,56 @@
+"""Shared fixtures. Tests use real SQLite files, real images and a real browser."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from sqlalchemy import inspect, text
+
+# Qt must never try to reach a display in tests; the user's folders must stay untouched.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(tmp_path_factory, monkeypatch):
+    base = tmp_path_factory.mktemp("userdirs")
+    monkeypatch.setenv("SCREENLAB_DATA_DIR", str(base / "data"))
+    monkeypatch.setenv("SCREENLAB_CONFIG_DIR", str(base / "config"))
+    monkeypatch.setenv("SCREENLAB_LOG_DIR", str(base / "log"))
+    monkeypatch.setenv("SCREENLAB_USER", "tester")
+
+
+@pytest.fixture
+def project(tmp_path):
+    from desktop_app.store.project import Project
+
+    with Project.init(tmp_path / "proj") as p:
+        yield p
+
+
+def make_image(path: Path, size=(200, 100), color="white", fmt=None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", size, color).save(path, format=fmt)
+    return path
+
+
+def snapshot(project) -> dict:
+    """Everything a user could lose: every row of every table and every media file."""
+    state = {}
+    with project.engine.connect() as conn:
+        for table in inspect(conn).get_table_names():
+            state[table] = conn.execute(text(f'SELECT * FROM "{table}" ORDER BY 1')).all()
+    state["media"] = sorted(p.relative_to(project.media.root).as_posix()
+                            for p in project.media.root.rglob("*") if p.is_file())
+    return state
+
+
+@pytest.fixture(scope="session")
+def renderer():
+    """One browser for the whole test session (starting Chromium costs ~0.5 s)."""
+    from desktop_app.render.renderer import Renderer
+
+    with Renderer() as r:
+        yield r

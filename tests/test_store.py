@@ -1,0 +1,81 @@
+from datetime import UTC
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import DatabaseError
+from sqlmodel import select
+
+from desktop_app.store import audit
+from desktop_app.store.migrate import current_revision, head_revision
+from desktop_app.store.models import ActionBox, AuditEntry, Episode, Screen, Step
+from desktop_app.store.project import DB_FILE, Project, ProjectError
+
+
+def test_init_creates_sqlite_and_media_at_schema_head(tmp_path):
+    with Project.init(tmp_path / "p") as project:
+        assert (tmp_path / "p" / DB_FILE).is_file()
+        assert (tmp_path / "p" / "media").is_dir()
+        assert current_revision(project.engine) == head_revision()
+
+
+def test_sqlite_runs_in_wal_mode_with_foreign_keys(project):
+    with project.engine.connect() as conn:
+        assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+        assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+    with pytest.raises(DatabaseError), project.transaction() as s:
+        s.add(Step(episode_id=999, index=0, screen_id=999))  # no such episode/screen
+
+
+def test_open_refuses_a_folder_without_a_project(tmp_path):
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ProjectError, match="not a ScreenLab project"):
+        Project.open(tmp_path / "empty")
+
+
+def test_init_refuses_an_existing_project(tmp_path):
+    Project.init(tmp_path / "p").close()
+    with pytest.raises(ProjectError, match="already holds"):
+        Project.init(tmp_path / "p")
+
+
+def test_each_edit_is_committed_at_once_and_survives_reopening(tmp_path):
+    project = Project.init(tmp_path / "p")
+    with project.transaction() as s:
+        screen = Screen(sha256="a" * 64, ext="png", width=10, height=10)
+        episode = Episode(key="e1", goal="buy a lamp")
+        s.add_all([screen, episode])
+        s.flush()
+        step = Step(episode_id=episode.id, screen_id=screen.id)
+        s.add(step)
+        s.flush()
+        s.add(ActionBox(step_id=step.id, x1=1, y1=2, x2=3, y2=4, label="gold"))
+    # a second connection sees the edit without any save step
+    with Project.open(tmp_path / "p") as again, again.reading() as s:
+        box = s.exec(select(ActionBox)).one()
+        assert (box.x1, box.y2, box.label) == (1, 4, "gold")
+        assert box.created_at.tzinfo is not None and box.created_at.utcoffset() == UTC.utcoffset(None)
+    project.close()
+
+
+def test_database_rejects_unknown_labels_and_inverted_boxes(project):
+    with project.transaction() as s:
+        screen = Screen(sha256="b" * 64, ext="png", width=10, height=10)
+        episode = Episode(key="e")
+        s.add_all([screen, episode])
+        s.flush()
+        step = Step(episode_id=episode.id, screen_id=screen.id)
+        s.add(step)
+    for bad in (dict(label="great"), dict(label="gold", x1=5, y1=0, x2=1, y2=1), dict(label="gold", x1=1)):
+        with pytest.raises(DatabaseError), project.transaction() as s:
+            s.add(ActionBox(step_id=step.id, **bad))
+
+
+def test_audit_log_is_append_only(project):
+    with project.transaction() as s:
+        audit.record(s, "update", "action_box", 1, {"label": ["other", "gold"]})
+    with project.reading() as s:
+        entry = s.exec(select(AuditEntry)).one()
+        assert entry.actor == "tester"
+    for statement in ("UPDATE audit_log SET actor = 'mallory'", "DELETE FROM audit_log"):
+        with pytest.raises(DatabaseError, match="append-only"), project.engine.begin() as conn:
+            conn.execute(text(statement))
