@@ -23,6 +23,7 @@ lint: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/import_scale.py
+	$(BIN)/python benchmarks/canvas.py
 
 demo: $(BIN)/.installed
 	$(BIN)/python datasets/build_demo.py

@@ -41,12 +41,33 @@ def _tiny_png(i: int) -> bytes:
     return buf.getvalue()
 
 
-def generate(folder: Path, n: int) -> Path:
+def _screen_png(i: int, size: tuple[int, int]) -> bytes:
+    """A screenshot-sized picture with UI-like blocks, different for every i."""
+    from PIL import ImageDraw
+
+    im = Image.new("RGB", size, (244, 245, 247))
+    draw = ImageDraw.Draw(im)
+    for k in range(40):
+        x, y = (i * 37 + k * 131) % size[0], (i * 53 + k * 97) % size[1]
+        draw.rectangle([x, y, x + 120, y + 36], fill=((i + k * 40) % 256, (k * 70) % 256, (i * 3) % 256))
+        draw.text((x + 6, y + 10), f"button {i}.{k}", fill=(255, 255, 255))
+    buf = io.BytesIO()
+    im.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def generate(folder: Path, n: int, size: tuple[int, int] | None = None, distinct: int = 300) -> Path:
+    """n episodes; with `size`, screenshot-sized images shared in a pool of `distinct` (goals share screens)."""
     (folder / "images").mkdir(parents=True)
     with open(folder / "episodes.jsonl", "w") as fh:
         for i in range(n):
-            name = f"images/{i:06d}.png"
-            (folder / name).write_bytes(_tiny_png(i))
+            if size is None:
+                name = f"images/{i:06d}.png"
+                (folder / name).write_bytes(_tiny_png(i))
+            else:
+                name = f"images/{i % distinct:06d}.png"
+                if i < distinct:
+                    (folder / name).write_bytes(_screen_png(i, size))
             labels = LABEL_CYCLE[i % len(LABEL_CYCLE)]
             actions = [{"box": [0, 0, 2 + k % 2, 2], "label": lab, "element_text": f"button {k}"}
                        for k, lab in enumerate(labels)]

@@ -5,10 +5,11 @@ import struct
 import zlib
 
 import pytest
-from conftest import make_image, snapshot
 
 from desktop_app.cli.main import main
 from desktop_app.formats.transfer import import_path
+
+from conftest import make_image, snapshot
 
 
 @pytest.fixture

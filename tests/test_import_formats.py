@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from conftest import make_image
 from sqlmodel import select
 
 from desktop_app.formats.ingest import ImportOptions
@@ -11,6 +10,8 @@ from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import import_path
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
 from desktop_app.store.queries import project_counts
+
+from conftest import make_image
 
 
 def _boxes(project, key):

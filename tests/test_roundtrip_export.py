@@ -6,7 +6,6 @@ import sys
 
 import pytest
 from sqlmodel import select
-from test_import_formats import _write_envdistraction
 
 from desktop_app.cli.main import main
 from desktop_app.formats.records import FormatError
@@ -15,6 +14,8 @@ from desktop_app.paths import demo_dataset_dir
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
+
+from test_import_formats import _write_envdistraction
 
 
 def _content(project, times=True):

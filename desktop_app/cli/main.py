@@ -148,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("gui", help="open the annotation window on a project")
     p.add_argument("project", nargs="?", help="project folder (default: the demo project)")
     p.add_argument("--media", metavar="DIR", help="media folder for a database-URL project")
+    p.add_argument("--smoke", action="store_true", help="open, draw one screen, save a screenshot, exit")
     p.set_defaults(func=cmd_gui)
     return parser
 

@@ -1,0 +1,86 @@
+"""Starting the GUI: application object, settings, theme, and which project to open."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication, QInputDialog
+
+from desktop_app.demo import ensure_demo_project
+from desktop_app.settings import load_settings, save_settings
+from desktop_app.store.project import is_project_folder, is_url
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.theme import apply_theme
+
+
+def application() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setApplicationName("ScreenLab")
+        app.setOrganizationName("ScreenLab")
+        app.setApplicationDisplayName("ScreenLab")
+    return app
+
+
+def startup_project(requested: str | None) -> str:
+    """The project named on the command line, else the last one opened, else the demo."""
+    if requested:
+        return requested
+    last = load_settings().last_project
+    if last and (is_url(last) or is_project_folder(Path(last))):
+        return last
+    return str(ensure_demo_project())
+
+
+def ask_annotator(window: MainWindow) -> None:
+    settings = window.settings
+    if settings.annotator or os.environ.get("SCREENLAB_USER"):
+        return
+    name, ok = QInputDialog.getText(window, "Who is annotating?",
+                                    "Your name is written next to every edit you make (audit trail):")
+    if ok and name.strip():
+        settings.annotator = name.strip()
+        save_settings(settings)
+        if window.ws is not None:
+            window.ws.actor = settings.annotator
+            window.annotator_label.setText(f"Annotator: {settings.annotator}")
+
+
+def build_window(project: str | None = None, media: str | None = None) -> MainWindow:
+    app = application()
+    settings = load_settings()
+    apply_theme(app, settings.theme)
+    window = MainWindow(settings)
+    window.open_project(startup_project(project), media)
+    return window
+
+
+def smoke_check(window: MainWindow) -> int:
+    """Start-up self test for installers and CI: the window shows a screen with its boxes."""
+    from desktop_app.paths import user_log_dir
+    from desktop_app.ui.canvas.items import ImageItem
+
+    app = application()
+    window.resize(1400, 900)
+    for _ in range(10):
+        app.processEvents()
+    ok = isinstance(window.scene.background, ImageItem) and bool(window.scene.items_by_id)
+    out = Path(os.environ.get("SCREENLAB_SMOKE_SCREENSHOT", user_log_dir() / "smoke.png"))
+    window.grab().save(str(out))
+    print(f"smoke: {'ok' if ok else 'FAILED'}: project {window.project.name if window.project else '-'}, "
+          f"{len(window.scene.items_by_id)} boxes drawn, screenshot {out}")
+    window.close()
+    return 0 if ok else 1
+
+
+def run_gui(project: str | None = None, media: str | None = None, smoke: bool = False) -> int:
+    app = application()
+    window = build_window(project, media)
+    window.show()
+    if smoke:
+        return smoke_check(window)
+    ask_annotator(window)
+    return app.exec()

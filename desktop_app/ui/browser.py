@@ -1,0 +1,259 @@
+"""The sample browser: episodes as a table that pages from the database.
+
+The model knows only the row count and the pages it has been asked for, so a
+project of 100,000 episodes opens as fast as one of ten.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+from sqlalchemy import func, select
+
+from desktop_app.store.models import EPISODE_REVIEW_STATUSES, ActionBox, Episode, Step
+from desktop_app.store.project import Project
+from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes
+
+PAGE = 200
+MAX_PAGES = 64
+COLUMNS = ("Id", "Goal", "Scenario", "Status", "Actions")
+
+
+class EpisodeTableModel(QAbstractTableModel):
+    def __init__(self, project: Project, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.filter = EpisodeFilter()
+        self._count = 0
+        self._pages: OrderedDict[int, list[tuple]] = OrderedDict()
+        self.refresh()
+
+    # paging -----------------------------------------------------------------
+    def set_filter(self, flt: EpisodeFilter) -> None:
+        self.filter = flt
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.beginResetModel()
+        self._pages.clear()
+        with self.project.reading() as s:
+            self._count = count_episodes(s, self.filter)
+        self.endResetModel()
+
+    def invalidate_rows(self) -> None:
+        """Cached pages are stale (an edit changed counts or goals): drop them, keep the count."""
+        self._pages.clear()
+        if self._count:
+            self.dataChanged.emit(self.index(0, 0), self.index(self._count - 1, len(COLUMNS) - 1))
+
+    def _page(self, number: int) -> list[tuple]:
+        page = self._pages.get(number)
+        if page is not None:
+            self._pages.move_to_end(number)
+            return page
+        with self.project.reading() as s:
+            episodes = list_episodes(s, self.filter, number * PAGE, PAGE)
+            ids = [e.id for e in episodes]
+            counts: dict[int, dict[str, int]] = {i: {} for i in ids}
+            if ids:
+                rows = s.execute(select(Step.episode_id, ActionBox.label, func.count())
+                                 .join(ActionBox, ActionBox.step_id == Step.id)
+                                 .where(Step.episode_id.in_(ids)).group_by(Step.episode_id, ActionBox.label))
+                for episode_id, label, n in rows:
+                    counts[episode_id][label] = n
+        page = [(e.id, e.key, e.goal, e.scenario, e.review_status, counts[e.id]) for e in episodes]
+        self._pages[number] = page
+        while len(self._pages) > MAX_PAGES:
+            self._pages.popitem(last=False)
+        return page
+
+    def row_data(self, row: int) -> tuple | None:
+        if not 0 <= row < self._count:
+            return None
+        page = self._page(row // PAGE)
+        offset = row % PAGE
+        return page[offset] if offset < len(page) else None
+
+    def episode_id_at(self, row: int) -> int | None:
+        data = self.row_data(row)
+        return data[0] if data else None
+
+    def row_of(self, episode_id: int) -> int | None:
+        """Position of an episode under the current filter (None if filtered out)."""
+        with self.project.reading() as s:
+            inside = count_episodes(s, EpisodeFilter(**{**self.filter.__dict__, "ids": (episode_id,)}))
+            if not inside:
+                return None
+            return s.execute(select(func.count()).select_from(Episode)
+                             .where(*self.filter.where(), Episode.id < episode_id)).scalar_one()
+
+    # Qt model ---------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._count
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if role == Qt.DisplayRole:
+            return COLUMNS[section] if orientation == Qt.Horizontal else str(section + 1)
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.DisplayRole):
+        if not index.isValid() or role not in (Qt.DisplayRole, Qt.ToolTipRole):
+            return None
+        row = self.row_data(index.row())
+        if row is None:
+            return None
+        _, key, goal, scenario, status, counts = row
+        column = index.column()
+        if column == 4:
+            text = " ".join(f"{counts.get(k, 0)}{k[0]}" for k in ("gold", "distracted", "other"))
+            if role == Qt.ToolTipRole:
+                return ", ".join(f"{counts.get(k, 0)} {k}" for k in ("gold", "distracted", "other"))
+            return text
+        value = (key, goal, scenario, status)[column]
+        return value
+
+
+class SampleBrowser(QWidget):
+    episodeSelected = Signal(object)  # episode id or None
+
+    def __init__(self, project: Project, parent=None):
+        super().__init__(parent)
+        self.setObjectName("browser")
+        self.project = project
+        self.model = EpisodeTableModel(project, self)
+
+        self.search = QLineEdit(placeholderText="Search goal or id...")
+        self.search.setClearButtonEnabled(True)
+        self.scenario = QComboBox()
+        self.status = QComboBox()
+        self.has = QComboBox()
+        self.split = QComboBox()
+        self.has.addItem("Any actions", None)
+        for text, value in (("Has gold", "gold"), ("Has distracted", "distracted"), ("Has other", "other"),
+                            ("Has boxes", True), ("No boxes", False)):
+            self.has.addItem(text, value)
+        self.status.addItem("Any status", None)
+        for status in EPISODE_REVIEW_STATUSES:
+            self.status.addItem(status.capitalize(), status)
+        self.reload_choices()
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)  # no per-row measuring at 100k rows
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.Interactive)
+        header.setStretchLastSection(False)
+        for column, width in enumerate((120, 190, 90, 70, 70)):
+            self.table.setColumnWidth(column, width)
+        self.table.setFocusPolicy(Qt.ClickFocus)
+        self.count_label = QLabel()
+
+        filters = QHBoxLayout()
+        for widget in (self.scenario, self.status):
+            filters.addWidget(widget)
+        filters2 = QHBoxLayout()
+        for widget in (self.has, self.split):
+            filters2.addWidget(widget)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.search)
+        layout.addLayout(filters)
+        layout.addLayout(filters2)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count_label)
+
+        self._debounce = QTimer(self, singleShot=True, interval=250)
+        self._debounce.timeout.connect(self.apply_filter)
+        self.search.textChanged.connect(self._debounce.start)
+        for combo in (self.scenario, self.status, self.has, self.split):
+            combo.currentIndexChanged.connect(self.apply_filter)
+        self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        self._update_count()
+
+    def reload_choices(self) -> None:
+        with self.project.reading() as s:
+            scenarios = [v for (v,) in s.execute(select(Episode.scenario).distinct().order_by(Episode.scenario))]
+            splits = [v for (v,) in s.execute(select(Episode.split).distinct().order_by(Episode.split))]
+        for combo, label, values in ((self.scenario, "Any scenario", scenarios), (self.split, "Any split", splits)):
+            current = combo.currentData()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(label, None)
+            for value in values:
+                combo.addItem(value or "(none)", value)
+            index = combo.findData(current)
+            combo.setCurrentIndex(max(index, 0))
+            combo.blockSignals(False)
+
+    def current_filter(self) -> EpisodeFilter:
+        has = self.has.currentData()
+        return EpisodeFilter(
+            scenarios=(self.scenario.currentData(),) if self.scenario.currentData() is not None else (),
+            review_statuses=(self.status.currentData(),) if self.status.currentData() else (),
+            splits=(self.split.currentData(),) if self.split.currentData() is not None else (),
+            has_label=has if isinstance(has, str) else None,
+            has_boxes=has if isinstance(has, bool) else None,
+            text=self.search.text().strip(),
+        )
+
+    def apply_filter(self) -> None:
+        current = self.current_episode_id()
+        self.model.set_filter(self.current_filter())
+        self._update_count()
+        row = self.model.row_of(current) if current is not None else None
+        self.select_row(row if row is not None else 0)
+
+    def _update_count(self) -> None:
+        n = self.model.rowCount()
+        self.count_label.setText(f"{n:,} episode{'s' if n != 1 else ''}")
+
+    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self.episodeSelected.emit(self.model.episode_id_at(current.row()) if current.isValid() else None)
+
+    def current_row(self) -> int:
+        index = self.table.selectionModel().currentIndex()
+        return index.row() if index.isValid() else -1
+
+    def current_episode_id(self) -> int | None:
+        row = self.current_row()
+        return self.model.episode_id_at(row) if row >= 0 else None
+
+    def select_row(self, row: int) -> None:
+        if self.model.rowCount() == 0:
+            self.episodeSelected.emit(None)
+            return
+        row = min(max(row, 0), self.model.rowCount() - 1)
+        index = self.model.index(row, 0)
+        self.table.selectionModel().setCurrentIndex(
+            index, self.table.selectionModel().SelectionFlag.ClearAndSelect | self.table.selectionModel().SelectionFlag.Rows)
+        self.table.scrollTo(index)
+
+    def select_episode(self, episode_id: int) -> None:
+        row = self.model.row_of(episode_id)
+        if row is not None and row != self.current_row():
+            self.table.selectionModel().blockSignals(True)
+            self.select_row(row)
+            self.table.selectionModel().blockSignals(False)
+
+    def step(self, delta: int) -> None:
+        self.select_row(max(self.current_row(), 0) + delta)

@@ -1,0 +1,247 @@
+"""Graphics items of the canvas: the screenshot and the action boxes.
+
+A BoxItem is geometry only: it lives in the scene's index for hit-testing,
+selection and rubber bands, but paints nothing. One BoxesLayer paints every
+box with a handful of drawRects calls per label. A Python paint() per box
+cost ~15 us, i.e. 60 ms per frame with 4,000 boxes in view; the layer keeps a
+frame of 5,000 boxes to a few milliseconds. Captions are painted by the view
+(view.py) in one pass over the visible boxes.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QImage, QPainter, QPen, QPixmap
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
+
+from desktop_app.ui.palette import label_color
+
+HANDLE_PX = 8  # handle size on screen, whatever the zoom
+THIN_BELOW = 0.75  # zoom under which unselected outlines are drawn 1 px wide
+# handle name -> which edges it moves (left, top, right, bottom)
+HANDLES = {"tl": (1, 1, 0, 0), "t": (0, 1, 0, 0), "tr": (0, 1, 1, 0), "r": (0, 0, 1, 0),
+           "br": (0, 0, 1, 1), "b": (0, 0, 0, 1), "bl": (1, 0, 0, 1), "l": (1, 0, 0, 0)}
+CURSORS = {"tl": Qt.SizeFDiagCursor, "br": Qt.SizeFDiagCursor, "tr": Qt.SizeBDiagCursor,
+           "bl": Qt.SizeBDiagCursor, "t": Qt.SizeVerCursor, "b": Qt.SizeVerCursor,
+           "l": Qt.SizeHorCursor, "r": Qt.SizeHorCursor}
+
+
+def handle_points(rect: QRectF) -> dict[str, QPointF]:
+    c = rect.center()
+    return {"tl": rect.topLeft(), "t": QPointF(c.x(), rect.top()), "tr": rect.topRight(),
+            "r": QPointF(rect.right(), c.y()), "br": rect.bottomRight(), "b": QPointF(c.x(), rect.bottom()),
+            "bl": rect.bottomLeft(), "l": QPointF(rect.left(), c.y())}
+
+
+class BoxStyle:
+    """Pens and brushes per label, built once per palette instead of per paint."""
+
+    def __init__(self, palette: str = "default"):
+        self.set_palette(palette)
+
+    def set_palette(self, palette: str) -> None:
+        self.palette = palette
+        self.pens: dict[tuple[str, bool], QPen] = {}
+        self.thin: dict[str, QPen] = {}
+        self.fills: dict[str, QBrush] = {}
+        self.colors: dict[str, QColor] = {}
+        for label in ("gold", "distracted", "other"):
+            color = label_color(label, palette)
+            self.colors[label] = color
+            for selected in (False, True):
+                pen = QPen(color, 3 if selected else 2)
+                pen.setCosmetic(True)
+                pen.setJoinStyle(Qt.MiterJoin)
+                self.pens[(label, selected)] = pen
+            thin = QPen(color, 1)
+            thin.setCosmetic(True)
+            self.thin[label] = thin
+            fill = QColor(color)
+            fill.setAlpha(48)
+            self.fills[label] = QBrush(fill)
+        self.handle_pen = QPen(QColor("white"), 1)
+        self.handle_pen.setCosmetic(True)
+
+
+class BoxItem(QGraphicsItem):
+    """One action box. Its geometry is image pixels; item position stays (0, 0)."""
+
+    def __init__(self, box_id: int, rect: QRectF, label: str, text: str, style: BoxStyle):
+        super().__init__()
+        self.box_id = box_id
+        self._rect = QRectF(rect)
+        self.label = label
+        self.text = text
+        self.style = style
+        self.hovered = False
+        self.setFlag(QGraphicsItem.ItemIsSelectable, True)
+        self.setFlag(QGraphicsItem.ItemHasNoContents, True)  # the BoxesLayer paints it
+        self.setAcceptHoverEvents(True)
+        self.setZValue(10)
+
+    def _changed(self) -> None:
+        scene = self.scene()
+        if scene is not None and getattr(scene, "layer", None) is not None:
+            scene.layer.invalidate()
+
+    def set_label(self, label: str, text: str) -> None:
+        self.label, self.text = label, text
+        self._changed()
+
+    # geometry ---------------------------------------------------------------
+    def rect(self) -> QRectF:
+        return QRectF(self._rect)
+
+    def set_rect(self, rect: QRectF) -> None:
+        if rect != self._rect:
+            self.prepareGeometryChange()
+            self._rect = QRectF(rect)
+            self._changed()
+
+    def _margin(self) -> float:
+        scene = self.scene()
+        px = scene.px if scene is not None and hasattr(scene, "px") else 1.0
+        return (HANDLE_PX if self.isSelected() else 3) * px
+
+    def boundingRect(self) -> QRectF:
+        m = self._margin()
+        return self._rect.adjusted(-m, -m, m, m)
+
+    def itemChange(self, change, value):
+        if change == QGraphicsItem.ItemSelectedChange:
+            self.prepareGeometryChange()  # handles widen the hit area
+        elif change == QGraphicsItem.ItemSelectedHasChanged:
+            self._changed()
+        return super().itemChange(change, value)
+
+    def handle_at(self, pos: QPointF, px: float) -> str | None:
+        if not self.isSelected():
+            return None
+        reach = HANDLE_PX * px
+        for name, point in handle_points(self._rect).items():
+            if abs(pos.x() - point.x()) <= reach and abs(pos.y() - point.y()) <= reach:
+                return name
+        return None
+
+    def hoverEnterEvent(self, event) -> None:
+        self.hovered = True
+        self._changed()
+
+    def hoverLeaveEvent(self, event) -> None:
+        self.hovered = False
+        self._changed()
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        pass  # never called (ItemHasNoContents)
+
+
+class BoxesLayer(QGraphicsItem):
+    """Paints all boxes of the scene: outlines per label in bulk, then the
+    selected and hovered ones with fill and handles on top."""
+
+    def __init__(self, boxes: dict[int, BoxItem], style: BoxStyle, size: QRectF):
+        super().__init__()
+        self.boxes = boxes
+        self.style = style
+        self.size = QRectF(size)
+        self._rects: dict[str, list[QRectF]] | None = None
+        self._marked: list[BoxItem] = []
+        self.setZValue(5)
+        self.setAcceptedMouseButtons(Qt.NoButton)
+
+    def invalidate(self) -> None:
+        self._rects = None
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        return self.size.adjusted(-4, -4, 4, 4)
+
+    def _build(self) -> None:
+        rects: dict[str, list[QRectF]] = {"gold": [], "distracted": [], "other": []}
+        marked = []
+        for item in self.boxes.values():
+            if item.isSelected() or item.hovered:
+                marked.append(item)
+            else:
+                rects.setdefault(item.label, []).append(item._rect)
+        self._rects, self._marked = rects, marked
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        if self._rects is None:
+            self._build()
+        painter.setBrush(Qt.NoBrush)
+        scale = painter.worldTransform().m11()
+        # zoomed out, boxes are small and many: 1 px outlines draw 3x faster than 2 px ones
+        zoomed_out = scale < THIN_BELOW
+        for label, rects in self._rects.items():
+            if rects:
+                painter.setPen(self.style.thin[label] if zoomed_out else self.style.pens[(label, False)])
+                painter.drawRects(rects)
+        px = 1.0 / max(scale, 1e-6)
+        half = HANDLE_PX * px / 2
+        for item in self._marked:
+            selected = item.isSelected()
+            painter.setPen(self.style.pens[(item.label, selected)])
+            painter.setBrush(self.style.fills[item.label])
+            painter.drawRect(item._rect)
+            if selected:
+                painter.setPen(self.style.handle_pen)
+                painter.setBrush(self.style.colors[item.label])
+                for point in handle_points(item._rect).values():
+                    painter.drawRect(QRectF(point.x() - half, point.y() - half, 2 * half, 2 * half))
+
+
+class ImageItem(QGraphicsItem):
+    """The screenshot at true pixels, with a pyramid of halved copies so that
+    zoomed-out repaints scale a small image instead of the full one."""
+
+    def __init__(self, image: QImage):
+        super().__init__()
+        self.size = image.size()
+        self.levels: list[QPixmap] = [QPixmap.fromImage(image)]
+        level = image
+        while level.width() > 512 and level.height() > 256:
+            level = level.scaled(level.width() // 2, level.height() // 2, Qt.IgnoreAspectRatio,
+                                 Qt.SmoothTransformation)
+            self.levels.append(QPixmap.fromImage(level))
+        self.setZValue(0)
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(0, 0, self.size.width(), self.size.height())
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        scale = painter.worldTransform().m11()
+        level = 0
+        while level + 1 < len(self.levels) and scale * (2 ** (level + 1)) <= 1.0:
+            level += 1
+        pixmap = self.levels[level]
+        painter.setRenderHint(QPainter.SmoothPixmapTransform, scale < 1.0)
+        painter.drawPixmap(self.boundingRect(), pixmap, QRectF(pixmap.rect()))
+
+
+class MissingImageItem(QGraphicsItem):
+    """Stands in for a screenshot that is not in the media folder, and says why."""
+
+    def __init__(self, width: int, height: int, reason: str):
+        super().__init__()
+        self.rect = QRectF(0, 0, max(width, 1), max(height, 1))
+        self.reason = reason
+
+    def boundingRect(self) -> QRectF:
+        return self.rect
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        painter.fillRect(self.rect, QColor("#d9d9d9"))
+        pen = QPen(QColor("#8a8a8a"), 2, Qt.DashLine)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.drawRect(self.rect)
+        painter.drawLine(self.rect.topLeft(), self.rect.bottomRight())
+        painter.drawLine(self.rect.topRight(), self.rect.bottomLeft())
+        font = QFont()
+        font.setPixelSize(max(14, int(self.rect.height() / 30)))
+        painter.setFont(font)
+        painter.setPen(QColor("#333333"))
+        painter.fillRect(self.rect.adjusted(self.rect.width() * 0.1, self.rect.height() * 0.4,
+                                            -self.rect.width() * 0.1, -self.rect.height() * 0.4), QColor("#f2f2f2"))
+        painter.drawText(self.rect, Qt.AlignCenter | Qt.TextWordWrap, self.reason)

@@ -1,0 +1,131 @@
+"""Undoable edits. Each command writes its change to the database in redo() and
+the inverse in undo(), so undo and redo work across autosave: the database is
+always what the screen shows.
+
+If a write fails the command marks itself obsolete (Qt then drops it from the
+stack), the workspace reports the error and reloads the screen from the
+database, so a failed edit is never shown as done.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtGui import QUndoCommand
+
+from desktop_app.store import edits
+
+if TYPE_CHECKING:
+    from desktop_app.ui.workspace import Workspace
+
+NUDGE_ID = 1001
+
+
+class _Command(QUndoCommand):
+    def __init__(self, ws: Workspace, text: str):
+        super().__init__(text)
+        self.ws = ws
+        # where the edit happened: undo brings the user back there to see it
+        self.episode_id = ws.episode.id if ws.episode else None
+        self.step_id = ws.step.id if ws.step else None
+
+    def _run(self, action) -> None:
+        try:
+            self.ws.ensure_current(self.episode_id, self.step_id)
+            action()
+        except Exception as exc:  # any failed write: tell the user, trust the database
+            self.setObsolete(True)
+            self.ws.report_failure(self.text(), exc)
+
+
+class AddBoxes(_Command):
+    def __init__(self, ws: Workspace, step_id: int, values: list[dict[str, Any]], text: str = "Add box"):
+        super().__init__(ws, text)
+        self.step_id = step_id
+        self.values = values
+        self.saved: dict[int, dict] | None = None  # after the first undo: what brings them back
+
+    def redo(self) -> None:
+        def do():
+            if self.saved is None:
+                boxes = edits.create_boxes(self.ws.project, self.step_id, self.values, self.ws.actor)
+            else:
+                boxes = edits.restore_boxes(self.ws.project, self.saved, self.ws.actor)
+            self.ids = [b.id for b in boxes]
+            self.ws.boxes_put(boxes, select=True)
+        self._run(do)
+
+    def undo(self) -> None:
+        def do():
+            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor)
+            self.ws.boxes_removed(self.ids)
+        self._run(do)
+
+
+class DeleteBoxes(_Command):
+    def __init__(self, ws: Workspace, ids: list[int], text: str = "Delete boxes"):
+        super().__init__(ws, text)
+        self.ids = list(ids)
+        self.saved: dict[int, dict] = {}
+
+    def redo(self) -> None:
+        def do():
+            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor)
+            self.ws.boxes_removed(self.ids)
+        self._run(do)
+
+    def undo(self) -> None:
+        def do():
+            self.ws.boxes_put(edits.restore_boxes(self.ws.project, self.saved, self.ws.actor), select=True)
+        self._run(do)
+
+
+class ChangeBoxes(_Command):
+    """Any change of box fields: move, resize, nudge, label, texts."""
+
+    def __init__(self, ws: Workspace, changes: list[tuple[int, dict, dict]], text: str, merge: int = -1):
+        super().__init__(ws, text)
+        self.changes = changes  # (box_id, before, after)
+        self.merge = merge
+
+    def id(self) -> int:
+        return self.merge
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        # holding an arrow key is one undo step, not one per pixel
+        if not isinstance(other, ChangeBoxes) or other.merge != self.merge:
+            return False
+        if [c[0] for c in other.changes] != [c[0] for c in self.changes]:
+            return False
+        self.changes = [(i, before, other_after) for (i, before, _), (_, _, other_after)
+                        in zip(self.changes, other.changes, strict=True)]
+        return True
+
+    def _apply(self, which: int) -> None:
+        def do():
+            boxes = edits.update_boxes(self.ws.project, [(c[0], c[which]) for c in self.changes], self.ws.actor)
+            self.ws.boxes_put(boxes)
+        self._run(do)
+
+    def redo(self) -> None:
+        self._apply(2)
+
+    def undo(self) -> None:
+        self._apply(1)
+
+
+class EditEpisode(_Command):
+    def __init__(self, ws: Workspace, episode_id: int, before: dict, after: dict, text: str):
+        super().__init__(ws, text)
+        self.episode_id, self.before, self.after = episode_id, before, after
+
+    def _apply(self, values: dict) -> None:
+        def do():
+            self.ws.episode_put(edits.update_episode(self.ws.project, self.episode_id, values, self.ws.actor))
+        self._run(do)
+
+    def redo(self) -> None:
+        self._apply(self.after)
+
+    def undo(self) -> None:
+        self._apply(self.before)

@@ -1,0 +1,535 @@
+"""The main window: sample browser (left), canvas and filmstrip (centre),
+properties (right), menus, keyboard actions and the status bar."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QMimeData, QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QAction, QImageReader, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.settings import Settings, save_settings
+from desktop_app.store.audit import current_actor
+from desktop_app.store.project import Project, ProjectError, is_project_folder
+from desktop_app.ui.browser import SampleBrowser
+from desktop_app.ui.canvas.scene import AnnotationScene
+from desktop_app.ui.canvas.view import CanvasView
+from desktop_app.ui.commands import NUDGE_ID
+from desktop_app.ui.filmstrip import Filmstrip
+from desktop_app.ui.properties import PropertiesPanel
+from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
+from desktop_app.ui.shortcuts import ACTIONS, NUDGES, keys_for
+from desktop_app.ui.theme import apply_theme
+from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
+from desktop_app.ui.workspace import Workspace
+
+CLIPBOARD_MIME = "application/x-screenlab-boxes"
+CANVAS_SCOPED = {"edit.next_box", "edit.prev_box", *NUDGES}  # keys that mean something else in lists
+DUPLICATE_OFFSET = 10
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: Settings):
+        super().__init__()
+        self.settings = settings
+        self.project: Project | None = None
+        self.ws: Workspace | None = None
+        self.browser: SampleBrowser | None = None
+        self.properties: PropertiesPanel | None = None
+        self._clipboard: list[dict] = []
+        self.setWindowTitle("ScreenLab")
+        self.resize(1500, 900)
+
+        self.scene = AnnotationScene(self)
+        self.scene.set_palette(settings.palette)
+        self.view = CanvasView(self.scene)
+        self.filmstrip_host = QVBoxLayout()
+        centre = QWidget()
+        layout = QVBoxLayout(centre)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(self.filmstrip_host)
+        self.setCentralWidget(centre)
+        self.filmstrip: Filmstrip | None = None
+
+        self.left = QDockWidget("Samples", self)
+        self.left.setObjectName("samples-dock")
+        self.right = QDockWidget("Properties", self)
+        self.right.setObjectName("properties-dock")
+        for dock, area in ((self.left, Qt.LeftDockWidgetArea), (self.right, Qt.RightDockWidgetArea)):
+            dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+            self.addDockWidget(area, dock)
+        self.resizeDocks([self.left, self.right], [400, 320], Qt.Horizontal)
+
+        self._make_status_bar()
+        self.actions_by_id: dict[str, QAction] = {}
+        self._make_actions()
+        self._make_menus()
+
+        self.scene.boxDrawn.connect(self._box_drawn)
+        self.scene.boxesChanged.connect(self._boxes_moved)
+        self.scene.selectionChanged.connect(self._canvas_selection)
+        self.scene.cursorMoved.connect(self._cursor_moved)
+        self.view.zoomChanged.connect(lambda z: self.zoom_label.setText(f"{z * 100:.0f} %"))
+        self._restore_geometry()
+
+    # status bar -------------------------------------------------------------
+    def _make_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.position_label = QLabel("x -, y -")
+        self.zoom_label = QLabel("100 %")
+        self.counts_label = QLabel()
+        self.mode_label = QLabel()
+        self.saved_label = QLabel()
+        self.annotator_label = QLabel()
+        for widget in (self.counts_label, self.mode_label, self.position_label, self.zoom_label,
+                       self.saved_label, self.annotator_label):
+            bar.addPermanentWidget(widget)
+        self._update_mode_label()
+
+    def _update_mode_label(self) -> None:
+        mode = "Drawing" if self.scene.mode == "draw" else "Select"
+        self.mode_label.setText(f"{mode} · next box: {self.scene.next_label}")
+
+    def _set_saved(self, ok: bool, message: str = "") -> None:
+        if ok:
+            self.saved_label.setStyleSheet("color: #2e8b57")
+            self.saved_label.setText("All changes saved")
+        else:
+            self.saved_label.setStyleSheet("color: #d9534f; font-weight: bold")
+            self.saved_label.setText("Last change NOT saved")
+            self.statusBar().showMessage(message, 15000)
+
+    # actions ----------------------------------------------------------------
+    def _make_actions(self) -> None:
+        handlers = {
+            "file.open": self.choose_project, "file.new": self.new_project, "file.import": self.import_dialog,
+            "file.export": self.export_dialog, "file.quit": self.close,
+            "edit.undo": lambda: self.ws and self.ws.undo_stack.undo(),
+            "edit.redo": lambda: self.ws and self.ws.undo_stack.redo(),
+            "edit.draw": self.toggle_draw, "edit.select_mode": self.escape,
+            "edit.delete": self.delete_selected, "edit.duplicate": self.duplicate_selected,
+            "edit.copy": self.copy_selected, "edit.paste": self.paste,
+            "edit.select_all": lambda: self.scene.select_ids(self.scene.items_by_id),
+            "edit.next_box": lambda: self.cycle_box(1), "edit.prev_box": lambda: self.cycle_box(-1),
+            "label.gold": lambda: self.set_label("gold"), "label.distracted": lambda: self.set_label("distracted"),
+            "label.other": lambda: self.set_label("other"),
+            "nav.prev": lambda: self.browser and self.browser.step(-1),
+            "nav.next": lambda: self.browser and self.browser.step(1),
+            "nav.prev_step": lambda: self.go_step(-1), "nav.next_step": lambda: self.go_step(1),
+            "nav.search": lambda: self.browser and self.browser.search.setFocus(),
+            "view.zoom_in": self.view.zoom_in, "view.zoom_out": self.view.zoom_out, "view.fit": self.view.fit,
+            "view.actual": self.view.actual_size, "help.shortcuts": self.show_shortcuts,
+        }
+        for direction, (dx, dy) in NUDGES.items():
+            handlers[direction] = lambda _checked=False, dx=dx, dy=dy: self.nudge(dx, dy)
+        for spec in ACTIONS:
+            action = QAction(spec.text, self)
+            action.triggered.connect(handlers[spec.id])
+            if spec.id in CANVAS_SCOPED:
+                action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+                self.view.addAction(action)
+            else:
+                action.setShortcutContext(Qt.WindowShortcut)
+                self.addAction(action)
+            self.actions_by_id[spec.id] = action
+        self.apply_shortcuts()
+
+    def apply_shortcuts(self) -> None:
+        for spec in ACTIONS:
+            keys = keys_for(spec.id, self.settings.shortcuts)
+            self.actions_by_id[spec.id].setShortcuts([QKeySequence(k) for k in keys])
+
+    def _make_menus(self) -> None:
+        a = self.actions_by_id
+        menu = self.menuBar().addMenu("&File")
+        for key in ("file.open", "file.new"):
+            menu.addAction(a[key])
+        self.recent_menu = menu.addMenu("Recent projects")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        menu.addSeparator()
+        menu.addAction(a["file.import"])
+        menu.addAction(a["file.export"])
+        menu.addSeparator()
+        menu.addAction(a["file.quit"])
+        menu = self.menuBar().addMenu("&Edit")
+        for key in ("edit.undo", "edit.redo", None, "edit.draw", "edit.select_mode", "edit.delete",
+                    "edit.duplicate", "edit.copy", "edit.paste", "edit.select_all", None,
+                    "label.gold", "label.distracted", "label.other"):
+            menu.addSeparator() if key is None else menu.addAction(a[key])
+        menu.addSeparator()
+        settings_action = menu.addAction("Settings...")
+        settings_action.triggered.connect(self.settings_dialog)
+        menu = self.menuBar().addMenu("&View")
+        for key in ("view.zoom_in", "view.zoom_out", "view.fit", "view.actual"):
+            menu.addAction(a[key])
+        self.captions_action = menu.addAction("Show captions")
+        self.captions_action.setCheckable(True)
+        self.captions_action.setChecked(True)
+        self.captions_action.toggled.connect(self._toggle_captions)
+        menu.addSeparator()
+        menu.addAction(self.left.toggleViewAction())
+        menu.addAction(self.right.toggleViewAction())
+        menu = self.menuBar().addMenu("&Navigate")
+        for key in ("nav.prev", "nav.next", "nav.prev_step", "nav.next_step", "nav.search",
+                    "edit.next_box", "edit.prev_box"):
+            menu.addAction(a[key])
+        menu = self.menuBar().addMenu("&Help")
+        menu.addAction(a["help.shortcuts"])
+        about = menu.addAction("About ScreenLab")
+        about.triggered.connect(self._about)
+
+    def _toggle_captions(self, on: bool) -> None:
+        self.view.show_captions = on
+        self.view.viewport().update()
+
+    # projects ---------------------------------------------------------------
+    def open_project(self, location: str | Path, media: str | None = None) -> bool:
+        try:
+            project = Project.open(location, media)
+        except (ProjectError, Exception) as exc:  # a bad folder or database must not take the window down
+            QMessageBox.warning(self, "Cannot open project", f"{location}\n\n{exc}")
+            return False
+        self.close_project()
+        self.project = project
+        self.ws = Workspace(project, self.settings.annotator or current_actor(), self)
+        self.browser = SampleBrowser(project)
+        self.properties = PropertiesPanel(self.ws, self.settings.palette)
+        self.filmstrip = Filmstrip(self.ws)
+        self.left.setWidget(self.browser)
+        self.right.setWidget(self.properties)
+        self.filmstrip_host.addWidget(self.filmstrip)
+        self.ws.stepLoaded.connect(self._show_step)
+        self.ws.boxesPut.connect(self._boxes_put)
+        self.ws.boxesRemoved.connect(self._boxes_removed)
+        self.ws.written.connect(lambda: self._set_saved(True))
+        self.ws.written.connect(self._after_write)
+        self.ws.writeFailed.connect(self._write_failed)
+        self.ws.navigated.connect(self.browser.select_episode)
+        self.ws.undo_stack.canUndoChanged.connect(self.actions_by_id["edit.undo"].setEnabled)
+        self.ws.undo_stack.canRedoChanged.connect(self.actions_by_id["edit.redo"].setEnabled)
+        self.actions_by_id["edit.undo"].setEnabled(False)
+        self.actions_by_id["edit.redo"].setEnabled(False)
+        self.browser.episodeSelected.connect(self.ws.load_episode)
+        self.properties.boxesSelected.connect(self._list_selection)
+        self.filmstrip.stepChosen.connect(self.ws.load_step)
+        location = str(project.folder or project.url)
+        self.settings.add_recent(location)
+        save_settings(self.settings)
+        self.setWindowTitle(f"{project.name} - ScreenLab")
+        self.annotator_label.setText(f"Annotator: {self.ws.actor}")
+        self._set_saved(True)
+        self.browser.select_row(0)
+        if self.browser.model.rowCount() == 0:
+            self.ws.load_episode(None)
+        return True
+
+    def close_project(self) -> None:
+        if self.project is None:
+            return
+        self.scene.reset()
+        for dock in (self.left, self.right):
+            widget = dock.widget()
+            if widget is not None:
+                widget.deleteLater()
+        if self.filmstrip is not None:
+            self.filmstrip.deleteLater()
+            self.filmstrip = None
+        if self.ws is not None:
+            self.ws.undo_stack.clear()
+            self.ws.deleteLater()
+        self.project.close()
+        self.project = self.ws = self.browser = self.properties = None
+
+    def choose_project(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open a ScreenLab project folder")
+        if folder:
+            self.open_project(folder)
+
+    def new_project(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Choose an empty folder for the new project")
+        if not folder:
+            return
+        path = Path(folder)
+        if is_project_folder(path) or any(path.iterdir()):
+            QMessageBox.warning(self, "New project", f"{path} is not empty; choose an empty folder.")
+            return
+        try:
+            Project.init(path).close()
+        except Exception as exc:
+            QMessageBox.warning(self, "New project", str(exc))
+            return
+        self.open_project(path)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for location in self.settings.recent_projects:
+            action = self.recent_menu.addAction(location)
+            action.triggered.connect(lambda _=False, loc=location: self.open_project(loc))
+        if not self.settings.recent_projects:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def import_dialog(self) -> None:
+        if self.project is None:
+            return
+        dialog = ImportDialog(self.project, self)
+        dialog.exec()
+        if dialog.report is not None and self.browser is not None:
+            self.browser.reload_choices()
+            self.browser.apply_filter()
+
+    def export_dialog(self) -> None:
+        if self.project is not None and self.browser is not None:
+            ExportDialog(self.project, self.browser.current_filter(), self).exec()
+
+    def settings_dialog(self) -> None:
+        dialog = SettingsDialog(self.settings, self)
+        if dialog.exec():
+            dialog.apply_to(self.settings)
+            save_settings(self.settings)
+            self.apply_shortcuts()
+            apply_theme(QApplication.instance(), self.settings.theme)
+            self.scene.set_palette(self.settings.palette)
+            if self.ws is not None and self.settings.annotator:
+                self.ws.actor = self.settings.annotator
+                self.annotator_label.setText(f"Annotator: {self.ws.actor}")
+            if self.properties is not None:
+                self.properties.palette = self.settings.palette
+                self.properties.refresh()
+
+    def show_shortcuts(self) -> None:
+        ShortcutsDialog(self.settings.shortcuts, self).exec()
+
+    def _about(self) -> None:
+        from desktop_app import __version__
+
+        QMessageBox.about(self, "About ScreenLab", f"ScreenLab {__version__}\nLabel screens, synthesize "
+                          "distracting screens and evaluate GUI agents.")
+
+    # showing a step ---------------------------------------------------------
+    def _show_step(self) -> None:
+        ws = self.ws
+        if ws is None or ws.screen is None:
+            self.scene.load(None, 1280, 800, [], "No episode selected" if ws and ws.episode is None else
+                            "This episode has no screens")
+            self._update_counts()
+            return
+        path = ws.image_path()
+        reader = QImageReader(str(path))
+        image = reader.read()
+        reason = ""
+        if image.isNull():
+            reason = (f"Image missing from the media folder:\n{path}" if not path.exists() else
+                      f"Cannot read image {path.name}: {reader.errorString()}")
+        self.scene.load(image if not image.isNull() else None, ws.screen.width, ws.screen.height,
+                        list(ws.boxes.values()), reason)
+        self.view.fit()
+        self._update_counts()
+
+    def _boxes_put(self, boxes, select: bool) -> None:
+        for box in boxes:
+            self.scene.put_box(box)
+        if select:
+            self.scene.select_ids([b.id for b in boxes if b.x1 is not None])
+        self._update_counts()
+        self._canvas_selection()
+
+    def _boxes_removed(self, ids) -> None:
+        for box_id in ids:
+            self.scene.remove_box(box_id)
+        self._update_counts()
+        self._canvas_selection()
+
+    def _after_write(self) -> None:
+        if self.browser is not None:
+            self.browser.model.invalidate_rows()
+
+    def _write_failed(self, message: str) -> None:
+        self._set_saved(False, message)
+        box = QMessageBox(QMessageBox.Warning, "Not saved", message, QMessageBox.Ok, self)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.open()  # window-modal but non-blocking: the app keeps running
+
+    def _update_counts(self) -> None:
+        ws = self.ws
+        if ws is None or ws.episode is None:
+            self.counts_label.setText("")
+            return
+        labels = [b.label for b in ws.boxes.values()]
+        text = " · ".join(f"{labels.count(k)} {k}" for k in ("gold", "distracted", "other"))
+        step = f"step {ws.step_index + 1}/{len(ws.steps)} · " if len(ws.steps) > 1 else ""
+        row = self.browser.current_row() + 1 if self.browser else 0
+        total = self.browser.model.rowCount() if self.browser else 0
+        self.counts_label.setText(f"{row:,}/{total:,} · {step}{len(labels)} actions: {text}")
+
+    def _cursor_moved(self, pos: QPointF) -> None:
+        self.position_label.setText(f"x {pos.x():.0f}, y {pos.y():.0f}")
+
+    # selection sync -----------------------------------------------------------
+    def _canvas_selection(self) -> None:
+        if self.properties is not None:
+            ids = self.scene.selected_ids()
+            # text-only actions have no canvas item: keep their list selection
+            keep = [i for i in self.properties._selected if i in self.ws.boxes and self.ws.boxes[i].x1 is None]
+            self.properties.show_selection(ids or keep)
+
+    def _list_selection(self, ids) -> None:
+        self.scene.select_ids(ids)
+        drawn = [self.scene.items_by_id[i] for i in ids if i in self.scene.items_by_id]
+        if len(drawn) == 1:
+            self.view.ensureVisible(drawn[0].rect(), 40, 40)
+
+    def selected_ids(self) -> list[int]:
+        if self.properties is not None and self.properties._selected:
+            return list(self.properties._selected)
+        return self.scene.selected_ids()
+
+    # editing ----------------------------------------------------------------
+    def toggle_draw(self) -> None:
+        self.view.set_mode("select" if self.scene.mode == "draw" else "draw")
+        self.view.setFocus()
+        self._update_mode_label()
+
+    def escape(self) -> None:
+        if self.scene.mode == "draw":
+            self.view.set_mode("select")
+        else:
+            self.scene.clearSelection()
+        self._update_mode_label()
+
+    def _box_drawn(self, rect: QRectF) -> None:
+        if self.ws is None:
+            return
+        self.ws.add_boxes([{"x1": rect.left(), "y1": rect.top(), "x2": rect.right(), "y2": rect.bottom(),
+                            "label": self.scene.next_label, "source": "manual", "action_type": "click"}])
+
+    def _boxes_moved(self, changes) -> None:
+        if self.ws is None:
+            return
+        after = {i: {"x1": r.left(), "y1": r.top(), "x2": r.right(), "y2": r.bottom()} for i, _, r in changes}
+        verb = "Move" if all(o.size() == r.size() for _, o, r in changes) else "Resize"
+        self.ws.change_boxes(after, f"{verb} box{'es' if len(changes) > 1 else ''}")
+
+    def set_label(self, label: str) -> None:
+        ids = self.selected_ids()
+        if ids and self.ws is not None:
+            self.ws.change_boxes({i: {"label": label} for i in ids}, f"Label {label}")
+        else:
+            self.scene.next_label = label
+            self._update_mode_label()
+
+    def delete_selected(self) -> None:
+        if self.ws is not None:
+            self.ws.delete_boxes(self.selected_ids())
+
+    def nudge(self, dx: int, dy: int) -> None:
+        if self.ws is None:
+            return
+        image = self.scene.image_rect
+        after = {}
+        for box_id in self.scene.selected_ids():
+            box = self.ws.boxes[box_id]
+            ddx = min(max(dx, -box.x1), image.right() - box.x2)
+            ddy = min(max(dy, -box.y1), image.bottom() - box.y2)
+            after[box_id] = {"x1": box.x1 + ddx, "y1": box.y1 + ddy, "x2": box.x2 + ddx, "y2": box.y2 + ddy}
+        self.ws.change_boxes(after, "Nudge", merge=NUDGE_ID)
+
+    def _box_payload(self, ids) -> list[dict]:
+        keys = ("x1", "y1", "x2", "y2", "label", "action_type", "element_text", "type_text", "meta")
+        return [{k: getattr(self.ws.boxes[i], k) for k in keys} for i in ids if i in self.ws.boxes]
+
+    def _clamped(self, values: dict, dx: float, dy: float) -> dict:
+        values = dict(values, source="manual")
+        if values["x1"] is None:
+            return values
+        image = self.scene.image_rect
+        w, h = values["x2"] - values["x1"], values["y2"] - values["y1"]
+        x1 = min(max(values["x1"] + dx, 0), max(image.right() - w, 0))
+        y1 = min(max(values["y1"] + dy, 0), max(image.bottom() - h, 0))
+        values.update(x1=x1, y1=y1, x2=min(x1 + w, image.right()), y2=min(y1 + h, image.bottom()))
+        return values
+
+    def duplicate_selected(self) -> None:
+        if self.ws is None:
+            return
+        payload = self._box_payload(self.selected_ids())
+        if payload:
+            self.ws.add_boxes([self._clamped(v, DUPLICATE_OFFSET, DUPLICATE_OFFSET) for v in payload],
+                              "Duplicate boxes")
+
+    def copy_selected(self) -> None:
+        if self.ws is None:
+            return
+        payload = self._box_payload(self.selected_ids())
+        if payload:
+            self._clipboard = payload
+            mime = QMimeData()
+            data = json.dumps(payload)
+            mime.setData(CLIPBOARD_MIME, QByteArray(data.encode()))
+            mime.setText(data)
+            QApplication.clipboard().setMimeData(mime)
+            self.statusBar().showMessage(f"Copied {len(payload)} box(es)", 3000)
+
+    def paste(self) -> None:
+        if self.ws is None:
+            return
+        mime = QApplication.clipboard().mimeData()
+        payload = self._clipboard
+        if mime is not None and mime.hasFormat(CLIPBOARD_MIME):
+            try:
+                payload = json.loads(bytes(mime.data(CLIPBOARD_MIME)).decode())
+            except ValueError:
+                payload = self._clipboard
+        if payload:
+            self.ws.add_boxes([self._clamped(v, 0, 0) for v in payload], "Paste boxes")
+
+    def cycle_box(self, delta: int) -> None:
+        order = self.scene.ordered_ids()
+        if not order:
+            return
+        current = self.scene.selected_ids()
+        index = order.index(current[0]) if current and current[0] in order else (-1 if delta > 0 else 0)
+        chosen = order[(index + delta) % len(order)]
+        self.scene.select_ids([chosen])
+        self.view.ensureVisible(self.scene.items_by_id[chosen].rect(), 40, 40)
+
+    def go_step(self, delta: int) -> None:
+        if self.ws is not None and self.ws.steps:
+            index = min(max(self.ws.step_index + delta, 0), len(self.ws.steps) - 1)
+            if index != self.ws.step_index:
+                self.ws.load_step(index)
+
+    # window state -----------------------------------------------------------
+    def _restore_geometry(self) -> None:
+        if self.settings.window_geometry:
+            self.restoreGeometry(QByteArray(base64.b64decode(self.settings.window_geometry)))
+        if self.settings.window_state:
+            self.restoreState(QByteArray(base64.b64decode(self.settings.window_state)))
+
+    def closeEvent(self, event) -> None:
+        # commit a goal being typed: focus-out is what saves it
+        focused = QApplication.focusWidget()
+        if focused is not None:
+            focused.clearFocus()
+        self.settings.window_geometry = base64.b64encode(bytes(self.saveGeometry())).decode()
+        self.settings.window_state = base64.b64encode(bytes(self.saveState())).decode()
+        save_settings(self.settings)
+        self.close_project()
+        super().closeEvent(event)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        QTimer.singleShot(0, self.view.fit)

@@ -1,0 +1,209 @@
+"""The properties panel: the episode's goal and scenario, the selected box's fields,
+and the list of this screen's actions (including text-only ones without a box)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.store.models import ACTION_TYPES, LABELS
+from desktop_app.ui.palette import label_color
+from desktop_app.ui.workspace import Workspace
+
+
+class GoalEdit(QPlainTextEdit):
+    """Commits when focus leaves or on Ctrl+Enter; Esc restores the stored goal."""
+
+    committed = Signal(str)
+
+    def __init__(self):
+        super().__init__()
+        self.setTabChangesFocus(True)
+        self.setMaximumHeight(90)
+        self.setPlaceholderText("The user's goal for this episode")
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() in (Qt.Key_Return, Qt.Key_Enter) and event.modifiers() & Qt.ControlModifier:
+            self.committed.emit(self.toPlainText())
+            return
+        super().keyPressEvent(event)
+
+    def focusOutEvent(self, event) -> None:
+        self.committed.emit(self.toPlainText())
+        super().focusOutEvent(event)
+
+
+class PropertiesPanel(QWidget):
+    boxesSelected = Signal(list)  # box ids chosen in the list
+
+    def __init__(self, ws: Workspace, palette: str = "default", parent=None):
+        super().__init__(parent)
+        self.setObjectName("properties")
+        self.ws = ws
+        self.palette = palette
+        self._selected: list[int] = []
+        self._syncing = False
+
+        self.key = QLabel()
+        self.key.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.goal = GoalEdit()
+        self.scenario = QComboBox(editable=True)
+        self.scenario.addItems(["popup", "search", "recommendation", "chat"])
+        self.status = QLabel()
+        episode_box = QGroupBox("Episode")
+        form = QFormLayout(episode_box)
+        form.addRow("Id", self.key)
+        form.addRow("Goal", self.goal)
+        form.addRow("Scenario", self.scenario)
+        form.addRow("Review", self.status)
+
+        self.label = QComboBox()
+        for label in LABELS:
+            self.label.addItem(self._swatch(label), label, label)
+        self.action = QComboBox()
+        self.action.addItems(list(ACTION_TYPES))
+        self.element_text = QLineEdit(placeholderText="visible text of the element")
+        self.type_text = QLineEdit(placeholderText="text to type (type actions)")
+        self.box_info = QLabel()
+        self.box_info.setStyleSheet("color: gray")
+        box_box = QGroupBox("Selected action")
+        form = QFormLayout(box_box)
+        form.addRow("Label", self.label)
+        form.addRow("Action", self.action)
+        form.addRow("Element text", self.element_text)
+        form.addRow("Text to type", self.type_text)
+        form.addRow(self.box_info)
+        self.box_group = box_box
+
+        self.list = QListWidget()
+        self.list.setSelectionMode(QAbstractItemView.ExtendedSelection)
+        list_box = QGroupBox("Actions on this screen")
+        QVBoxLayout(list_box).addWidget(self.list)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(episode_box)
+        layout.addWidget(box_box)
+        layout.addWidget(list_box, 1)
+
+        self.goal.committed.connect(self._commit_goal)
+        self.scenario.activated.connect(self._commit_scenario)
+        self.scenario.lineEdit().editingFinished.connect(self._commit_scenario)
+        self.label.activated.connect(lambda _=None: self._commit_boxes({"label": self.label.currentData()}, "Set label"))
+        self.action.activated.connect(
+            lambda _=None: self._commit_boxes({"action_type": self.action.currentText()}, "Set action type"))
+        self.element_text.editingFinished.connect(
+            lambda: self._commit_boxes({"element_text": self.element_text.text()}, "Edit element text"))
+        self.type_text.editingFinished.connect(
+            lambda: self._commit_boxes({"type_text": self.type_text.text()}, "Edit text to type"))
+        self.list.itemSelectionChanged.connect(self._list_selection)
+
+        ws.stepLoaded.connect(self.refresh)
+        ws.boxesPut.connect(lambda *_: self.refresh_boxes())
+        ws.boxesRemoved.connect(lambda *_: self.refresh_boxes())
+        ws.episodeChanged.connect(lambda *_: self.refresh_episode())
+        self.refresh()
+
+    def _swatch(self, label: str) -> QIcon:
+        pixmap = QPixmap(12, 12)
+        pixmap.fill(label_color(label, self.palette))
+        return QIcon(pixmap)
+
+    # showing ----------------------------------------------------------------
+    def refresh(self) -> None:
+        self.refresh_episode()
+        self.refresh_boxes()
+
+    def refresh_episode(self) -> None:
+        episode = self.ws.episode
+        self.setEnabled(episode is not None)
+        if episode is None:
+            self.key.clear()
+            self.goal.setPlainText("")
+            return
+        self.key.setText(episode.key)
+        if self.goal.toPlainText() != episode.goal:
+            self.goal.setPlainText(episode.goal)
+        self.scenario.setCurrentText(episode.scenario)
+        self.status.setText(episode.review_status)
+
+    def refresh_boxes(self) -> None:
+        self._syncing = True
+        self.list.clear()
+        for box in self.ws.boxes.values():
+            where = "(no box)" if box.x1 is None else f"{box.x2 - box.x1:.0f}x{box.y2 - box.y1:.0f}"
+            item = QListWidgetItem(self._swatch(box.label), f"{box.element_text or '(no text)'}  [{where}]")
+            item.setData(Qt.UserRole, box.id)
+            if box.x1 is None:
+                item.setForeground(QColor("gray"))
+            self.list.addItem(item)
+            item.setSelected(box.id in self._selected)
+        self._syncing = False
+        self.show_selection(self._selected)
+
+    def show_selection(self, ids: list[int]) -> None:
+        self._selected = [i for i in ids if i in self.ws.boxes]
+        self._syncing = True
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            item.setSelected(item.data(Qt.UserRole) in self._selected)
+        self._syncing = False
+        boxes = [self.ws.boxes[i] for i in self._selected]
+        self.box_group.setEnabled(bool(boxes))
+        single = boxes[0] if len(boxes) == 1 else None
+        for widget in (self.element_text, self.type_text):
+            widget.setEnabled(single is not None)
+        if not boxes:
+            self.box_info.setText("Select a box, or press W and drag to draw one")
+            self.element_text.clear()
+            self.type_text.clear()
+            return
+        first = boxes[0]
+        self.label.setCurrentIndex(self.label.findData(first.label))
+        self.action.setCurrentText(first.action_type)
+        if single is not None:
+            self.element_text.setText(single.element_text)
+            self.type_text.setText(single.type_text)
+            geometry = ("no box" if single.x1 is None else
+                        f"({single.x1:.0f}, {single.y1:.0f}) - ({single.x2:.0f}, {single.y2:.0f})")
+            self.box_info.setText(f"{geometry} · {single.source} · by {single.author or '?'} · v{single.version}")
+        else:
+            self.element_text.clear()
+            self.type_text.clear()
+            self.box_info.setText(f"{len(boxes)} actions selected")
+
+    # committing -------------------------------------------------------------
+    def _commit_goal(self, text: str) -> None:
+        if self.ws.episode is not None and text != self.ws.episode.goal:
+            self.ws.edit_episode({"goal": text}, "Edit goal")
+
+    def _commit_scenario(self) -> None:
+        text = self.scenario.currentText().strip()
+        if self.ws.episode is not None and text != self.ws.episode.scenario:
+            self.ws.edit_episode({"scenario": text}, "Set scenario")
+
+    def _commit_boxes(self, values: dict, text: str) -> None:
+        ids = self._selected if "label" in values or "action_type" in values else self._selected[:1]
+        if ids:
+            self.ws.change_boxes({i: dict(values) for i in ids}, text)
+
+    def _list_selection(self) -> None:
+        if self._syncing:
+            return
+        ids = [item.data(Qt.UserRole) for item in self.list.selectedItems()]
+        self._selected = ids
+        self.show_selection(ids)
+        self.boxesSelected.emit(ids)

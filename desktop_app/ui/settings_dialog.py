@@ -1,0 +1,141 @@
+"""Settings: annotator, theme, label palette, keyboard shortcuts."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHeaderView,
+    QKeySequenceEdit,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.settings import Settings
+from desktop_app.ui.palette import PALETTE_NAMES
+from desktop_app.ui.shortcuts import ACTIONS, conflicts, keys_for
+from desktop_app.ui.theme import THEMES
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: Settings, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Settings")
+        self.resize(620, 560)
+        self.settings = settings
+
+        general = QWidget()
+        form = QFormLayout(general)
+        self.annotator = QLineEdit(settings.annotator)
+        self.annotator.setPlaceholderText("your name, written into the audit trail")
+        self.theme = QComboBox()
+        for theme in THEMES:
+            self.theme.addItem({"system": "Follow the system"}.get(theme, theme.capitalize()), theme)
+        self.theme.setCurrentIndex(max(self.theme.findData(settings.theme), 0))
+        self.palette = QComboBox()
+        for key, name in PALETTE_NAMES.items():
+            self.palette.addItem(name, key)
+        self.palette.setCurrentIndex(max(self.palette.findData(settings.palette), 0))
+        form.addRow("Annotator", self.annotator)
+        form.addRow("Theme", self.theme)
+        form.addRow("Label colours", self.palette)
+
+        keys = QWidget()
+        self.table = QTableWidget(len(ACTIONS), 3)
+        self.table.setHorizontalHeaderLabels(["Group", "Action", "Shortcut"])
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.editors: dict[str, QKeySequenceEdit] = {}
+        for row, spec in enumerate(ACTIONS):
+            for column, text in enumerate((spec.group, spec.text)):
+                item = QTableWidgetItem(text)
+                item.setFlags(Qt.ItemIsEnabled)
+                self.table.setItem(row, column, item)
+            bound = keys_for(spec.id, settings.shortcuts)
+            editor = QKeySequenceEdit(QKeySequence(bound[0] if bound else ""))
+            editor.setMaximumSequenceLength(1)  # one key combination, no chords
+            editor.setClearButtonEnabled(True)
+            if len(bound) > 1:
+                editor.setToolTip("Also: " + ", ".join(bound[1:]) + " (until you change this binding)")
+            editor.keySequenceChanged.connect(self._check)
+            self.editors[spec.id] = editor
+            self.table.setCellWidget(row, 2, editor)
+        self.warning = QLabel()
+        self.warning.setStyleSheet("color: #d9534f")
+        reset = QPushButton("Reset all to defaults")
+        reset.clicked.connect(self._reset)
+        layout = QVBoxLayout(keys)
+        layout.addWidget(self.table)
+        layout.addWidget(self.warning)
+        layout.addWidget(reset, 0, Qt.AlignLeft)
+
+        tabs = QTabWidget()
+        tabs.addTab(general, "General")
+        tabs.addTab(keys, "Keyboard")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        outer = QVBoxLayout(self)
+        outer.addWidget(tabs)
+        outer.addWidget(self.buttons)
+
+    def _bindings(self) -> dict[str, str]:
+        """Only changed bindings are stored; an untouched action keeps all its default keys."""
+        out = {}
+        for spec in ACTIONS:
+            text = self.editors[spec.id].keySequence().toString(QKeySequence.PortableText)
+            if text != (spec.keys[0] if spec.keys else ""):
+                out[spec.id] = text
+        return out
+
+    def _check(self) -> None:
+        clash = conflicts(self._bindings())
+        self.warning.setText("; ".join(f"{k} is bound to {len(v)} actions" for k, v in clash.items()))
+        self.buttons.button(QDialogButtonBox.Ok).setEnabled(not clash)
+
+    def _reset(self) -> None:
+        for spec in ACTIONS:
+            self.editors[spec.id].setKeySequence(QKeySequence(spec.keys[0] if spec.keys else ""))
+
+    def apply_to(self, settings: Settings) -> None:
+        settings.annotator = self.annotator.text().strip()
+        settings.theme = self.theme.currentData()
+        settings.palette = self.palette.currentData()
+        settings.shortcuts = self._bindings()
+
+
+class ShortcutsDialog(QDialog):
+    """Help > Keyboard shortcuts: the bindings in force, grouped."""
+
+    def __init__(self, overrides: dict[str, str], parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        self.resize(520, 620)
+        table = QTableWidget(len(ACTIONS), 3)
+        table.setHorizontalHeaderLabels(["Group", "Action", "Keys"])
+        table.verticalHeader().hide()
+        table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        for row, spec in enumerate(ACTIONS):
+            for column, text in enumerate((spec.group, spec.text, "  or  ".join(keys_for(spec.id, overrides)))):
+                table.setItem(row, column, QTableWidgetItem(text))
+        table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table = table
+        hint = QLabel("Also: mouse wheel zooms, Space+drag or the middle button pans, "
+                      "drag a box to move it, drag its handles to resize. Rebind keys in Settings.")
+        hint.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(table)
+        layout.addWidget(hint)
+        layout.addWidget(buttons)

@@ -1,0 +1,74 @@
+"""Every keyboard action of the window, with its default key; users rebind them in Settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    id: str
+    text: str
+    keys: tuple[str, ...]  # default key sequences (portable text)
+    group: str
+
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("file.open", "Open project...", ("Ctrl+O",), "File"),
+    ActionSpec("file.new", "New project...", ("Ctrl+N",), "File"),
+    ActionSpec("file.import", "Import...", ("Ctrl+I",), "File"),
+    ActionSpec("file.export", "Export...", ("Ctrl+E",), "File"),
+    ActionSpec("file.quit", "Quit", ("Ctrl+Q",), "File"),
+    ActionSpec("edit.undo", "Undo", ("Ctrl+Z",), "Edit"),
+    ActionSpec("edit.redo", "Redo", ("Ctrl+Shift+Z", "Ctrl+Y"), "Edit"),
+    ActionSpec("edit.draw", "Draw a box (drag)", ("W", "R"), "Edit"),
+    ActionSpec("edit.select_mode", "Stop drawing / clear selection", ("Esc",), "Edit"),
+    ActionSpec("edit.delete", "Delete selected boxes", ("Del", "Backspace"), "Edit"),
+    ActionSpec("edit.duplicate", "Duplicate selected boxes", ("Ctrl+D",), "Edit"),
+    ActionSpec("edit.copy", "Copy boxes", ("Ctrl+C",), "Edit"),
+    ActionSpec("edit.paste", "Paste boxes", ("Ctrl+V",), "Edit"),
+    ActionSpec("edit.select_all", "Select all boxes", ("Ctrl+A",), "Edit"),
+    ActionSpec("edit.next_box", "Select next box", ("Tab",), "Edit"),
+    ActionSpec("edit.prev_box", "Select previous box", ("Shift+Tab",), "Edit"),
+    ActionSpec("label.gold", "Label gold", ("1",), "Label"),
+    ActionSpec("label.distracted", "Label distracted", ("2",), "Label"),
+    ActionSpec("label.other", "Label other", ("3",), "Label"),
+    ActionSpec("nudge.left", "Move left 1 px", ("Left",), "Move"),
+    ActionSpec("nudge.right", "Move right 1 px", ("Right",), "Move"),
+    ActionSpec("nudge.up", "Move up 1 px", ("Up",), "Move"),
+    ActionSpec("nudge.down", "Move down 1 px", ("Down",), "Move"),
+    ActionSpec("nudge.left10", "Move left 10 px", ("Shift+Left",), "Move"),
+    ActionSpec("nudge.right10", "Move right 10 px", ("Shift+Right",), "Move"),
+    ActionSpec("nudge.up10", "Move up 10 px", ("Shift+Up",), "Move"),
+    ActionSpec("nudge.down10", "Move down 10 px", ("Shift+Down",), "Move"),
+    ActionSpec("nav.prev", "Previous screen", ("A",), "Navigate"),
+    ActionSpec("nav.next", "Next screen", ("D",), "Navigate"),
+    ActionSpec("nav.prev_step", "Previous step of the episode", ("Ctrl+Left",), "Navigate"),
+    ActionSpec("nav.next_step", "Next step of the episode", ("Ctrl+Right",), "Navigate"),
+    ActionSpec("nav.search", "Search goals", ("Ctrl+F",), "Navigate"),
+    ActionSpec("view.zoom_in", "Zoom in", ("Ctrl++", "Ctrl+="), "View"),
+    ActionSpec("view.zoom_out", "Zoom out", ("Ctrl+-",), "View"),
+    ActionSpec("view.fit", "Fit to window", ("Ctrl+0",), "View"),
+    ActionSpec("view.actual", "Actual pixels (1:1)", ("Ctrl+1",), "View"),
+    ActionSpec("help.shortcuts", "Keyboard shortcuts", ("F1",), "Help"),
+)
+
+BY_ID = {a.id: a for a in ACTIONS}
+NUDGES = {"nudge.left": (-1, 0), "nudge.right": (1, 0), "nudge.up": (0, -1), "nudge.down": (0, 1),
+          "nudge.left10": (-10, 0), "nudge.right10": (10, 0), "nudge.up10": (0, -10), "nudge.down10": (0, 10)}
+
+
+def keys_for(action_id: str, overrides: dict[str, str]) -> tuple[str, ...]:
+    """The user's binding if any (one key; empty = unbound), else the defaults."""
+    if action_id in overrides:
+        return (overrides[action_id],) if overrides[action_id] else ()
+    return BY_ID[action_id].keys
+
+
+def conflicts(overrides: dict[str, str]) -> dict[str, list[str]]:
+    """Key sequence -> the actions bound to it, for keys bound more than once."""
+    seen: dict[str, list[str]] = {}
+    for spec in ACTIONS:
+        for key in keys_for(spec.id, overrides):
+            seen.setdefault(key.lower(), []).append(spec.id)
+    return {k: v for k, v in seen.items() if len(v) > 1}

@@ -1,0 +1,140 @@
+"""The open project as the GUI sees it: the current step, the undo stack, and
+signals that keep the canvas, the properties panel and the browser in step.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
+from sqlmodel import select
+
+from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.project import Project
+from desktop_app.ui import commands
+
+log = logging.getLogger(__name__)
+
+
+class Workspace(QObject):
+    stepLoaded = Signal()  # a new current step (or the same one reloaded from the database)
+    boxesPut = Signal(list, bool)  # [ActionBox] added or changed, whether to select them
+    boxesRemoved = Signal(list)  # [box_id]
+    episodeChanged = Signal(object)  # Episode
+    navigated = Signal(int)  # episode_id shown because an undo/redo happened there
+    writeFailed = Signal(str)
+    written = Signal()  # an edit reached the database
+
+    def __init__(self, project: Project, actor: str, parent=None):
+        super().__init__(parent)
+        self.project = project
+        self.actor = actor
+        self.undo_stack = QUndoStack(self)
+        self.episode: Episode | None = None
+        self.steps: list[Step] = []
+        self.step: Step | None = None
+        self.screen: Screen | None = None
+        self.boxes: dict[int, ActionBox] = {}
+
+    # loading ----------------------------------------------------------------
+    def load_episode(self, episode_id: int | None, step_index: int = 0) -> None:
+        if episode_id is None:
+            self.episode, self.steps, self.step, self.screen, self.boxes = None, [], None, None, {}
+            self.stepLoaded.emit()
+            return
+        with self.project.reading() as s:
+            self.episode = s.get(Episode, episode_id)
+            self.steps = list(s.exec(select(Step).where(Step.episode_id == episode_id).order_by(Step.index)))
+        self.load_step(min(step_index, max(len(self.steps) - 1, 0)))
+
+    def load_step(self, index: int) -> None:
+        if not self.steps:
+            self.step, self.screen, self.boxes = None, None, {}
+            self.stepLoaded.emit()
+            return
+        self.step = self.steps[index]
+        with self.project.reading() as s:
+            self.screen = s.get(Screen, self.step.screen_id)
+            rows = s.exec(select(ActionBox).where(ActionBox.step_id == self.step.id).order_by(ActionBox.id))
+            self.boxes = {b.id: b for b in rows}
+        self.stepLoaded.emit()
+
+    def reload(self) -> None:
+        """Show exactly what the database holds (after a failed write)."""
+        if self.episode is not None:
+            index = self.steps.index(self.step) if self.step in self.steps else 0
+            self.load_episode(self.episode.id, index)
+
+    def ensure_current(self, episode_id: int | None, step_id: int | None) -> None:
+        if episode_id is None or (self.step is not None and self.step.id == step_id):
+            return
+        if self.episode is None or self.episode.id != episode_id:
+            self.load_episode(episode_id)
+            self.navigated.emit(episode_id)
+        index = next((i for i, st in enumerate(self.steps) if st.id == step_id), 0)
+        if self.step_index != index:
+            self.load_step(index)
+
+    @property
+    def step_index(self) -> int:
+        return self.steps.index(self.step) if self.step in self.steps else -1
+
+    def image_path(self):
+        return self.project.image_path(self.screen) if self.screen else None
+
+    # called by commands after a successful write ------------------------------
+    def boxes_put(self, boxes: list[ActionBox], select: bool = False) -> None:
+        mine = [b for b in boxes if self.step is not None and b.step_id == self.step.id]
+        for b in mine:
+            self.boxes[b.id] = b
+        if mine:
+            self.boxesPut.emit(mine, select)
+        self.written.emit()
+
+    def boxes_removed(self, ids: list[int]) -> None:
+        gone = [i for i in ids if self.boxes.pop(i, None) is not None]
+        if gone:
+            self.boxesRemoved.emit(gone)
+        self.written.emit()
+
+    def episode_put(self, episode: Episode) -> None:
+        if self.episode is not None and episode.id == self.episode.id:
+            self.episode = episode
+        self.episodeChanged.emit(episode)
+        self.written.emit()
+
+    def report_failure(self, what: str, exc: Exception) -> None:
+        log.exception("write failed: %s", what)
+        self.writeFailed.emit(f"Could not save '{what}': {exc}. The screen shows what is stored.")
+        self.reload()
+
+    # edits (each one an undoable command) -------------------------------------
+    def add_boxes(self, values: list[dict], text: str = "Add box") -> None:
+        if self.step is not None and values:
+            self.undo_stack.push(commands.AddBoxes(self, self.step.id, values, text))
+
+    def delete_boxes(self, ids: list[int]) -> None:
+        ids = [i for i in ids if i in self.boxes]
+        if ids:
+            self.undo_stack.push(commands.DeleteBoxes(self, ids, f"Delete {len(ids)} box{'es' if len(ids) > 1 else ''}"))
+
+    def change_boxes(self, changes: dict[int, dict], text: str, merge: int = -1) -> None:
+        """changes: box_id -> new field values; the old values are taken from the loaded boxes."""
+        triples = []
+        for box_id, after in changes.items():
+            box = self.boxes.get(box_id)
+            if box is None:
+                continue
+            before = {k: getattr(box, k) for k in after}
+            if before != after:
+                triples.append((box_id, before, after))
+        if triples:
+            self.undo_stack.push(commands.ChangeBoxes(self, triples, text, merge))
+
+    def edit_episode(self, after: dict, text: str) -> None:
+        if self.episode is None:
+            return
+        before = {k: getattr(self.episode, k) for k in after}
+        if before != after:
+            self.undo_stack.push(commands.EditEpisode(self, self.episode.id, before, after, text))

@@ -1,0 +1,63 @@
+"""Render the main window on the demo project, light and dark, into docs/.
+
+    .venv/bin/python docs/make_screenshots.py
+
+Runs offscreen; uses a scratch copy of the demo so nothing of yours is touched.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS.parent))
+
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from desktop_app.formats.transfer import import_path  # noqa: E402
+from desktop_app.paths import demo_dataset_dir  # noqa: E402
+from desktop_app.settings import Settings  # noqa: E402
+from desktop_app.store.project import Project  # noqa: E402
+from desktop_app.ui.app import application  # noqa: E402
+from desktop_app.ui.main_window import MainWindow  # noqa: E402
+from desktop_app.ui.theme import apply_theme  # noqa: E402
+
+
+def shoot(theme: str, project: Path, episode: str, out: Path, select_text: str) -> None:
+    app = application()
+    apply_theme(app, theme)
+    os.environ["SCREENLAB_CONFIG_DIR"] = tempfile.mkdtemp()  # never save into the user's settings
+    window = MainWindow(Settings(annotator="Ada", theme=theme))
+    window.resize(1600, 940)
+    window.show()
+    window.open_project(project)
+    window.browser.search.setText(episode)
+    window.browser.apply_filter()
+    window.browser.search.clear()
+    window.browser.apply_filter()
+    for _ in range(10):
+        QApplication.processEvents()
+    chosen = [b.id for b in window.ws.boxes.values() if b.element_text == select_text]
+    window.scene.select_ids(chosen)
+    window.view.fit()
+    for _ in range(10):
+        QApplication.processEvents()
+    window.grab().save(str(out))
+    window.close()
+    print(f"wrote {out}")
+
+
+def main() -> None:
+    scratch = Path(tempfile.mkdtemp()) / "demo"
+    with Project.init(scratch) as project:
+        import_path(project, demo_dataset_dir(), "screenlab")
+    shoot("light", scratch, "demo-popup-04", DOCS / "main-window-light.png", "Only necessary cookies")
+    shoot("dark", scratch, "demo-search-01", DOCS / "main-window-dark.png", "Download now")
+
+
+if __name__ == "__main__":
+    main()
