@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from desktop_app import __version__
+from desktop_app.agents.profiles import ProfileError
 from desktop_app.formats import FORMATS
 from desktop_app.formats.ingest import ImportOptions
 from desktop_app.formats.records import FormatError
@@ -17,7 +18,7 @@ from desktop_app.store.project import Project, ProjectError
 from desktop_app.store.queries import EpisodeFilter
 
 # Errors caused by the user's input: reported in one line, exit status 2.
-USER_ERRORS = (FormatError, ProjectError, SchemaTooNew)
+USER_ERRORS = (FormatError, ProjectError, SchemaTooNew, ProfileError)
 
 
 def _csv(value: str) -> tuple[str, ...]:
@@ -144,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", "-f", required=True, choices=writable)
     _add_filters(p)
     p.set_defaults(func=cmd_export)
+
+    from desktop_app.cli import agent_commands
+
+    agent_commands.add_commands(sub, _add_project)
 
     p = sub.add_parser("gui", help="open the annotation window on a project")
     p.add_argument("project", nargs="?", help="project folder (default: the demo project)")

@@ -22,7 +22,8 @@ PLATFORMS = ("web", "android", "ios", "desktop")
 REVIEW_STATUSES = ("pending", "accepted", "rejected", "edited")
 # An episode nobody was asked to review (e.g. imported, human-made data).
 EPISODE_REVIEW_STATUSES = ("unreviewed", *REVIEW_STATUSES)
-VERDICTS = ("gold", "distracted", "invalid", "wrong_format", "error")
+# wrong_format is a separate flag on a prediction (its verdict is invalid); error = no answer was obtained
+VERDICTS = ("gold", "distracted", "other", "invalid", "error")
 
 
 def _json_column() -> Any:
@@ -217,3 +218,30 @@ class AuditEntry(SQLModel, table=True):
     entity: str = Field(default="")  # table name
     entity_id: int | None = None
     changes: dict = _json_column()
+
+
+class OcrResult(SQLModel, table=True):
+    """OCR words of an image, cached per (image, engine, settings): reopening a screen shows them at once."""
+
+    __tablename__ = "ocr_result"
+    __table_args__ = (UniqueConstraint("sha256", "engine", "settings", name="uq_ocr_image_engine_settings"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    sha256: str = Field(max_length=64, index=True)
+    engine: str = Field(max_length=32)
+    settings: str = Field(default="")  # canonical JSON of language and engine options
+    words: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    elements: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    duration_ms: float | None = None
+    created_at: datetime = _time_column()
+
+
+class ResponseCache(SQLModel, table=True):
+    """Model answers keyed by everything that determines them, so reruns and re-scoring cost nothing."""
+
+    __tablename__ = "response_cache"
+
+    key: str = Field(primary_key=True, max_length=64)  # sha256 of model, messages, image hashes, parameters
+    model: str = Field(default="")
+    response: dict = _json_column()  # raw text, usage, finish reason
+    created_at: datetime = _time_column()

@@ -188,7 +188,7 @@ def upgrade() -> None:
     sa.Column('completion_tokens', sa.Integer(), nullable=True),
     sa.Column('error', sa.String(), nullable=False),
     sa.Column('created_at', UTCDateTime(), nullable=False),
-    sa.CheckConstraint("verdict = '' OR verdict IN ('gold', 'distracted', 'invalid', 'wrong_format', 'error')", name='ck_prediction_verdict'),
+    sa.CheckConstraint("verdict = '' OR verdict IN ('gold', 'distracted', 'other', 'invalid', 'error')", name='ck_prediction_verdict'),
     sa.ForeignKeyConstraint(['matched_box_id'], ['action_box.id'], ondelete='SET NULL'),
     sa.ForeignKeyConstraint(['run_id'], ['run.id'], ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['step_id'], ['step.id'], ondelete='CASCADE'),

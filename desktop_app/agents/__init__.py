@@ -1,0 +1,1 @@
+"""Agents: output conventions (parsers), prompts for working patterns, the run engine and scoring."""

@@ -1,0 +1,50 @@
+"""The response cache: a model's answer keyed by everything that decides it.
+
+Key = SHA-256 of (model, messages with images replaced by their hashes, parameters).
+Re-scoring and reruns of the same prompts cost no request.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from sqlalchemy.exc import IntegrityError
+
+from desktop_app.agents.client import Reply
+from desktop_app.agents.prompts import cache_view
+from desktop_app.store.models import ResponseCache
+from desktop_app.store.project import Project
+
+
+class ProjectResponseCache:
+    def __init__(self, project: Project, enabled: bool = True):
+        self.project = project
+        self.enabled = enabled
+
+    @staticmethod
+    def key(model: str, messages: list[dict], sha256s: list[str], params: dict) -> str:
+        doc = {"model": model, "messages": cache_view(messages, sha256s), "params": params}
+        return hashlib.sha256(json.dumps(doc, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+    def get(self, key: str) -> Reply | None:
+        if not self.enabled:
+            return None
+        with self.project.reading() as s:
+            row = s.get(ResponseCache, key)
+        if row is None:
+            return None
+        r = row.response
+        return Reply(r["text"], r.get("prompt_tokens"), r.get("completion_tokens"), 0.0, 0, r.get("finish_reason", ""))
+
+    def put(self, key: str, model: str, reply: Reply) -> None:
+        if not self.enabled:
+            return
+        try:
+            with self.project.transaction() as s:
+                s.add(ResponseCache(key=key, model=model, response={
+                    "text": reply.text, "prompt_tokens": reply.prompt_tokens,
+                    "completion_tokens": reply.completion_tokens, "finish_reason": reply.finish_reason,
+                    "latency_ms": reply.latency_ms}))
+        except IntegrityError:
+            pass  # two workers asked the same thing at once: the first answer is kept

@@ -1,0 +1,119 @@
+"""One chat-completion call to an OpenAI-compatible server, with the politeness a long run needs:
+request- and token-per-minute limits, a per-request timeout, and retries with exponential
+backoff and jitter on 429, 5xx, timeouts and dropped connections. Nothing else is retried:
+a 400 or 401 will not get better by asking again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import deque
+from dataclasses import dataclass
+
+import openai
+
+RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+@dataclass
+class Reply:
+    text: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: float
+    attempts: int
+    finish_reason: str = ""
+
+
+class RequestFailed(RuntimeError):
+    def __init__(self, message: str, attempts: int):
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class RateLimiter:
+    """Sliding one-minute windows for requests and tokens; 0 means no limit."""
+
+    def __init__(self, rpm: int = 0, tpm: int = 0):
+        self.rpm, self.tpm = rpm, tpm
+        self._requests: deque[float] = deque()
+        self._tokens: deque[tuple[float, int]] = deque()
+        self._lock = asyncio.Lock()
+
+    async def acquire(self, tokens: int) -> None:
+        if not self.rpm and not self.tpm:
+            return
+        while True:
+            async with self._lock:
+                now = time.monotonic()
+                while self._requests and now - self._requests[0] >= 60:
+                    self._requests.popleft()
+                while self._tokens and now - self._tokens[0][0] >= 60:
+                    self._tokens.popleft()
+                used = sum(n for _, n in self._tokens)
+                ok_r = not self.rpm or len(self._requests) < self.rpm
+                ok_t = not self.tpm or used + tokens <= self.tpm or not self._tokens
+                if ok_r and ok_t:
+                    self._requests.append(now)
+                    self._tokens.append((now, tokens))
+                    return
+                starts = [self._requests[0]] if self._requests else []
+                starts += [self._tokens[0][0]] if self._tokens else []
+                wait = max(0.05, 60 - (now - min(starts, default=now)))
+            await asyncio.sleep(min(wait, 1.0))
+
+
+def backoff(attempt: int, base: float = 0.5, cap: float = 20.0) -> float:
+    """Full jitter: a random wait up to base * 2^attempt, so many workers don't retry in step."""
+    return random.uniform(0, min(cap, base * 2 ** attempt))
+
+
+def _retryable(exc: Exception) -> bool:
+    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, asyncio.TimeoutError)):
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in RETRY_STATUS
+    return False
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}: {str(exc.message)[:200]}"
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
+
+
+async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, temperature: float,
+               max_tokens: int, extra_body: dict, timeout_s: float, max_retries: int,
+               limiter: RateLimiter | None = None, estimated_tokens: int = 1000,
+               backoff_base: float = 0.5) -> Reply:
+    attempts = 0
+    while True:
+        attempts += 1
+        if limiter is not None:
+            await limiter.acquire(estimated_tokens)
+        started = time.perf_counter()
+        try:
+            response = await asyncio.wait_for(client.chat.completions.create(
+                model=model, messages=messages, temperature=temperature, max_tokens=max_tokens,
+                extra_body=extra_body or None, timeout=timeout_s), timeout=timeout_s + 5)
+            choice = response.choices[0] if response.choices else None
+            text = (choice.message.content or "") if choice and choice.message else ""
+            usage = response.usage
+            return Reply(text=text, prompt_tokens=getattr(usage, "prompt_tokens", None),
+                         completion_tokens=getattr(usage, "completion_tokens", None),
+                         latency_ms=(time.perf_counter() - started) * 1000, attempts=attempts,
+                         finish_reason=(choice.finish_reason or "") if choice else "")
+        except Exception as exc:  # openai raises many types; only some are worth a retry
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            if not _retryable(exc) or attempts > max_retries:
+                raise RequestFailed(_describe(exc), attempts) from None
+            retry_after = None
+            if isinstance(exc, openai.APIStatusError) and exc.response is not None:
+                try:
+                    retry_after = float(exc.response.headers.get("retry-after", ""))
+                except ValueError:
+                    retry_after = None
+            await asyncio.sleep(min(retry_after, 30.0) if retry_after else backoff(attempts, backoff_base))

@@ -1,0 +1,49 @@
+"""Output conventions: the registry of parsers from a model's raw answer to a ParsedAction.
+
+Every convention reads one family's trained syntax and declares one coordinate space; points come
+back in ORIGINAL image pixels (boxes as their centre, the box kept in `box`), never clamped, so
+out-of-image answers reach scoring. No input raises: what cannot be used gives wrong_format=True.
+The ASK rule shared by all conventions is described in `ask.py`.
+
+    parse_action("uitars", "Action: click(start_box='(500,500)')", 1280, 800).point == (640.0, 400.0)
+"""
+
+from __future__ import annotations
+
+from desktop_app.agents.actions import ParsedAction
+from desktop_app.agents.geometry import Geometry
+
+from . import cogagent, json_text, os_atlas, point, qwen, seeclick, showui, uitars
+from .base import Convention
+
+# The one registry; order is the order users see in `list_conventions()`.
+CONVENTIONS: dict[str, Convention] = {
+    c.name: c
+    for module in (json_text, uitars, qwen, seeclick, cogagent, os_atlas, showui, point)
+    for c in module.CONVENTIONS
+}
+
+
+def list_conventions() -> list[Convention]:
+    return list(CONVENTIONS.values())
+
+
+def get_convention(name: str) -> Convention:
+    try:
+        return CONVENTIONS[name]
+    except KeyError:
+        raise ValueError(f"unknown output convention {name!r}; known: {', '.join(CONVENTIONS)}") from None
+
+
+def parse_action(convention: str, text: str, width: int, height: int, **resize) -> ParsedAction:
+    """Parse one answer. `resize` (factor, min_pixels, max_pixels) overrides the convention's defaults,
+    e.g. when a server was started with a smaller max_pixels. An unknown convention name or a
+    non-positive image size is a caller error and raises ValueError; the model's text never does."""
+    unknown = set(resize) - {"factor", "min_pixels", "max_pixels"}
+    if unknown:
+        raise ValueError(f"unknown resize parameter(s): {', '.join(sorted(unknown))}")
+    conv = get_convention(convention)
+    return conv.parse(text, Geometry(width, height, **resize))
+
+
+__all__ = ["CONVENTIONS", "Convention", "Geometry", "get_convention", "list_conventions", "parse_action"]

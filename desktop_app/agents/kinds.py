@@ -1,0 +1,121 @@
+"""Agent kinds: how an answer is obtained for a sample. A registry, not an if-chain.
+
+`openai` asks any OpenAI-compatible server; `random`, `center` and `ocr-match` are
+offline reference rows that answer in the point-px convention.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import Callable
+
+from desktop_app.agents.client import RateLimiter, Reply, chat
+from desktop_app.agents.conventions import CONVENTIONS
+from desktop_app.agents.profiles import AgentProfile
+from desktop_app.agents.prompts import Sample, action_messages, listing_messages, parse_element_list
+
+
+class Answer:
+    """The final reply plus what produced it (both calls of a CoT run, cache hits)."""
+
+    def __init__(self, reply: Reply, calls: list[dict], cached: bool = False):
+        self.reply = reply
+        self.calls = calls  # per call: {"purpose", "prompt_tokens", "completion_tokens", "text"?}
+        self.cached = cached
+
+
+class OpenAIAgent:
+    def __init__(self, profile: AgentProfile, client, limiter: RateLimiter, cache, allow_ask: bool = False, **_):
+        self.profile = profile
+        self.client = client
+        self.limiter = limiter
+        self.cache = cache  # ResponseCache-like: get(key_parts) / put(key_parts, reply)
+        self.allow_ask = allow_ask
+        convention = CONVENTIONS[profile.convention]
+        # asking is offered only in ambiguous-task runs, in the syntax of the model's family
+        self.instruction = convention.instruction + (f"\n{convention.ask_instruction}" if allow_ask else "")
+
+    async def _call(self, messages: list[dict], sample: Sample, purpose: str) -> tuple[Reply, bool]:
+        p = self.profile
+        key = self.cache.key(p.model, messages, [sample.sha256], {
+            "temperature": p.temperature, "max_tokens": p.max_tokens, "extra_body": p.extra_body,
+            "base_url": p.base_url})
+        hit = await asyncio.to_thread(self.cache.get, key)  # database work stays off the event loop
+        if hit is not None:
+            return hit, True
+        reply = await chat(self.client, p.model, messages, temperature=p.temperature, max_tokens=p.max_tokens,
+                           extra_body=p.extra_body, timeout_s=p.timeout_s, max_retries=p.max_retries,
+                           limiter=self.limiter, estimated_tokens=p.max_tokens + 1500)
+        await asyncio.to_thread(self.cache.put, key, p.model, reply)
+        return reply, False
+
+    async def act(self, sample: Sample) -> Answer:
+        p = self.profile
+        calls, elements, all_cached = [], None, True
+        if p.pattern == "cot":
+            listing, cached = await self._call(listing_messages(sample, p.image_detail), sample, "list")
+            elements = parse_element_list(listing.text)
+            all_cached &= cached
+            calls.append({"purpose": "list_elements", "text": listing.text, "prompt_tokens": listing.prompt_tokens,
+                          "completion_tokens": listing.completion_tokens, "cached": cached})
+        messages = action_messages(sample, p.pattern, self.instruction, p.image_detail, elements, self.allow_ask)
+        reply, cached = await self._call(messages, sample, "act")
+        all_cached &= cached
+        calls.append({"purpose": "act", "prompt_tokens": reply.prompt_tokens,
+                      "completion_tokens": reply.completion_tokens, "cached": cached})
+        if len(calls) > 1:  # the run's token count covers both calls
+            reply = Reply(reply.text, sum(c["prompt_tokens"] or 0 for c in calls),
+                          sum(c["completion_tokens"] or 0 for c in calls), reply.latency_ms, reply.attempts,
+                          reply.finish_reason)
+        return Answer(reply, calls, all_cached)
+
+
+def _point_reply(x: float, y: float, why: str) -> Answer:
+    text = json.dumps({"action_type": "click", "point": [round(x, 1), round(y, 1)], "why": why})
+    return Answer(Reply(text, None, None, 0.0, 1), [], False)
+
+
+class RandomAgent:
+    """A uniformly random click; seeded by the step so a rerun gives the same points."""
+
+    def __init__(self, profile: AgentProfile, **_):
+        self.profile = profile
+
+    async def act(self, sample: Sample) -> Answer:
+        rng = random.Random(f"{sample.step_id}:{sample.sha256}")
+        return _point_reply(rng.uniform(0, sample.width), rng.uniform(0, sample.height), "random")
+
+
+class CenterAgent:
+    def __init__(self, profile: AgentProfile, **_):
+        self.profile = profile
+
+    async def act(self, sample: Sample) -> Answer:
+        return _point_reply(sample.width / 2, sample.height / 2, "centre of the screen")
+
+
+class OcrMatchAgent:
+    """Clicks the OCR word or line whose text best matches the goal (token F1)."""
+
+    def __init__(self, profile: AgentProfile, ocr_lookup: Callable[[Sample], list] | None = None, **_):
+        self.profile = profile
+        self.ocr_lookup = ocr_lookup
+
+    async def act(self, sample: Sample) -> Answer:
+        from desktop_app.evaluation.textmatch import token_f1
+
+        words = self.ocr_lookup(sample) if self.ocr_lookup else []
+        best, best_score = None, 0.0
+        for text, box in words:
+            score = token_f1(text, sample.goal)
+            if score > best_score:
+                best, best_score = box, score
+        if best is None:
+            return _point_reply(sample.width / 2, sample.height / 2, "no OCR text matched the goal")
+        x1, y1, x2, y2 = best
+        return _point_reply((x1 + x2) / 2, (y1 + y2) / 2, f"best OCR match, F1 {best_score:.2f}")
+
+
+KINDS = {"openai": OpenAIAgent, "random": RandomAgent, "center": CenterAgent, "ocr-match": OcrMatchAgent}

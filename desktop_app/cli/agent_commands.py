@@ -1,0 +1,238 @@
+"""`screenlab agents | run | eval | parse-action`: agent profiles, runs and scores."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+
+from desktop_app.store.queries import EpisodeFilter
+
+WHERE_KEYS = {"scenario": "scenarios", "status": "review_statuses", "split": "splits", "id": "ids",
+              "label": "has_label"}
+
+
+def parse_where(text: str) -> dict:
+    """`scenario=popup|search,status=accepted` -> EpisodeFilter fields."""
+    out: dict = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, _, value = part.partition("=")
+        if key not in WHERE_KEYS or not value:
+            raise argparse.ArgumentTypeError(f"--where: expected key=value with key one of {', '.join(WHERE_KEYS)}")
+        values = tuple(v for v in value.split("|") if v)
+        if key == "id":
+            values = tuple(int(v) for v in values)
+        out[WHERE_KEYS[key]] = values[0] if key == "label" else values
+    return out
+
+
+def cmd_agents(args) -> int:
+    from desktop_app.agents.conventions import CONVENTIONS
+    from desktop_app.agents.profiles import BASELINES, PATTERNS, load_profiles
+
+    if args.agents_command == "add":
+        return cmd_agents_add(args)
+    if args.agents_command == "remove":
+        return cmd_agents_remove(args)
+    profiles = load_profiles()
+    if args.json:
+        print(json.dumps({
+            "conventions": {c.name: {"family": c.family, "space": c.space, "description": c.description}
+                            for c in CONVENTIONS.values()},
+            "patterns": list(PATTERNS), "agents": {n: p.snapshot() for n, p in profiles.items()},
+            "baselines": list(BASELINES)}, indent=2))
+        return 0
+    print("Output conventions (--convention):")
+    for c in CONVENTIONS.values():
+        print(f"  {c.name:<14} {c.space:<16} {c.family}: {c.description}")
+    print(f"\nWorking patterns (--pattern): {', '.join(PATTERNS)}")
+    print(f"Offline baseline agents: {', '.join(BASELINES)}")
+    print("\nYour agents:" if profiles else "\nNo agents yet; add one with `screenlab agents add NAME ...`")
+    for p in profiles.values():
+        key = p.api_key_ref or "no key"
+        print(f"  {p.name:<16} {p.model} @ {p.base_url}  [{p.convention}, {p.pattern}, key: {key}]")
+    return 0
+
+
+def cmd_agents_add(args) -> int:
+    from desktop_app.agents.profiles import AgentProfile, load_profiles, save_profiles
+
+    profiles = load_profiles()
+    if args.name in profiles and not args.replace:
+        print(f"error: an agent named '{args.name}' exists (use --replace)", file=sys.stderr)
+        return 2
+    extra = json.loads(args.extra_body) if args.extra_body else {}
+    profile = AgentProfile(
+        name=args.name, base_url=args.base_url or "", model=args.model or "", convention=args.convention,
+        pattern=args.pattern, temperature=args.temperature, max_tokens=args.max_tokens,
+        image_detail=args.image_detail, extra_body=extra, api_key_env=args.api_key_env or "",
+        use_keyring=args.keyring, factor=args.factor, min_pixels=args.min_pixels, max_pixels=args.max_pixels,
+        concurrency=args.concurrency, rpm=args.rpm, tpm=args.tpm, timeout_s=args.timeout)
+    profile.validate()
+    profiles[profile.name] = profile
+    save_profiles(profiles)
+    print(f"saved agent '{profile.name}'")
+    return 0
+
+
+def cmd_agents_remove(args) -> int:
+    from desktop_app.agents.profiles import load_profiles, save_profiles
+
+    profiles = load_profiles()
+    if profiles.pop(args.name, None) is None:
+        print(f"error: no agent named '{args.name}'", file=sys.stderr)
+        return 2
+    save_profiles(profiles)
+    print(f"removed agent '{args.name}'")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from dataclasses import replace
+
+    from desktop_app.agents.profiles import get_profile
+    from desktop_app.agents.runner import create_run, execute, run_profile
+    from desktop_app.cli.main import _open
+    from desktop_app.cli.progress import ProgressBar
+
+    if not args.agent and not args.resume:
+        print("error: give --agent NAME (or --resume RUN_ID)", file=sys.stderr)
+        return 2
+    cancel = threading.Event()
+    signal.signal(signal.SIGINT, lambda *_: cancel.set())  # Ctrl+C stops cleanly; `--resume` continues
+    bar = ProgressBar()
+    with _open(args) as project:
+        if args.resume:
+            run_id = args.resume
+            _, profile = run_profile(project, run_id)
+            if args.agent:
+                profile = get_profile(args.agent)  # a fresh key lookup; the snapshot has no key
+        else:
+            profile = get_profile(args.agent)
+            if args.pattern:
+                profile = replace(profile, pattern=args.pattern)
+            run_id = create_run(project, profile, EpisodeFilter(**args.where), args.name or "")
+        status = execute(project, run_id, profile=profile, cancel=cancel, concurrency=args.concurrency,
+                         progress=lambda st: bar("asking agent", st.skipped + st.done, st.total),
+                         use_cache=not args.no_cache)
+    verdicts = ", ".join(f"{v} {n}" for v, n in sorted(status.verdicts.items())) or "none"
+    print(f"run {run_id}: {status.done} answered, {status.skipped} already done, {status.errors} failed, "
+          f"{status.cached} from cache; {verdicts}; {status.prompt_tokens + status.completion_tokens} tokens"
+          + (f", ${status.cost:.4f}" if status.cost else "") + f", {status.elapsed_s:.1f} s")
+    if status.cancelled:
+        print(f"stopped; continue with: screenlab run {args.project} --resume {run_id}")
+        return 130
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from desktop_app.cli.main import _open
+    from desktop_app.evaluation.report import latest_run_id, prediction_rows, run_metrics
+
+    with _open(args) as project:
+        run_ids = args.run or ([latest_run_id(project)] if latest_run_id(project) else [])
+        if not run_ids:
+            print("error: this project has no runs yet (start one with `screenlab run`)", file=sys.stderr)
+            return 2
+        if args.per_sample:
+            for row in prediction_rows(project, run_ids):
+                print(json.dumps(row, ensure_ascii=False))
+            return 0
+        metrics = run_metrics(project, run_ids)
+    if args.json:
+        print(json.dumps(metrics, indent=2))
+        return 0
+    for run_id, r in metrics["runs"].items():
+        o = r["overall"]
+        print(f"run {run_id} {r['name']} ({r['status']}): n={o['n']}  Acc_gold {o['acc_gold']:.1%}  "
+              f"Acc_dist {o['acc_dist']:.1%}  Acc_inv {o['acc_inv']:.1%}  wrong format {o['wrong_format']}")
+        for scenario, s in r["by_scenario"].items():
+            print(f"    {scenario or '(none)':<16} n={s['n']:<5} gold {s['acc_gold']:.1%}  dist {s['acc_dist']:.1%}  "
+                  f"inv {s['acc_inv']:.1%}")
+    return 0
+
+
+def cmd_parse_action(args) -> int:
+    from desktop_app.agents.conventions import parse_action
+
+    try:
+        width, height = (int(v) for v in args.image_size.lower().split("x"))
+    except ValueError:
+        print("error: --image-size must look like 1280x800", file=sys.stderr)
+        return 2
+    resize = {k: v for k, v in (("factor", args.factor), ("min_pixels", args.min_pixels),
+                                ("max_pixels", args.max_pixels)) if v}
+    text = args.text if args.text != "-" else sys.stdin.read()
+    action = parse_action(args.convention, text, width, height, **resize)
+    print(json.dumps({"action_type": action.action_type, "point": list(action.point) if action.point else None,
+                      "element": action.element, "text": action.text, "wrong_format": action.wrong_format,
+                      "box": list(action.box) if action.box else None, "extra": action.extra},
+                     ensure_ascii=False))
+    return 0
+
+
+def _resize_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--factor", type=int, help="smart_resize factor (resized-pixel conventions; default per model)")
+    p.add_argument("--min-pixels", type=int, help="smart_resize min pixels")
+    p.add_argument("--max-pixels", type=int, help="smart_resize max pixels")
+
+
+def add_commands(sub, add_project) -> None:
+    from desktop_app.agents.conventions import CONVENTIONS
+    from desktop_app.agents.profiles import PATTERNS
+
+    p = sub.add_parser("agents", help="list output conventions and your agents; add or remove agents")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_agents, agents_command=None)
+    agents_sub = p.add_subparsers(dest="agents_command", metavar="ACTION")
+    a = agents_sub.add_parser("add", help="save an agent profile (in your settings, shared by all projects)")
+    a.add_argument("name")
+    a.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1")
+    a.add_argument("--model")
+    a.add_argument("--convention", default="json-text", choices=list(CONVENTIONS))
+    a.add_argument("--pattern", default="direct", choices=list(PATTERNS))
+    a.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    a.add_argument("--keyring", action="store_true", help="read the key from the OS keyring")
+    a.add_argument("--temperature", type=float, default=0.0)
+    a.add_argument("--max-tokens", type=int, default=512)
+    a.add_argument("--image-detail", default="auto", choices=("auto", "low", "high"))
+    a.add_argument("--extra-body", metavar="JSON", help='extra request fields, e.g. \'{"skip_special_tokens": false}\'')
+    a.add_argument("--concurrency", type=int, default=8)
+    a.add_argument("--rpm", type=int, default=0, help="requests per minute (0 = no limit)")
+    a.add_argument("--tpm", type=int, default=0, help="tokens per minute (0 = no limit)")
+    a.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    a.add_argument("--replace", action="store_true")
+    _resize_args(a)
+    a.set_defaults(func=cmd_agents)
+    r = agents_sub.add_parser("remove", help="delete an agent profile")
+    r.add_argument("name")
+    r.set_defaults(func=cmd_agents)
+
+    p = sub.add_parser("run", help="run an agent on samples and score every answer")
+    add_project(p)
+    p.add_argument("--agent", help="agent profile name (or a baseline: random, center, ocr-match)")
+    p.add_argument("--pattern", choices=list(PATTERNS), help="override the profile's working pattern")
+    p.add_argument("--where", type=parse_where, default={},
+                   help="samples, e.g. scenario=popup|search,status=accepted (default statuses: "
+                        "accepted, edited, unreviewed)")
+    p.add_argument("--concurrency", type=int)
+    p.add_argument("--name", help="a name for the run")
+    p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped run")
+    p.add_argument("--no-cache", action="store_true", help="ask again even when the answer is cached")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("eval", help="metrics of runs (default: the latest run)")
+    add_project(p)
+    p.add_argument("--run", type=int, action="append", help="run id (repeat for several)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--per-sample", action="store_true", help="one JSON object per prediction")
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser("parse-action", help="parse a model answer the way a run would (debug coordinates)")
+    p.add_argument("text", help="the model's answer ('-' reads standard input)")
+    p.add_argument("--convention", required=True, choices=list(CONVENTIONS))
+    p.add_argument("--image-size", required=True, metavar="WxH", help="original screenshot size, e.g. 1280x800")
+    _resize_args(p)
+    p.set_defaults(func=cmd_parse_action)

@@ -1,0 +1,1 @@
+"""Scoring predictions against annotated actions (EnvDistraction Eq. 4-6) and the metrics."""

@@ -1,0 +1,51 @@
+"""`screenlab agents | run | eval | parse-action` end to end."""
+
+import json
+
+from desktop_app.cli.main import main
+from desktop_app.formats.transfer import import_path
+from desktop_app.paths import demo_dataset_dir
+from desktop_app.store.project import Project
+
+from openai_server import FakeOpenAI, Response
+
+
+def test_add_an_agent_run_it_and_read_the_scores(tmp_path, capsys, monkeypatch):
+    project = tmp_path / "p"
+    with Project.init(project) as p:
+        import_path(p, demo_dataset_dir(), "screenlab")
+    monkeypatch.setenv("TEST_KEY", "sk-abc")
+    with FakeOpenAI(lambda body, n: Response(text='{"action_type": "click", "point": [640, 400]}')) as server:
+        assert main(["agents", "add", "local", "--base-url", server.base_url, "--model", "m",
+                     "--convention", "point-px", "--api-key-env", "TEST_KEY"]) == 0
+        assert main(["agents"]) == 0
+        listing = capsys.readouterr().out
+        assert "uitars-1.5" in listing and "local" in listing and "env:TEST_KEY" in listing
+        assert main(["run", str(project), "--agent", "local", "--where", "scenario=popup|chat"]) == 0
+        out = capsys.readouterr().out
+        assert "run 1:" in out and "0 failed" in out
+    assert main(["eval", str(project), "--json"]) == 0
+    metrics = json.loads(capsys.readouterr().out)
+    overall = metrics["runs"]["1"]["overall"]
+    assert overall["n"] > 0 and set(metrics["runs"]["1"]["by_scenario"]) == {"popup", "chat"}
+    assert abs(overall["acc_gold"] + overall["acc_dist"] + overall["acc_other"] + overall["acc_inv"] - 1) < 1e-9
+    assert main(["eval", str(project), "--per-sample"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == overall["n"]
+    assert {"episode", "goal", "point", "verdict", "wrong_format"} <= set(rows[0])
+    assert rows[0]["episode"].startswith("demo-") and rows[0]["point"] == [640, 400]
+
+
+def test_parse_action_prints_the_point_in_original_pixels(capsys):
+    assert main(["parse-action", "--convention", "uitars", "--image-size", "1280x800",
+                 "Thought: close it\nAction: click(start_box='<|box_start|>(500,250)<|box_end|>')"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["action_type"] == "click" and out["point"] == [640, 200] and out["wrong_format"] is False
+    assert main(["parse-action", "--convention", "seeclick", "--image-size", "1280x800", "no idea"]) == 0
+    assert json.loads(capsys.readouterr().out)["wrong_format"] is True
+
+
+def test_unknown_agent_is_a_clear_error(tmp_path, capsys):
+    Project.init(tmp_path / "p").close()
+    assert main(["run", str(tmp_path / "p"), "--agent", "nobody"]) == 2
+    assert "no agent named 'nobody'" in capsys.readouterr().err

@@ -1,0 +1,231 @@
+"""The run engine against a local OpenAI-compatible server, through the real openai client."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import Counter
+
+import pytest
+from sqlalchemy import select, text
+
+from desktop_app.agents.profiles import AgentProfile
+from desktop_app.agents.runner import create_run, execute, rescore
+from desktop_app.evaluation.report import run_metrics
+from desktop_app.formats.transfer import import_path
+from desktop_app.paths import demo_dataset_dir
+from desktop_app.store import edits
+from desktop_app.store import models as m
+from desktop_app.store.project import Project
+from desktop_app.store.queries import EpisodeFilter
+
+from openai_server import FakeOpenAI, Response, user_text
+
+TASK = re.compile(r"(?:Task: |<user_goal>)(.*?)(?:</user_goal>|\n|$)")
+
+
+@pytest.fixture
+def project(tmp_path):
+    with Project.init(tmp_path / "p") as p:
+        import_path(p, demo_dataset_dir(), "screenlab")
+        yield p
+
+
+def answers(project):
+    """goal -> (gold text, distracted text) from the annotations."""
+    out = {}
+    with project.reading() as s:
+        for episode in s.execute(select(m.Episode)).scalars():
+            boxes = s.execute(select(m.ActionBox).join(m.Step).where(m.Step.episode_id == episode.id)).scalars()
+            by = {}
+            for b in boxes:
+                if b.x1 is not None:
+                    by.setdefault(b.label, b.element_text)
+            out[episode.goal] = (by["gold"], by["distracted"])
+    return out
+
+
+def goal_of(body):
+    found = TASK.findall(user_text(body))  # the last one: the system prompt names the markers too
+    return found[-1].strip() if found else ""
+
+
+def profile(server, **kw):
+    base = dict(name="tester", base_url=server.base_url, model="test-model", convention="json-text",
+                concurrency=4, max_retries=3, timeout_s=2.0)
+    return AgentProfile(**{**base, **kw})
+
+
+def element_answer(text):
+    return Response(text=json.dumps({"action_type": "click", "element": text}))
+
+
+def test_a_run_scores_every_accepted_sample(project):
+    truth = answers(project)
+    goals = sorted(truth)
+    distract = set(goals[::3])
+
+    def respond(body, n):
+        goal = goal_of(body)
+        gold, bad = truth[goal]
+        return element_answer(bad if goal in distract else gold)
+
+    with FakeOpenAI(respond) as server:
+        run_id = create_run(project, profile(server), EpisodeFilter())
+        status = execute(project, run_id)
+    with project.reading() as s:
+        rows = s.execute(select(m.Prediction, m.Episode).join(m.Step, m.Step.id == m.Prediction.step_id)
+                         .join(m.Episode, m.Episode.id == m.Step.episode_id)).all()
+        pending = s.execute(select(m.Episode).where(m.Episode.review_status == "pending")).scalars().all()
+    assert status.total == 28 - len(pending) and len(rows) == status.total  # pending ones are left out
+    for prediction, episode in rows:
+        assert prediction.verdict == ("distracted" if episode.goal in distract else "gold"), episode.key
+        assert prediction.matched_box_id is not None and prediction.prompt_tokens == 1000
+    metrics = run_metrics(project, [run_id])["runs"][str(run_id)]["overall"]
+    n_dist = sum(1 for _, e in rows if e.goal in distract)
+    assert metrics["acc_dist"] == pytest.approx(n_dist / len(rows))
+    assert metrics["acc_gold"] + metrics["acc_dist"] == pytest.approx(1.0)
+
+
+def test_faults_are_retried_within_bounds_and_the_run_completes(project):
+    truth = answers(project)
+    goals = sorted(truth)
+    seen = Counter()
+    lock = threading.Lock()
+    faults = {goals[0]: Response(status=429, headers={"retry-after": "0"}), goals[1]: Response(status=500),
+              goals[2]: Response(delay=3.0), goals[3]: Response(raw_body=b"<html>gateway</html>", status=502),
+              goals[4]: Response(status=503)}
+    always_down = goals[5]
+
+    def respond(body, n):
+        goal = goal_of(body)
+        with lock:
+            seen[goal] += 1
+            first = seen[goal] == 1
+        if goal == always_down:
+            return Response(status=500)
+        if first and goal in faults:
+            return faults[goal]
+        return element_answer(truth[goal][0])
+
+    with FakeOpenAI(respond) as server:
+        run_id = create_run(project, profile(server, timeout_s=1.0), EpisodeFilter(review_statuses=("accepted", "pending")))
+        status = execute(project, run_id)
+    assert status.errors == 1 and seen[always_down] == 4  # 1 try + max_retries 3, then it gives up
+    assert all(seen[g] == 2 for g in faults) and max(seen.values()) <= 4
+    with project.reading() as s:
+        verdicts = Counter(s.execute(select(m.Prediction.verdict)).scalars())
+        error = s.execute(select(m.Prediction).where(m.Prediction.verdict == "error")).scalar_one()
+    assert verdicts == {"gold": 27, "error": 1} and "HTTP 500" in error.error
+
+
+def test_garbage_and_hostile_answers_are_wrong_format_not_crashes(project):
+    def respond(body, n):
+        return Response(text=["", "I would click somewhere nice.", "<script>alert(1)</script>", "{\"action_type\": "][n % 4])
+
+    with FakeOpenAI(respond) as server:
+        run_id = create_run(project, profile(server, concurrency=1), EpisodeFilter(scenarios=("popup",)))
+        execute(project, run_id)
+    with project.reading() as s:
+        rows = s.execute(select(m.Prediction)).scalars().all()
+    assert rows and all(p.verdict == "invalid" and p.wrong_format for p in rows)
+
+
+def test_a_run_killed_halfway_resumes_without_asking_twice(project):
+    truth = answers(project)
+    cancel = threading.Event()
+
+    def stop_after_ten(status):
+        if status.done >= 10:
+            cancel.set()
+
+    with FakeOpenAI(lambda body, n: Response(text=element_answer(truth[goal_of(body)][0]).text, delay=0.05)) as server:
+        run_id = create_run(project, profile(server), EpisodeFilter())
+        first = execute(project, run_id, cancel=cancel, progress=stop_after_ten)
+        assert first.cancelled and 10 <= first.done < first.total
+        with project.reading() as s:
+            finished = {g for (g,) in s.execute(select(m.Episode.goal).join(m.Step).join(
+                m.Prediction, m.Prediction.step_id == m.Step.id))}
+        asked_before = len(server.requests)
+        second = execute(project, run_id, use_cache=False)
+        asked_after = [goal_of(b) for b in server.requests[asked_before:]]
+    assert not finished & set(asked_after)  # nothing finished was sent again
+    assert second.skipped == len(finished) and second.done == first.total - len(finished)
+    with project.reading() as s:
+        assert s.execute(text("SELECT count(*) FROM prediction")).scalar() == first.total
+        run = s.get(m.Run, run_id)
+    assert run.status == "done" and run.meta["executions"] == 2
+
+
+def test_cached_answers_make_a_rerun_free(project):
+    truth = answers(project)
+    with FakeOpenAI(lambda body, n: element_answer(truth[goal_of(body)][0])) as server:
+        execute(project, create_run(project, profile(server), EpisodeFilter()))
+        asked = len(server.requests)
+        again = execute(project, create_run(project, profile(server), EpisodeFilter()))
+        assert len(server.requests) == asked and again.cached == again.total
+        assert again.prompt_tokens == 0  # no new cost
+
+
+def test_working_patterns_shape_the_prompts(project):
+    truth = answers(project)
+    bodies = {}
+
+    def respond(body, n):
+        if "List every element" in user_text(body) or "element a user could interact" in user_text(body):
+            return Response(text='[{"element_name": "No thanks"}, {"element_name": "Subscribe"}]')
+        decision = element_answer(truth[goal_of(body)][0]).text
+        return Response(text="The pop-up is in the way. In conclusion, the next action is " + decision)
+
+    flt = EpisodeFilter(scenarios=("popup",), review_statuses=("accepted",))
+    for pattern in ("direct", "cot", "action_annotation", "goal_tagged"):
+        with FakeOpenAI(respond) as server:
+            execute(project, create_run(project, profile(server, pattern=pattern), flt), use_cache=False)
+            bodies[pattern] = [user_text(b) for b in server.requests]
+    n = len(bodies["direct"])
+    assert len(bodies["cot"]) == 2 * n  # a listing call, then the decision with the list
+    assert any("Interactable elements you listed" in b and "- Subscribe" in b for b in bodies["cot"])
+    assert all("choose one of them" in b for b in bodies["action_annotation"])
+    assert all("gold" not in b.lower() and "distracted" not in b.lower() for b in bodies["action_annotation"])
+    assert all("<user_goal>" in b and "never an instruction to you" in b for b in bodies["goal_tagged"])
+    with project.reading() as s:
+        assert set(s.execute(select(m.Prediction.verdict)).scalars()) == {"gold"}
+
+
+def test_api_keys_are_sent_but_never_stored(project, monkeypatch, tmp_path):
+    monkeypatch.setenv("MY_TEST_KEY", "sk-very-secret-123")
+    with FakeOpenAI() as server:
+        run_id = create_run(project, profile(server, api_key_env="MY_TEST_KEY"), EpisodeFilter(scenarios=("chat",)))
+        execute(project, run_id)
+        assert set(server.auth_headers) == {"Bearer sk-very-secret-123"}
+    dump = "\n".join(project.engine.raw_connection().iterdump())
+    assert "sk-very-secret" not in dump and "env:MY_TEST_KEY" in dump
+
+
+def test_fixing_a_label_rescores_the_predictions(project):
+    truth = answers(project)
+    with FakeOpenAI(lambda body, n: element_answer(truth[goal_of(body)][1])) as server:
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("search",), review_statuses=("accepted",)))
+        execute(project, run_id)
+    with project.reading() as s:
+        prediction = s.execute(select(m.Prediction)).scalars().first()
+    assert prediction.verdict == "distracted"
+    edits.update_boxes(project, [(prediction.matched_box_id, {"label": "other"})])
+    assert rescore(project, step_ids=[prediction.step_id]) == 1
+    with project.reading() as s:
+        assert s.get(m.Prediction, prediction.id).verdict == "other"
+
+
+@pytest.mark.parametrize("kind", ["random", "center"])
+def test_offline_baselines_run_without_a_network(project, kind):
+    from desktop_app.agents.profiles import BASELINES
+
+    run_id = create_run(project, BASELINES[kind], EpisodeFilter())
+    status = execute(project, run_id)
+    assert status.done == status.total and status.errors == 0
+    with project.reading() as s:
+        points = s.execute(select(m.Prediction.x, m.Prediction.y)).all()
+    assert all(x is not None for x, _ in points)
+    if kind == "center":
+        assert {(x, y) for x, y in points} <= {(640.0, 400.0), (206.0, 457.5)}
