@@ -110,7 +110,7 @@ def switch_benchmark(n_screens: int) -> None:
         source = generate(work / "source", n_screens, size=(1280, 800))
         with Project.init(work / "p") as project:
             import_path(project, source, "screenlab")
-        window = MainWindow(Settings(annotator="bench"))
+        window = MainWindow(Settings(annotator="bench", show_suggestions=False))
         window.resize(1600, 1000)
         window.show()
         t0 = time.perf_counter()

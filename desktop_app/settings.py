@@ -30,10 +30,18 @@ class Settings:
     window_geometry: str = ""  # base64 of Qt's saveGeometry()
     window_state: str = ""
     snap_on_draw: bool = False
+    show_suggestions: bool = True  # the OCR suggestions layer (runs OCR in the background per screen)
     ocr_engine: str = "rapidocr"
     ocr_language: str = "en"
     easyocr_model_dir: str = ""
     allow_downloads: bool = False
+    # the LLM that writes synthetic samples (the agents under test have their own profiles)
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_temperature: float = 1.0
+    llm_api_key_env: str = ""
+    llm_use_keyring: bool = False
+    browser_path: str = ""  # a Chromium/Chrome/Edge to use when Playwright's own is absent
     extra: dict[str, Any] = field(default_factory=dict)  # keys later versions add, kept on save
 
     def add_recent(self, location: str) -> None:

@@ -73,7 +73,7 @@ def test_filmstrip_walks_the_steps_of_a_multi_step_episode(qtbot, tmp_path):
     assert window.ws.step_index == 1 and window.filmstrip.currentRow() == 1
 
 
-def test_shortcuts_dialog_lists_the_bindings_in_force():
+def test_shortcuts_dialog_lists_the_bindings_in_force(qapp):
     from desktop_app.ui.settings_dialog import ShortcutsDialog
 
     dialog = ShortcutsDialog({"label.gold": "G"})
@@ -83,7 +83,7 @@ def test_shortcuts_dialog_lists_the_bindings_in_force():
     assert rows["Draw a box (drag)"] == "W  or  R"
 
 
-def test_settings_dialog_refuses_a_key_bound_twice_and_saves_choices(tmp_path):
+def test_settings_dialog_refuses_a_key_bound_twice_and_saves_choices(qapp, tmp_path):
     from desktop_app.ui.settings_dialog import SettingsDialog
 
     settings = Settings()
@@ -95,7 +95,10 @@ def test_settings_dialog_refuses_a_key_bound_twice_and_saves_choices(tmp_path):
     assert dialog.buttons.button(QDialogButtonBox.Ok).isEnabled()
     dialog.annotator.setText("Ada")
     dialog.palette.setCurrentIndex(dialog.palette.findData("colorblind"))
+    dialog.snap_on_draw.setChecked(True)
+    assert "unavailable" in dialog.ocr_engine.itemText(dialog.ocr_engine.findData("easyocr"))  # not installed here
     dialog.apply_to(settings)
+    assert settings.snap_on_draw and settings.ocr_engine == "rapidocr"
     assert (settings.annotator, settings.palette, settings.shortcuts) == ("Ada", "colorblind", {"label.gold": "G"})
 
 

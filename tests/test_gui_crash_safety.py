@@ -27,7 +27,7 @@ EDITOR = textwrap.dedent("""
     from desktop_app.settings import Settings
     from desktop_app.ui.main_window import MainWindow
     from gui_helpers import drag, key
-    window = MainWindow(Settings(annotator="killed"))
+    window = MainWindow(Settings(annotator="killed", show_suggestions=False))
     window.show()
     window.open_project({project!r})
     app.processEvents()

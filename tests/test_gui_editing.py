@@ -29,7 +29,8 @@ def demo_copy(tmp_path):
 def open_window(qtbot, path, settings=None):
     from desktop_app.ui.main_window import MainWindow
 
-    window = MainWindow(settings or Settings(annotator="ann"))
+    # OCR suggestions off unless a test is about them: each screen would start a background OCR
+    window = MainWindow(settings or Settings(annotator="ann", show_suggestions=False))
     qtbot.addWidget(window)
     window.resize(1400, 900)
     window.show()
@@ -243,7 +244,8 @@ def test_a_failed_write_is_reported_and_not_shown_as_saved(window, demo_copy):
 
 
 def test_rebound_shortcut_works(qtbot, demo_copy):
-    window = open_window(qtbot, demo_copy, Settings(annotator="ann", shortcuts={"label.gold": "G"}))
+    window = open_window(qtbot, demo_copy, Settings(annotator="ann", shortcuts={"label.gold": "G"},
+                                                    show_suggestions=False))
     box = min(window.scene.items_by_id)
     window.scene.select_ids([box])
     key(window, "2")

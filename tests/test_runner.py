@@ -229,3 +229,16 @@ def test_offline_baselines_run_without_a_network(project, kind):
     assert all(x is not None for x, _ in points)
     if kind == "center":
         assert {(x, y) for x, y in points} <= {(640.0, 400.0), (206.0, 457.5)}
+
+
+def test_ocr_match_baseline_clicks_the_text_that_matches_the_goal(project):
+    from desktop_app.agents.profiles import BASELINES
+
+    # one screen keeps the test fast: real OCR on a rendered pop-up page
+    flt = EpisodeFilter(text="demo-popup-04")
+    run_id = create_run(project, BASELINES["ocr-match"], flt)
+    status = execute(project, run_id)
+    assert status.done == 1 and status.errors == 0
+    with project.reading() as s:
+        prediction = s.execute(select(m.Prediction)).scalar_one()
+    assert prediction.x is not None and "OCR" in prediction.raw_text

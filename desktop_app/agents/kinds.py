@@ -106,7 +106,8 @@ class OcrMatchAgent:
     async def act(self, sample: Sample) -> Answer:
         from desktop_app.evaluation.textmatch import token_f1
 
-        words = self.ocr_lookup(sample) if self.ocr_lookup else []
+        # OCR takes about a second of CPU on a fresh screen: keep it off the event loop
+        words = await asyncio.to_thread(self.ocr_lookup, sample) if self.ocr_lookup else []
         best, best_score = None, 0.0
         for text, box in words:
             score = token_f1(text, sample.goal)

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.paths import user_config_dir
+from desktop_app.secrets import KEYRING_SERVICE, MissingKey, resolve_key
 
 FILE_NAME = "agents.json"
-KEYRING_SERVICE = "ScreenLab"
 PATTERNS = ("direct", "cot", "action_annotation", "goal_tagged")
 KINDS = ("openai", "random", "center", "ocr-match")  # openai = any OpenAI-compatible endpoint
 
@@ -118,25 +118,10 @@ def get_profile(name: str) -> AgentProfile:
 
 def resolve_api_key(profile: AgentProfile) -> str:
     """The key for a request, read at the last moment and never stored or logged."""
-    if profile.api_key_env:
-        value = os.environ.get(profile.api_key_env)
-        if value:
-            return value
-        raise ProfileError(f"agent '{profile.name}': environment variable {profile.api_key_env} is not set")
-    if profile.use_keyring:
-        import keyring
-
-        value = keyring.get_password(KEYRING_SERVICE, profile.name)
-        if value:
-            return value
-        raise ProfileError(f"agent '{profile.name}': no key in the OS keyring (service {KEYRING_SERVICE})")
-    return "not-needed"  # local servers (vLLM, Ollama, LM Studio) accept any key
-
-
-def store_api_key_in_keyring(profile_name: str, key: str) -> None:
-    import keyring
-
-    keyring.set_password(KEYRING_SERVICE, profile_name, key)
+    try:
+        return resolve_key(profile.name, profile.api_key_env, profile.use_keyring)
+    except MissingKey as exc:
+        raise ProfileError(str(exc)) from None
 
 
 # Reference rows that need no network (runner.py implements them).

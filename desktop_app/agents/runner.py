@@ -184,6 +184,8 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
 
         client = openai.AsyncOpenAI(base_url=profile.base_url, api_key=resolve_api_key(profile),
                                     max_retries=0, timeout=profile.timeout_s)
+    if profile.kind == "ocr-match" and ocr_lookup is None:
+        ocr_lookup = project_ocr_lookup(project)
     agent = KINDS[profile.kind](profile=profile, client=client, limiter=RateLimiter(profile.rpm, profile.tpm),
                                 cache=ProjectResponseCache(project, use_cache), ocr_lookup=ocr_lookup)
     # One writer thread: each prediction is committed as it arrives, without the event loop
@@ -262,6 +264,20 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
     if progress:
         progress(status)
     return status
+
+
+def project_ocr_lookup(project: Project):
+    """(text, box) of the OCR words and element proposals of a sample's screen (cached per image)."""
+    from desktop_app.ocr.cache import ocr_screen
+
+    def lookup(sample: Sample) -> list[tuple[str, tuple]]:
+        with project.reading() as s:
+            screen = s.execute(select(m.Screen).where(m.Screen.sha256 == sample.sha256)).scalar_one()
+        outcome = ocr_screen(project, screen)
+        return ([(w.text, w.xyxy) for w in outcome.words]
+                + [(p.text, p.box) for p in outcome.elements if p.text])
+
+    return lookup
 
 
 def execute(project: Project, run_id: int, **kw) -> RunStatus:

@@ -146,8 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_filters(p)
     p.set_defaults(func=cmd_export)
 
-    from desktop_app.cli import agent_commands
+    from desktop_app.cli import agent_commands, synth_commands
+    from desktop_app.ocr.cli import add_ocr_command
 
+    add_ocr_command(sub, _add_project)
+    synth_commands.add_commands(sub, _add_project)
     agent_commands.add_commands(sub, _add_project)
 
     p = sub.add_parser("gui", help="open the annotation window on a project")

@@ -17,7 +17,7 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from desktop_app.formats.records import EpisodeRecord, FormatError, Where
-from desktop_app.images import DEFAULT_MAX_PIXELS, ImageInfo, ImageProblem, inspect_file
+from desktop_app.images import DEFAULT_MAX_PIXELS, ImageInfo, ImageProblem, inspect_bytes, inspect_file
 from desktop_app.store import audit
 from desktop_app.store.models import (
     ACTION_TYPES,
@@ -36,6 +36,7 @@ from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
 
 _CHUNK = 500  # rows per IN (...) lookup; well under SQLite's variable limit
+FSYNC_EACH_BELOW = 64  # small imports (a generated sample) fsync each image; big ones sync once
 
 
 @dataclass
@@ -181,15 +182,16 @@ def _check_and_copy(project, records, options, report, created, progress):
         record_infos = []
         for index, step in enumerate(record.steps):
             path = step.image
-            info = cache.get(path)
+            info = cache.get(path) if step.image_bytes is None else None
             if info is None:
                 try:
-                    info = inspect_file(path, options.max_pixels)
+                    info = (inspect_file(path, options.max_pixels) if step.image_bytes is None
+                            else inspect_bytes(step.image_bytes, options.max_pixels))
                 except ImageProblem as exc:
                     raise record.where.error(str(exc), step.field + "image") from None
                 # keep the metadata, not the pixels: a big dataset must not sit in memory
                 cache[path] = ImageInfo(info.sha256, info.ext, info.width, info.height, b"")
-                if project.media.put(info.sha256, info.ext, info.data, durable=False):
+                if project.media.put(info.sha256, info.ext, info.data, durable=total < FSYNC_EACH_BELOW):
                     created.append((info.sha256, info.ext))
                 info = cache[path]
             if step.expected_sha256 and step.expected_sha256 != info.sha256:
@@ -218,7 +220,7 @@ def _check_and_copy(project, records, options, report, created, progress):
 
 
 def _write(project, records, infos, fmt, source, options, report, progress) -> None:
-    if hasattr(os, "sync"):
+    if len(records) >= FSYNC_EACH_BELOW and hasattr(os, "sync"):
         os.sync()  # one flush for all copied images instead of an fsync per file
     now = utcnow()
     with project.transaction() as session:

@@ -65,7 +65,7 @@ class BoxRecord:
 
 @dataclass
 class StepRecord:
-    image: Path
+    image: Path  # the file, or a name for messages when image_bytes holds the picture
     boxes: list[BoxRecord] = field(default_factory=list)
     expected_sha256: str | None = None
     platform: str = "web"
@@ -74,6 +74,7 @@ class StepRecord:
     instruction: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     field: str = ""
+    image_bytes: bytes | None = None  # a picture made in memory (a render), checked like a file
 
 
 @dataclass

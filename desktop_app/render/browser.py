@@ -42,7 +42,9 @@ INSTALL_HINT = (
 )
 
 
-def find_browser(playwright=None) -> str:
+def find_browser(playwright=None, configured: str = "") -> str:
+    """SCREENLAB_BROWSER, else Playwright's own browser, else an installed Chromium/Chrome/Edge,
+    else the path chosen in Settings."""
     override = os.environ.get("SCREENLAB_BROWSER")
     if override:
         if Path(override).is_file():
@@ -62,6 +64,8 @@ def find_browser(playwright=None) -> str:
     for path in _WELL_KNOWN.get(sys.platform, []):
         if Path(path).is_file():
             return path
+    if configured and Path(configured).is_file():
+        return configured
     raise BrowserNotFound(f"No Chromium, Chrome or Edge found. {INSTALL_HINT}")
 
 

@@ -93,8 +93,9 @@ async () => {
 class Renderer:
     """One browser, reused for many renders (starting Chromium costs ~0.5 s)."""
 
-    def __init__(self, assets: Path | None = None):
+    def __init__(self, assets: Path | None = None, browser_path: str = ""):
         self.assets = Path(assets or resources_dir())
+        self.browser_path = browser_path
         self._pw = None
         self._browser = None
 
@@ -111,7 +112,7 @@ class Renderer:
         self._pw = sync_playwright().start()
         try:
             self._browser = self._pw.chromium.launch(
-                executable_path=find_browser(self._pw), args=launch_args(), headless=True)
+                executable_path=find_browser(self._pw, self.browser_path), args=launch_args(), headless=True)
         except BaseException:
             self._pw.stop()
             self._pw = None
@@ -125,7 +126,7 @@ class Renderer:
             self._pw.stop()
             self._pw = None
 
-    def _serve(self, route, html: str) -> None:
+    def _serve(self, route, html: str, files: dict[str, bytes] | None = None) -> None:
         url = route.request.url
         if not url.startswith(ORIGIN + "/"):
             route.abort()  # offline by construction
@@ -134,6 +135,10 @@ class Renderer:
         if path == "page.html":
             route.fulfill(status=200, content_type="text/html; charset=utf-8", body=html)
             return
+        if files and path in files:  # per-render bytes, e.g. a screenshot to draw a pop-up over
+            kind = _TYPES.get("." + path.rsplit(".", 1)[-1].lower(), "application/octet-stream")
+            route.fulfill(status=200, content_type=kind, body=files[path])
+            return
         file = (self.assets / path).resolve()
         if self.assets.resolve() not in file.parents or not file.is_file():
             route.fulfill(status=404, body="not found")
@@ -141,7 +146,7 @@ class Renderer:
         kind = _TYPES.get(file.suffix.lower(), "application/octet-stream")
         route.fulfill(status=200, content_type=kind, body=file.read_bytes())
 
-    def render(self, html: str, viewport: Viewport = DESKTOP) -> Rendered:
+    def render(self, html: str, viewport: Viewport = DESKTOP, files: dict[str, bytes] | None = None) -> Rendered:
         if self._browser is None:
             self.start()
         context = self._browser.new_context(
@@ -150,7 +155,7 @@ class Renderer:
         )
         try:
             page = context.new_page()
-            page.route("**/*", lambda route: self._serve(route, html))
+            page.route("**/*", lambda route: self._serve(route, html, files))
             page.goto(f"{ORIGIN}/page.html", wait_until="load")
             marked = page.evaluate(_READ_MARKED)
             png = page.screenshot(type="png", animations="disabled", caret="hide")

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QProgressBar,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +30,7 @@ from desktop_app.ui.canvas.scene import AnnotationScene
 from desktop_app.ui.canvas.view import CanvasView
 from desktop_app.ui.commands import NUDGE_ID
 from desktop_app.ui.filmstrip import Filmstrip
+from desktop_app.ui.ocr_assist import OcrAssistant
 from desktop_app.ui.properties import PropertiesPanel
 from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
 from desktop_app.ui.shortcuts import ACTIONS, NUDGES, keys_for
@@ -36,7 +39,8 @@ from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
 from desktop_app.ui.workspace import Workspace
 
 CLIPBOARD_MIME = "application/x-screenlab-boxes"
-CANVAS_SCOPED = {"edit.next_box", "edit.prev_box", *NUDGES}  # keys that mean something else in lists
+# keys that mean something else in lists and text fields
+CANVAS_SCOPED = {"edit.next_box", "edit.prev_box", "ocr.accept", *NUDGES}
 DUPLICATE_OFFSET = 10
 
 
@@ -54,6 +58,7 @@ class MainWindow(QMainWindow):
 
         self.scene = AnnotationScene(self)
         self.scene.set_palette(settings.palette)
+        self.scene.show_suggestions = settings.show_suggestions
         self.view = CanvasView(self.scene)
         self.filmstrip_host = QVBoxLayout()
         centre = QWidget()
@@ -79,6 +84,11 @@ class MainWindow(QMainWindow):
         self._make_actions()
         self._make_menus()
 
+        self.ocr = OcrAssistant(settings, self)
+        self.ocr.suggestionsReady.connect(self._suggestions_ready)
+        self.ocr.status.connect(self.ocr_label.setText)
+        self.ocr.busy.connect(self._ocr_busy)
+        self.scene.suggestionActivated.connect(lambda i: self._accept_suggestions([i]))
         self.scene.boxDrawn.connect(self._box_drawn)
         self.scene.boxesChanged.connect(self._boxes_moved)
         self.scene.selectionChanged.connect(self._canvas_selection)
@@ -95,8 +105,17 @@ class MainWindow(QMainWindow):
         self.mode_label = QLabel()
         self.saved_label = QLabel()
         self.annotator_label = QLabel()
-        for widget in (self.counts_label, self.mode_label, self.position_label, self.zoom_label,
-                       self.saved_label, self.annotator_label):
+        self.ocr_label = QLabel()
+        self.ocr_progress = QProgressBar()
+        self.ocr_progress.setRange(0, 0)  # busy indicator: one screen takes about a second
+        self.ocr_progress.setMaximumWidth(80)
+        self.ocr_cancel = QPushButton("Cancel OCR")
+        self.ocr_cancel.setFlat(True)
+        self.ocr_cancel.clicked.connect(lambda: self.ocr.cancel())
+        for widget in (self.ocr_progress, self.ocr_cancel):
+            widget.hide()
+        for widget in (self.ocr_label, self.ocr_progress, self.ocr_cancel, self.counts_label, self.mode_label,
+                       self.position_label, self.zoom_label, self.saved_label, self.annotator_label):
             bar.addPermanentWidget(widget)
         self._update_mode_label()
 
@@ -131,6 +150,8 @@ class MainWindow(QMainWindow):
             "nav.next": lambda: self.browser and self.browser.step(1),
             "nav.prev_step": lambda: self.go_step(-1), "nav.next_step": lambda: self.go_step(1),
             "nav.search": lambda: self.browser and self.browser.search.setFocus(),
+            "edit.snap": self.snap_selected, "ocr.toggle": self.toggle_suggestions,
+            "ocr.run": lambda: self.ocr.run(refresh=True), "ocr.accept": self.accept_suggestions,
             "view.zoom_in": self.view.zoom_in, "view.zoom_out": self.view.zoom_out, "view.fit": self.view.fit,
             "view.actual": self.view.actual_size, "help.shortcuts": self.show_shortcuts,
         }
@@ -167,7 +188,7 @@ class MainWindow(QMainWindow):
         menu.addAction(a["file.quit"])
         menu = self.menuBar().addMenu("&Edit")
         for key in ("edit.undo", "edit.redo", None, "edit.draw", "edit.select_mode", "edit.delete",
-                    "edit.duplicate", "edit.copy", "edit.paste", "edit.select_all", None,
+                    "edit.duplicate", "edit.copy", "edit.paste", "edit.select_all", "edit.snap", None,
                     "label.gold", "label.distracted", "label.other"):
             menu.addSeparator() if key is None else menu.addAction(a[key])
         menu.addSeparator()
@@ -180,6 +201,13 @@ class MainWindow(QMainWindow):
         self.captions_action.setCheckable(True)
         self.captions_action.setChecked(True)
         self.captions_action.toggled.connect(self._toggle_captions)
+        menu.addSeparator()
+        ocr_toggle = a["ocr.toggle"]
+        ocr_toggle.setCheckable(True)
+        ocr_toggle.setChecked(self.scene.show_suggestions)
+        menu.addAction(ocr_toggle)
+        menu.addAction(a["ocr.run"])
+        menu.addAction(a["ocr.accept"])
         menu.addSeparator()
         menu.addAction(self.left.toggleViewAction())
         menu.addAction(self.right.toggleViewAction())
@@ -338,6 +366,52 @@ class MainWindow(QMainWindow):
                         list(ws.boxes.values()), reason)
         self.view.fit()
         self._update_counts()
+        self.ocr.show_screen(self.project, ws.screen, run_if_missing=self.scene.show_suggestions)
+
+    # OCR suggestions ----------------------------------------------------------
+    def _suggestions_ready(self, items) -> None:
+        if self.scene.suggestions is not None:
+            self.scene.suggestions.set_items(items)
+
+    def _ocr_busy(self, on: bool) -> None:
+        self.ocr_progress.setVisible(on)
+        self.ocr_cancel.setVisible(on)
+
+    def toggle_suggestions(self) -> None:
+        on = not self.scene.show_suggestions
+        self.scene.set_suggestions_visible(on)
+        self.settings.show_suggestions = on
+        self.actions_by_id["ocr.toggle"].setChecked(on)
+        if on and self.ocr.outcome is None:
+            self.ocr.run()
+
+    def accept_suggestions(self) -> None:
+        if self.scene.suggestions is not None and self.scene.suggestions.selected:
+            self._accept_suggestions(sorted(self.scene.suggestions.selected))
+
+    def _accept_suggestions(self, indices) -> None:
+        layer = self.scene.suggestions
+        if self.ws is None or layer is None:
+            return
+        chosen = [layer.items[i] for i in indices if 0 <= i < len(layer.items)]
+        layer.take_selected()
+        values = [{"x1": s.box[0], "y1": s.box[1], "x2": s.box[2], "y2": s.box[3], "label": self.scene.next_label,
+                   "element_text": s.text, "source": "ocr", "action_type": "type" if s.kind == "input" else "click"}
+                  for s in chosen]
+        self.ws.add_boxes(values, f"Accept {len(values)} suggestion{'s' if len(values) > 1 else ''}")
+
+    def snap_selected(self) -> None:
+        if self.ws is None:
+            return
+        after, rules = {}, set()
+        for box_id in self.scene.selected_ids():
+            b = self.ws.boxes[box_id]
+            (x1, y1, x2, y2), rule = self.ocr.snap((b.x1, b.y1, b.x2, b.y2))
+            rules.add(rule)
+            after[box_id] = {"x1": float(x1), "y1": float(y1), "x2": float(x2), "y2": float(y2)}
+        if after:
+            self.ws.change_boxes(after, "Snap")
+            self.statusBar().showMessage(f"Snapped to: {', '.join(sorted(rules))}", 3000)
 
     def _boxes_put(self, boxes, select: bool) -> None:
         for box in boxes:
@@ -413,8 +487,12 @@ class MainWindow(QMainWindow):
     def _box_drawn(self, rect: QRectF) -> None:
         if self.ws is None:
             return
-        self.ws.add_boxes([{"x1": rect.left(), "y1": rect.top(), "x2": rect.right(), "y2": rect.bottom(),
-                            "label": self.scene.next_label, "source": "manual", "action_type": "click"}])
+        box = (rect.left(), rect.top(), rect.right(), rect.bottom())
+        if self.settings.snap_on_draw:
+            box = tuple(float(v) for v in self.ocr.snap(box)[0])
+        # auto text: a new box gets the OCR words inside it (empty when the screen has no OCR yet)
+        self.ws.add_boxes([{"x1": box[0], "y1": box[1], "x2": box[2], "y2": box[3], "label": self.scene.next_label,
+                            "source": "manual", "action_type": "click", "element_text": self.ocr.text_in(box)}])
 
     def _boxes_moved(self, changes) -> None:
         if self.ws is None:
@@ -432,7 +510,10 @@ class MainWindow(QMainWindow):
             self._update_mode_label()
 
     def delete_selected(self) -> None:
-        if self.ws is not None:
+        layer = self.scene.suggestions
+        if layer is not None and layer.selected:  # Backspace on suggestions dismisses them
+            layer.dismiss_selected()
+        elif self.ws is not None:
             self.ws.delete_boxes(self.selected_ids())
 
     def nudge(self, dx: int, dy: int) -> None:
@@ -524,6 +605,7 @@ class MainWindow(QMainWindow):
         focused = QApplication.focusWidget()
         if focused is not None:
             focused.clearFocus()
+        self.ocr.shutdown()
         self.settings.window_geometry = base64.b64encode(bytes(self.saveGeometry())).decode()
         self.settings.window_state = base64.b64encode(bytes(self.saveState())).decode()
         save_settings(self.settings)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -79,8 +80,38 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.warning)
         layout.addWidget(reset, 0, Qt.AlignLeft)
 
+        ocr = QWidget()
+        form = QFormLayout(ocr)
+        from desktop_app.ocr.registry import status
+
+        self.ocr_engine = QComboBox()
+        for name, (ok, reason) in status(settings.ocr_language).items():
+            self.ocr_engine.addItem(name if ok else f"{name} (unavailable)", name)
+            self.ocr_engine.setItemData(self.ocr_engine.count() - 1, reason, Qt.ToolTipRole)
+        self.ocr_engine.setCurrentIndex(max(self.ocr_engine.findData(settings.ocr_engine), 0))
+        self.ocr_language = QLineEdit(settings.ocr_language)
+        self.easyocr_dir = QLineEdit(settings.easyocr_model_dir)
+        self.easyocr_dir.setPlaceholderText("folder with EasyOCR's .pth model files")
+        self.allow_downloads = QCheckBox("Allow OCR engines to download model files")
+        self.allow_downloads.setChecked(settings.allow_downloads)
+        self.snap_on_draw = QCheckBox("Snap a new box to the element under it")
+        self.snap_on_draw.setChecked(settings.snap_on_draw)
+        self.ocr_reason = QLabel()
+        self.ocr_reason.setWordWrap(True)
+        self.ocr_reason.setStyleSheet("color: gray")
+        self.ocr_engine.currentIndexChanged.connect(
+            lambda _=0: self.ocr_reason.setText(self.ocr_engine.currentData(Qt.ToolTipRole) or ""))
+        self.ocr_reason.setText(self.ocr_engine.currentData(Qt.ToolTipRole) or "")
+        form.addRow("Engine", self.ocr_engine)
+        form.addRow("", self.ocr_reason)
+        form.addRow("Language", self.ocr_language)
+        form.addRow("EasyOCR models", self.easyocr_dir)
+        form.addRow(self.allow_downloads)
+        form.addRow(self.snap_on_draw)
+
         tabs = QTabWidget()
         tabs.addTab(general, "General")
+        tabs.addTab(ocr, "OCR")
         tabs.addTab(keys, "Keyboard")
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         self.buttons.accepted.connect(self.accept)
@@ -112,6 +143,11 @@ class SettingsDialog(QDialog):
         settings.theme = self.theme.currentData()
         settings.palette = self.palette.currentData()
         settings.shortcuts = self._bindings()
+        settings.ocr_engine = self.ocr_engine.currentData()
+        settings.ocr_language = self.ocr_language.text().strip() or "en"
+        settings.easyocr_model_dir = self.easyocr_dir.text().strip()
+        settings.allow_downloads = self.allow_downloads.isChecked()
+        settings.snap_on_draw = self.snap_on_draw.isChecked()
 
 
 class ShortcutsDialog(QDialog):

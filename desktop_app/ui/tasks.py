@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Qt, QThread, Signal
 
 
 class _Worker(QObject):
@@ -38,6 +38,9 @@ class Task(QObject):
         self._worker = _Worker(fn)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
+        # the thread ends as soon as the work does, even if the UI thread is blocked in wait()
+        self._worker.finished.connect(self._thread.quit, Qt.DirectConnection)
+        self._worker.failed.connect(self._thread.quit, Qt.DirectConnection)
         self._worker.progress.connect(self.progress)
         self._worker.finished.connect(self._done)
         self._worker.failed.connect(self._fail)

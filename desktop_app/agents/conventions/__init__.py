@@ -3,7 +3,13 @@
 Every convention reads one family's trained syntax and declares one coordinate space; points come
 back in ORIGINAL image pixels (boxes as their centre, the box kept in `box`), never clamped, so
 out-of-image answers reach scoring. No input raises: what cannot be used gives wrong_format=True.
-The ASK rule shared by all conventions is described in `ask.py`.
+
+Every convention also recognises an ASK (a question to the user, for ambiguous-task runs): a JSON or
+Python object whose action is ask / call_user / ask_user, or a line `ASK: ...`, `ASK [...]`,
+`ask(...)` / `call_user(...)` where the model states its action. It parses to action_type "ask" with
+the question in `text` (None when no question was given). The full rule is in `ask.py`;
+ASK_INSTRUCTION is a one-sentence syntax every convention understands, and each Convention's
+`ask_instruction` phrases it in the family's own syntax.
 
     parse_action("uitars", "Action: click(start_box='(500,500)')", 1280, 800).point == (640.0, 400.0)
 """
@@ -14,6 +20,7 @@ from desktop_app.agents.actions import ParsedAction
 from desktop_app.agents.geometry import Geometry
 
 from . import cogagent, json_text, os_atlas, point, qwen, seeclick, showui, uitars
+from .ask import ASK_INSTRUCTION
 from .base import Convention
 
 # The one registry; order is the order users see in `list_conventions()`.
@@ -46,4 +53,4 @@ def parse_action(convention: str, text: str, width: int, height: int, **resize) 
     return conv.parse(text, Geometry(width, height, **resize))
 
 
-__all__ = ["CONVENTIONS", "Convention", "Geometry", "get_convention", "list_conventions", "parse_action"]
+__all__ = ["ASK_INSTRUCTION", "CONVENTIONS", "Convention", "Geometry", "get_convention", "list_conventions", "parse_action"]

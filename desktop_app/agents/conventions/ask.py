@@ -35,6 +35,12 @@ from .textscan import (
     strip_quotes,
 )
 
+# The one sentence a prompt builder can append to any convention's instruction when asking is allowed:
+# rule 2 below recognises this shape in every convention. Conventions also carry an `ask_instruction`
+# phrased in their own family's syntax, which is preferable for models trained on that syntax.
+ASK_INSTRUCTION = ('To ask the user a question instead of acting, answer with only '
+                   '{"action_type": "ask", "question": "<your question>"}.')
+
 _QUESTION_KEYS = ("question", "text", "content", "value", "message", "query")
 _LINE_PREFIX = re.compile(r"^[\s>*•#-]*(?:[,:]?\s*(?:the\s+)?next\s+action\s+is\s*[:：]?\s*)?", re.I)
 _CALL = re.compile(r"(ask|call_user|ask_user)\s*\(", re.I)

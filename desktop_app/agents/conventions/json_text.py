@@ -21,13 +21,16 @@ _RESULT_ID = re.compile(r"click\s+result\s+(\d+)", re.I)
 
 
 def _from_action_string(action: str, title: str | None) -> Found:
-    """'Click result 3' -> click; the element keeps the whole string, which is what EnvDistraction scores."""
+    """'Click result 3' -> click. The element keeps the whole string plus the title, if any, in the shape
+    of EnvDistraction's labels ("Click result 3, <title>"), so text matching sees both."""
     action = action.strip()
     verb = action.split(None, 1)[0] if action else action
+    title = title.strip() if title else None
     extra = {"title": title}
     if m := _RESULT_ID.search(action):
         extra["result_id"] = int(m.group(1))
-    return Found(name=verb, element=action or None, extra=extra)
+    element = f"{action}, {title}" if action and title else action
+    return Found(name=verb, element=element or None, extra=extra)
 
 
 def parse(text: str) -> Found | None:

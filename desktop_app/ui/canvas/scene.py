@@ -20,6 +20,7 @@ from desktop_app.ui.canvas.items import (
     ImageItem,
     MissingImageItem,
 )
+from desktop_app.ui.canvas.suggestions import SuggestionLayer
 
 MIN_SIZE = 2.0  # px; smaller drags are clicks, not boxes
 
@@ -28,6 +29,7 @@ class AnnotationScene(QGraphicsScene):
     boxDrawn = Signal(QRectF)
     boxesChanged = Signal(list)  # [(box_id, old QRectF, new QRectF)] after a move or resize
     cursorMoved = Signal(QPointF)
+    suggestionActivated = Signal(int)  # double click on an OCR/element suggestion
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -38,6 +40,8 @@ class AnnotationScene(QGraphicsScene):
         self.image_rect = QRectF()
         self.background = None
         self.layer: BoxesLayer | None = None
+        self.suggestions: SuggestionLayer | None = None
+        self.show_suggestions = True
         self.items_by_id: dict[int, BoxItem] = {}
         self._gesture = None  # ("draw", start) | ("move", start, {id: rect}) | ("resize", id, handle, rect)
         self._preview: QGraphicsRectItem | None = None
@@ -56,11 +60,15 @@ class AnnotationScene(QGraphicsScene):
         self.setSceneRect(self.image_rect)
         self.layer = BoxesLayer(self.items_by_id, self.style, self.image_rect)
         self.addItem(self.layer)
+        self.suggestions = SuggestionLayer(self.image_rect)
+        self.suggestions.setVisible(self.show_suggestions)
+        self.addItem(self.suggestions)
         for box in boxes:
             self.put_box(box)
 
     def reset(self) -> None:
         self.layer = None  # first: items being removed must not repaint a deleted layer
+        self.suggestions = None
         self.items_by_id.clear()
         self._preview = None
         self._gesture = None
@@ -154,9 +162,25 @@ class AnnotationScene(QGraphicsScene):
             event.accept()
             return
         item = self._box_at(pos)
+        add = bool(event.modifiers() & (Qt.ControlModifier | Qt.ShiftModifier))
+        hit = self._suggestion_at(pos)
+        if hit is not None and item is not None and not item.isSelected():
+            # the smallest thing under the cursor wins, so a word inside a box stays clickable;
+            # a selected box keeps the click, so it can still be dragged by its text
+            word = self.suggestions.items[hit].rect
+            if word.width() * word.height() < item.rect().width() * item.rect().height():
+                item = None
         if item is None:
-            if not event.modifiers() & (Qt.ControlModifier | Qt.ShiftModifier):
+            if hit is not None:
+                if not add:
+                    self.clearSelection()
+                self.suggestions.toggle(hit, add)
+                event.accept()
+                return
+            if not add:
                 self.clearSelection()
+                if self.suggestions is not None:
+                    self.suggestions.take_selected()
             event.ignore()  # empty space: the view starts a rubber-band selection
             return
         if event.modifiers() & Qt.ControlModifier:
@@ -167,6 +191,24 @@ class AnnotationScene(QGraphicsScene):
         moving = {i.box_id: i.rect() for i in self.selectedItems() if isinstance(i, BoxItem)}
         self._gesture = ("move", pos, moving)
         event.accept()
+
+    def _suggestion_at(self, pos: QPointF) -> int | None:
+        if self.suggestions is None or not self.suggestions.isVisible():
+            return None
+        return self.suggestions.hit(pos)
+
+    def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        hit = self._suggestion_at(event.scenePos()) if self._box_at(event.scenePos()) is None else None
+        if hit is not None and self.mode == "select":
+            self.suggestionActivated.emit(hit)
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def set_suggestions_visible(self, on: bool) -> None:
+        self.show_suggestions = on
+        if self.suggestions is not None:
+            self.suggestions.setVisible(on)
 
     def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
         pos = event.scenePos()

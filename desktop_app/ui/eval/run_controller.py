@@ -1,0 +1,196 @@
+"""Runs executed off the UI thread, reported to it at most ~10 times a second per run.
+
+runner.execute() blocks (it runs its own asyncio loop in a thread), so each run gets a plain
+Python thread here. The runner's progress callback fires once per answer - up to hundreds a
+second - on the runner's loop thread; it only copies the status into the job (no Qt call, no
+lock: one reference assignment). A QTimer on the UI thread looks at the jobs every
+INTERVAL_MS and emits signals for those that moved. So the UI thread never waits on a run,
+the event queue is never flooded, and a burst of answers costs one repaint.
+
+Cancel sets the run's threading.Event: the runner drops in-flight requests within ~50 ms,
+writes what it has, and marks the run cancelled. Resume is `start(run_id)` again: the runner
+skips every sample that already has an answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from desktop_app.agents import runner
+from desktop_app.agents.profiles import AgentProfile
+from desktop_app.agents.runner import RunStatus
+from desktop_app.store import models as m
+from desktop_app.store.project import Project
+from desktop_app.store.queries import EpisodeFilter
+
+log = logging.getLogger(__name__)
+INTERVAL_MS = 100
+
+
+@dataclass
+class _Job:
+    run_id: int
+    cancel: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+    status: RunStatus | None = None  # the latest copy, written by the runner's thread
+    shown: int = -1  # status.done when the UI last heard of it
+    finished: bool = False  # set last by the worker thread
+    error: str = ""
+    started: float = field(default_factory=time.perf_counter)
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class RunController(QObject):
+    """Starts, cancels and resumes runs of one project. Signals arrive on the UI thread.
+
+    progressed(run_id)        the run moved on; read status(run_id)          (<= 10/s per run)
+    predictionsChanged(run_id) new predictions are in the database           (<= 10/s per run)
+    runStarted(run_id)
+    runFinished(run_id)       the run ended: done, cancelled, or failed (then runFailed came first)
+    runFailed(run_id, message) the run could not go on (no API key, database error, ...)
+    """
+
+    progressed = Signal(int)
+    predictionsChanged = Signal(int)
+    runStarted = Signal(int)
+    runFinished = Signal(int)
+    runFailed = Signal(int, str)
+
+    def __init__(self, project: Project, parent=None, interval_ms: int = INTERVAL_MS):
+        super().__init__(parent)
+        self.project = project
+        self._jobs: dict[int, _Job] = {}
+        self._last: dict[int, RunStatus] = {}  # final status of runs that ended in this session
+        self._errors: dict[int, str] = {}
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._poll)
+
+    # starting and stopping -------------------------------------------------------
+    def start_new(self, profile: AgentProfile, flt: EpisodeFilter, name: str = "",
+                  concurrency: int | None = None) -> int:
+        """Create a run (frozen profile + selection) and start it. Raises ProfileError for a bad profile."""
+        run_id = runner.create_run(self.project, profile, flt, name)
+        self.start(run_id, profile=profile, concurrency=concurrency)
+        return run_id
+
+    def start(self, run_id: int, profile: AgentProfile | None = None, concurrency: int | None = None) -> bool:
+        """Execute (or resume) a run. `profile` None: the run's frozen profile, its key looked up
+        again by name. False when the run is already running."""
+        if run_id in self._jobs:
+            return False
+        job = _Job(run_id)
+        self._errors.pop(run_id, None)
+
+        def progress(status: RunStatus) -> None:
+            # runner thread: copy, because the runner keeps mutating its status object
+            snap = copy.copy(status)
+            snap.verdicts = dict(status.verdicts)
+            job.status = snap
+
+        def work() -> None:
+            try:
+                final = runner.execute(self.project, run_id, profile=profile, progress=progress,
+                                       cancel=job.cancel, concurrency=concurrency)
+                job.status = copy.copy(final)
+            except Exception as exc:  # shown in the runs list; never raised into Qt
+                log.exception("run %s failed", run_id)
+                job.error = describe(exc)
+                self._mark_failed(run_id, job.error)
+            finally:
+                job.finished = True
+
+        job.thread = threading.Thread(target=work, name=f"run-controller-{run_id}", daemon=True)
+        self._jobs[run_id] = job
+        job.thread.start()
+        self._timer.start()
+        self.runStarted.emit(run_id)
+        return True
+
+    resume = start
+
+    def cancel(self, run_id: int) -> None:
+        job = self._jobs.get(run_id)
+        if job is not None:
+            job.cancel.set()
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Cancel every run and wait for them to write what they have (closing the project or the app)."""
+        for job in self._jobs.values():
+            job.cancel.set()
+        deadline = time.monotonic() + timeout
+        for job in list(self._jobs.values()):
+            if job.thread is not None:
+                job.thread.join(max(0.0, deadline - time.monotonic()))
+        self._poll()
+
+    # state ------------------------------------------------------------------------
+    def is_running(self, run_id: int) -> bool:
+        return run_id in self._jobs
+
+    def is_cancelling(self, run_id: int) -> bool:
+        job = self._jobs.get(run_id)
+        return job is not None and job.cancel.is_set()
+
+    def running_ids(self) -> list[int]:
+        return sorted(self._jobs)
+
+    def status(self, run_id: int) -> RunStatus | None:
+        """The latest status of a run started in this session (live, or how it ended)."""
+        job = self._jobs.get(run_id)
+        if job is not None:
+            return job.status
+        return self._last.get(run_id)
+
+    def error(self, run_id: int) -> str:
+        return self._errors.get(run_id, "")
+
+    def throughput(self, run_id: int) -> float:
+        """Answers per second of the current (or last) execution."""
+        st = self.status(run_id)
+        return st.done / st.elapsed_s if st and st.elapsed_s > 0 else 0.0
+
+    # the UI-thread side ---------------------------------------------------------------
+    def _poll(self) -> None:
+        for run_id, job in list(self._jobs.items()):
+            finished = job.finished  # read first: status is final once this is True
+            status = job.status
+            if status is not None and status.done != job.shown:
+                job.shown = status.done
+                self.progressed.emit(run_id)
+                self.predictionsChanged.emit(run_id)
+            if finished:
+                del self._jobs[run_id]
+                if status is not None:
+                    self._last[run_id] = status
+                if job.error:
+                    self._errors[run_id] = job.error
+                    self.runFailed.emit(run_id, job.error)
+                self.progressed.emit(run_id)
+                self.predictionsChanged.emit(run_id)
+                self.runFinished.emit(run_id)
+        if not self._jobs:
+            self._timer.stop()
+
+    def _mark_failed(self, run_id: int, message: str) -> None:
+        """The runner marks a run 'running' before it asks for a key; a run that stops on an
+        exception would stay 'running' for ever. Best effort: the database may be the problem."""
+        try:
+            with self.project.transaction() as s:
+                run = s.get(m.Run, run_id)
+                if run is not None:
+                    run.status = "failed"
+                    run.meta = {**(run.meta or {}), "last_error": message[:500]}
+                    s.add(run)
+        except Exception:
+            log.exception("could not mark run %s failed", run_id)

@@ -1,0 +1,339 @@
+"""Choose what to run: agents (and the offline baselines), working patterns, and samples; see how
+many requests and tokens that is before anything is sent.
+
+    dialog = RunDialog(project, browser.current_filter(), selected_episode_ids, parent=window)
+    if dialog.exec() == RunDialog.Accepted:
+        runs_panel.start_runs(dialog.runs(), dialog.run_name())
+
+runs() gives one (profile, EpisodeFilter) per run: every ticked agent x every ticked pattern
+(baselines run once: their clicks do not depend on the prompt). The sample count and the token
+estimate (desktop_app/agents/estimate.py) are computed off the UI thread, a moment after the
+last change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+)
+from sqlalchemy import select
+
+from desktop_app.agents.estimate import Estimate, Selection, count_selection, estimate_run, human_tokens
+from desktop_app.agents.profiles import BASELINES, PATTERNS, AgentProfile, ProfileError, load_profiles
+from desktop_app.agents.runner import DEFAULT_STATUSES, with_default_statuses
+from desktop_app.store import models as m
+from desktop_app.store.project import Project
+from desktop_app.store.queries import EpisodeFilter
+from desktop_app.ui.eval.background import run_in_background
+
+PATTERN_HELP = {
+    "direct": "the task and the screenshot",
+    "cot": "two calls: list the screen's elements, then decide (2 requests per sample)",
+    "action_annotation": "the screen's annotated actions offered as numbered choices",
+    "goal_tagged": "the task between marker tokens; everything else is page content",
+}
+STATUS_CHOICES = (
+    ("default", "Default: the filter's statuses, else " + ", ".join(DEFAULT_STATUSES)),
+    ("accepted", "Accepted only"),
+    ("reviewed", "Accepted and edited"),
+)
+DEBOUNCE_MS = 150
+
+
+class RunDialog(QDialog):
+    """estimateChanged(): the sample count and estimate were updated (estimate(), selection())."""
+
+    estimateChanged = Signal()
+
+    def __init__(self, project: Project, current_filter: EpisodeFilter | None = None,
+                 episode_ids: list[int] | None = None, profiles: dict[str, AgentProfile] | None = None,
+                 parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("New evaluation run")
+        self.project = project
+        self.current_filter = current_filter
+        self.episode_ids = list(episode_ids or [])
+        self._profiles: dict[str, AgentProfile] = {}
+        self._selection: Selection | None = None
+        self._estimate: Estimate | None = None
+        self._generation = 0
+        self.counted = False  # the numbers shown belong to the current choices
+
+        # agents
+        self.agent_list = QListWidget()
+        self.agent_list.itemChanged.connect(self._changed)
+        self.new_agent = QPushButton("New agent…")
+        self.edit_agent = QPushButton("Edit agent…")
+        self.new_agent.clicked.connect(lambda: self._edit_profile(None))
+        self.edit_agent.clicked.connect(self._edit_current)
+        agents_box = QGroupBox("Agents")
+        agents_layout = QVBoxLayout(agents_box)
+        agents_layout.addWidget(self.agent_list)
+        row = QHBoxLayout()
+        row.addWidget(self.new_agent)
+        row.addWidget(self.edit_agent)
+        row.addStretch(1)
+        agents_layout.addLayout(row)
+        self.profile_error = QLabel()
+        self.profile_error.setWordWrap(True)
+        self.profile_error.hide()
+        agents_layout.addWidget(self.profile_error)
+
+        # patterns
+        patterns_box = QGroupBox("Working patterns")
+        patterns_layout = QVBoxLayout(patterns_box)
+        self.own_pattern = QCheckBox("As set in each agent")
+        self.own_pattern.setChecked(True)
+        self.own_pattern.toggled.connect(self._changed)
+        patterns_layout.addWidget(self.own_pattern)
+        self.pattern_checks: dict[str, QCheckBox] = {}
+        for pattern in PATTERNS:
+            check = QCheckBox(pattern)
+            check.setToolTip(PATTERN_HELP.get(pattern, ""))
+            check.toggled.connect(self._changed)
+            self.pattern_checks[pattern] = check
+            patterns_layout.addWidget(check)
+        patterns_layout.addStretch(1)
+
+        # samples
+        samples_box = QGroupBox("Samples")
+        grid = QGridLayout(samples_box)
+        self.source_group = QButtonGroup(self)
+        self.source_buttons: dict[str, QRadioButton] = {}
+        for i, (key, text) in enumerate((("filter", "The browser's current filter"),
+                                         ("ids", f"The selected episodes ({len(self.episode_ids)})"),
+                                         ("split", "Split:"), ("all", "All samples"))):
+            button = QRadioButton(text)
+            self.source_group.addButton(button, i)
+            self.source_buttons[key] = button
+            grid.addWidget(button, i, 0)
+        self.source_buttons["filter"].setEnabled(current_filter is not None)
+        self.source_buttons["ids"].setEnabled(bool(self.episode_ids))
+        self.split_combo = QComboBox()
+        self.split_combo.addItems(self._splits())
+        self.split_combo.currentIndexChanged.connect(lambda _: (self.source_buttons["split"].setChecked(True),
+                                                                self._changed()))
+        grid.addWidget(self.split_combo, 2, 1)
+        self.source_buttons["split"].setEnabled(self.split_combo.count() > 0)
+        first = "ids" if self.episode_ids else "filter" if current_filter is not None else "all"
+        self.source_buttons[first].setChecked(True)
+        self.source_group.idToggled.connect(lambda _id, on: on and self._changed())
+        grid.addWidget(QLabel("Review status:"), 4, 0)
+        self.status_combo = QComboBox()
+        for key, text in STATUS_CHOICES:
+            self.status_combo.addItem(text, key)
+        self.status_combo.currentIndexChanged.connect(self._changed)
+        grid.addWidget(self.status_combo, 4, 1)
+        grid.addWidget(QLabel("Run name (optional):"), 5, 0)
+        self.name_edit = QLineEdit()
+        self.name_edit.setPlaceholderText("agent / pattern")
+        grid.addWidget(self.name_edit, 5, 1)
+
+        self.summary = QLabel("Counting…")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.summary.setToolTip("Requests: 1 per sample, 2 with cot; baselines send none.\n"
+                                "Tokens: OpenAI's image tile rule by detail + prompt text / 4 characters;\n"
+                                "a rough figure, other servers count images differently.")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        self.buttons.button(QDialogButtonBox.Ok).setText("Start")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        top = QHBoxLayout()
+        top.addWidget(agents_box, 3)
+        top.addWidget(patterns_box, 2)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(samples_box)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.buttons)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self._count)
+        self.reload_profiles(profiles)
+        self.resize(720, 560)
+
+    # agents ---------------------------------------------------------------------------
+    def reload_profiles(self, profiles: dict[str, AgentProfile] | None = None) -> None:
+        checked = set(self.checked_agent_names())
+        if profiles is None:
+            try:
+                profiles = load_profiles()
+                self.profile_error.hide()
+            except ProfileError as exc:
+                profiles = {}
+                self.profile_error.setText(str(exc))
+                self.profile_error.show()
+        self._profiles = {**profiles, **{k: v for k, v in BASELINES.items() if k not in profiles}}
+        self.agent_list.blockSignals(True)
+        self.agent_list.clear()
+        for name, profile in self._profiles.items():
+            baseline = name in BASELINES and profile is BASELINES[name]
+            text = f"{name}   (offline baseline)" if baseline else f"{name}   {profile.model} · {profile.convention}"
+            item = QListWidgetItem(text)
+            item.setData(Qt.UserRole, name)
+            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+            item.setCheckState(Qt.Checked if name in checked else Qt.Unchecked)
+            item.setToolTip(f"{profile.base_url or 'no network'}\npattern: {profile.pattern}")
+            self.agent_list.addItem(item)
+        self.agent_list.blockSignals(False)
+        self._changed()
+
+    def checked_agent_names(self) -> list[str]:
+        return [self.agent_list.item(i).data(Qt.UserRole) for i in range(self.agent_list.count())
+                if self.agent_list.item(i).checkState() == Qt.Checked]
+
+    def set_agents(self, names) -> None:
+        wanted = set(names)
+        for i in range(self.agent_list.count()):
+            item = self.agent_list.item(i)
+            item.setCheckState(Qt.Checked if item.data(Qt.UserRole) in wanted else Qt.Unchecked)
+
+    def _edit_current(self) -> None:
+        item = self.agent_list.currentItem()
+        name = item.data(Qt.UserRole) if item is not None else None
+        profile = self._profiles.get(name)
+        if profile is not None and profile.kind == "openai":
+            self._edit_profile(profile)
+
+    def _edit_profile(self, profile: AgentProfile | None) -> None:
+        from desktop_app.ui.eval.profile_dialog import AgentProfileDialog
+
+        dialog = AgentProfileDialog(profile, parent=self)
+        dialog.saved.connect(lambda saved: (self.reload_profiles(), self.set_agents(
+            set(self.checked_agent_names()) | {saved.name})))
+        dialog.exec()
+        dialog.deleteLater()
+
+    # patterns and samples -------------------------------------------------------------
+    def set_patterns(self, patterns: list[str] | None) -> None:
+        """None: each agent's own pattern."""
+        self.own_pattern.setChecked(patterns is None)
+        for name, check in self.pattern_checks.items():
+            check.setChecked(bool(patterns) and name in patterns)
+
+    def patterns(self) -> list[str] | None:
+        if self.own_pattern.isChecked():
+            return None
+        return [p for p, check in self.pattern_checks.items() if check.isChecked()]
+
+    def set_source(self, source: str, split: str | None = None) -> None:
+        """source: filter, ids, split or all."""
+        if split is not None:
+            self.split_combo.setCurrentText(split)
+        self.source_buttons[source].setChecked(True)
+
+    def set_statuses(self, key: str) -> None:
+        self.status_combo.setCurrentIndex(self.status_combo.findData(key))
+
+    def source(self) -> str:
+        return next(k for k, b in self.source_buttons.items() if b.isChecked())
+
+    def selection_filter(self) -> EpisodeFilter:
+        source = self.source()
+        if source == "filter" and self.current_filter is not None:
+            flt = self.current_filter
+        elif source == "ids":
+            flt = EpisodeFilter(ids=tuple(self.episode_ids))
+        elif source == "split":
+            flt = EpisodeFilter(splits=(self.split_combo.currentText(),))
+        else:
+            flt = EpisodeFilter()
+        statuses = {"accepted": ("accepted",), "reviewed": ("accepted", "edited")}.get(self.status_combo.currentData())
+        return replace(flt, review_statuses=statuses) if statuses else flt
+
+    def run_name(self) -> str:
+        return self.name_edit.text().strip()
+
+    def runs(self) -> list[tuple[AgentProfile, EpisodeFilter]]:
+        flt = self.selection_filter()
+        patterns = self.patterns()
+        out = []
+        for name in self.checked_agent_names():
+            profile = self._profiles[name]
+            if profile.kind != "openai" or patterns is None:
+                out.append((profile, flt))  # baselines once: their clicks ignore the prompt
+            else:
+                out += [(replace(profile, pattern=p), flt) for p in patterns]
+        return out
+
+    # the estimate -----------------------------------------------------------------------
+    def selection(self) -> Selection | None:
+        return self._selection
+
+    def estimate(self) -> Estimate | None:
+        return self._estimate
+
+    def _splits(self) -> list[str]:
+        with self.project.reading() as s:
+            return [v for v in s.execute(select(m.Episode.split).distinct().order_by(m.Episode.split)).scalars() if v]
+
+    def _changed(self, *_) -> None:
+        for check in self.pattern_checks.values():
+            check.setEnabled(not self.own_pattern.isChecked())
+        self.counted = False
+        self._update_summary()
+        self._debounce.start()
+
+    def _count(self) -> None:
+        self._generation += 1
+        generation = self._generation
+        flt = with_default_statuses(self.selection_filter())
+        project = self.project
+        run_in_background(self, lambda: count_selection(project, flt),
+                          lambda sel: self._counted(generation, sel),
+                          lambda exc: self._count_failed(generation, exc))
+
+    def _counted(self, generation: int, selection: Selection) -> None:
+        if generation != self._generation:
+            return  # the choices changed while counting
+        self._selection = selection
+        total = Estimate()
+        for profile, _ in self.runs():
+            total.add(estimate_run(profile, selection))
+        self._estimate = total
+        self.counted = True
+        self._update_summary()
+        self.estimateChanged.emit()
+
+    def _count_failed(self, generation: int, exc: Exception) -> None:
+        if generation == self._generation:
+            self.summary.setText(f"Could not count the samples: {exc}")
+
+    def _update_summary(self) -> None:
+        runs = self.runs()
+        ok = self.buttons.button(QDialogButtonBox.Ok)
+        if not self.counted or self._selection is None:
+            self.summary.setText(f"{len(runs)} run(s) · counting samples…")
+            ok.setEnabled(bool(runs))
+            return
+        sel, est = self._selection, self._estimate
+        text = (f"{len(runs)} run(s) · {sel.steps} samples ({sel.episodes} episodes) each · "
+                f"{est.requests} requests")
+        if est.requests:
+            text += (f" · ≈ {human_tokens(est.prompt_tokens)} prompt tokens, "
+                     f"≈ {human_tokens(est.completion_tokens)} completion tokens")
+            if est.cost:
+                text += f" · ≈ ${est.cost:.2f}"
+        self.summary.setText(text)
+        ok.setEnabled(bool(runs) and sel.steps > 0)

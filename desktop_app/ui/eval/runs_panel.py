@@ -1,0 +1,363 @@
+"""The runs of the project: status, progress, throughput, errors; cancel, resume, start new ones;
+and which runs are shown on the canvas (a checkbox with the run's colour).
+
+Wiring (main window):
+    panel = RunsPanel(project)                        # or panel.set_project(project) later
+    panel.set_selection_provider(lambda: (browser.current_filter(), selected_episode_ids))
+    panel.runsVisibilityChanged.connect(refresh_overlay)   # list[int] of visible runs
+    panel.predictionsChanged.connect(lambda run_id: run_id in panel.visible_runs() and refresh_overlay())
+    panel.runFinished.connect(lambda run_id: dashboard.refresh(project, all_run_ids))
+    close: panel.shutdown()                           # cancels running runs, waits for their writes
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+from sqlalchemy import func, select
+
+from desktop_app.agents.profiles import AgentProfile
+from desktop_app.agents.runner import run_filter
+from desktop_app.store import models as m
+from desktop_app.store.project import Project
+from desktop_app.store.queries import EpisodeFilter
+from desktop_app.ui.eval.colours import run_colour, swatch
+from desktop_app.ui.eval.run_controller import RunController
+
+__all__ = ["RunController", "RunsPanel", "RunRow", "load_run_rows"]
+
+DEFAULT_VISIBLE = 4  # on opening a project, the latest runs shown on the canvas
+COLUMNS = ("Run", "Status", "Progress", "Answers/s", "Errors", "Verdicts")
+VERDICT_SHORT = (("gold", "gold"), ("distracted", "dist"), ("other", "other"), ("invalid", "inv"))
+
+
+@dataclass
+class RunRow:
+    """A run as the list shows it, from the database."""
+
+    id: int
+    name: str
+    agent: str
+    pattern: str
+    model: str
+    status: str
+    total: int  # samples in its selection
+    verdicts: dict[str, int] = field(default_factory=dict)  # including "error"
+    last_error: str = ""
+
+    @property
+    def answered(self) -> int:
+        return sum(n for v, n in self.verdicts.items() if v != "error")
+
+    @property
+    def label(self) -> str:
+        return f"{self.agent} / {self.pattern}" if self.agent else self.name
+
+
+def load_run_rows(project: Project) -> list[RunRow]:
+    """Every run with its prediction tally: a few grouped queries, no predictions loaded."""
+    with project.reading() as s:
+        runs = list(s.execute(select(m.Run).order_by(m.Run.id)).scalars())
+        tally: dict[int, dict[str, int]] = {}
+        for run_id, verdict, n in s.execute(select(m.Prediction.run_id, m.Prediction.verdict, func.count())
+                                            .group_by(m.Prediction.run_id, m.Prediction.verdict)):
+            tally.setdefault(run_id, {})[verdict] = n
+        rows = []
+        for run in runs:
+            meta = run.meta or {}
+            try:
+                where = run_filter(run).where()
+                total = s.execute(select(func.count(m.Step.id)).join(m.Episode, m.Episode.id == m.Step.episode_id)
+                                  .where(*where)).scalar_one()
+            except (TypeError, ValueError):  # a selection written by a newer version
+                total = 0
+            rows.append(RunRow(run.id, run.name, meta.get("agent", ""), meta.get("pattern", ""),
+                               meta.get("model", ""), run.status, total, tally.get(run.id, {}),
+                               meta.get("last_error", "")))
+    return rows
+
+
+class RunsPanel(QWidget):
+    """Signals:
+    runFinished(int run_id)             a run started here ended (done, cancelled or failed)
+    predictionsChanged(int run_id)      new predictions of a run are stored (throttled, <= 10/s per run)
+    runsVisibilityChanged(list[int])    the runs ticked for the canvas overlay changed
+    runSelected(int run_id)             the current row changed (0: none)
+    """
+
+    runFinished = Signal(int)
+    predictionsChanged = Signal(int)
+    runsVisibilityChanged = Signal(list)
+    runSelected = Signal(int)
+
+    def __init__(self, project: Project | None = None, parent=None):
+        super().__init__(parent)
+        self.project: Project | None = None
+        self.controller: RunController | None = None
+        self._rows: dict[int, RunRow] = {}
+        self._items: dict[int, QTreeWidgetItem] = {}
+        self._bars: dict[int, QProgressBar] = {}
+        self._visible: set[int] = set()
+        self._loading = False
+        self._provider: Callable[[], tuple[EpisodeFilter | None, list[int] | None]] | None = None
+
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(len(COLUMNS))
+        self.tree.setHeaderLabels(COLUMNS)
+        self.tree.setRootIsDecorated(False)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setSelectionMode(QAbstractItemView.ExtendedSelection)
+        self.tree.header().setSectionResizeMode(0, QHeaderView.Stretch)
+        for column in range(1, len(COLUMNS)):
+            self.tree.header().setSectionResizeMode(column, QHeaderView.ResizeToContents)
+        self.tree.itemChanged.connect(self._item_changed)
+        self.tree.itemSelectionChanged.connect(self._selection_changed)
+
+        self.new_button = QPushButton("New run…")
+        self.cancel_button = QPushButton("Cancel")
+        self.resume_button = QPushButton("Resume")
+        self.refresh_button = QPushButton("Refresh")
+        self.new_button.setToolTip("Run agents on samples (the browser's filter or a split)")
+        self.cancel_button.setToolTip("Stop the selected runs; answers received so far are kept")
+        self.resume_button.setToolTip("Continue the selected runs: only samples without an answer are asked")
+        self.new_button.clicked.connect(self._new_clicked)
+        self.cancel_button.clicked.connect(lambda: [self.cancel(i) for i in self.selected_runs()])
+        self.resume_button.clicked.connect(lambda: [self.resume(i) for i in self.selected_runs()])
+        self.refresh_button.clicked.connect(self.reload)
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.message.setObjectName("runsMessage")
+        self.message.hide()
+
+        buttons = QHBoxLayout()
+        for b in (self.new_button, self.cancel_button, self.resume_button, self.refresh_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(buttons)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.message)
+        if project is not None:
+            self.set_project(project)
+        self._selection_changed()
+
+    # project ----------------------------------------------------------------------
+    def set_project(self, project: Project | None) -> None:
+        """Show another project's runs. Runs of the previous one are cancelled (they resume later)."""
+        if self.controller is not None:
+            self.controller.shutdown()
+            self.controller.deleteLater()
+            self.controller = None
+        self.project = project
+        self._visible.clear()
+        if project is not None:
+            self.controller = RunController(project, self)
+            self.controller.progressed.connect(self._progressed)
+            self.controller.predictionsChanged.connect(self.predictionsChanged)
+            self.controller.runFinished.connect(self._finished)
+            self.controller.runFailed.connect(lambda run_id, msg: self._show_message(f"Run {run_id} failed: {msg}"))
+        self.reload(first=True)
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        if self.controller is not None:
+            self.controller.shutdown(timeout)
+
+    def set_selection_provider(self, provider: Callable[[], tuple[EpisodeFilter | None, list[int] | None]]) -> None:
+        """provider() -> (the browser's current filter, the explicitly selected episode ids or None);
+        "New run..." then opens the RunDialog with them."""
+        self._provider = provider
+
+    # the list -----------------------------------------------------------------------
+    def reload(self, first: bool = False) -> None:
+        before = self.visible_runs()
+        rows = load_run_rows(self.project) if self.project is not None else []
+        self._rows = {r.id: r for r in rows}
+        if first:
+            self._visible = {r.id for r in rows[-DEFAULT_VISIBLE:]}
+        self._visible &= set(self._rows)
+        selected = set(self.selected_runs())
+        self._loading = True
+        self.tree.clear()
+        self._items.clear()
+        self._bars.clear()
+        for row in rows:
+            item = QTreeWidgetItem(self.tree)
+            item.setData(0, Qt.UserRole, row.id)
+            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+            item.setCheckState(0, Qt.Checked if row.id in self._visible else Qt.Unchecked)
+            item.setIcon(0, swatch(run_colour(row.id)))
+            item.setText(0, f"#{row.id}  {row.label}")
+            item.setToolTip(0, f"{row.name}\nmodel: {row.model or '(offline baseline)'}\n"
+                               "Tick to show its answers on the canvas")
+            bar = QProgressBar()
+            bar.setTextVisible(True)
+            bar.setFormat("%v / %m")
+            bar.setMaximumHeight(16)
+            self.tree.setItemWidget(item, 2, bar)
+            self._items[row.id] = item
+            self._bars[row.id] = bar
+            item.setSelected(row.id in selected)
+            self._update_row(row.id)
+        self._loading = False
+        self._selection_changed()
+        if self.visible_runs() != before:
+            self.runsVisibilityChanged.emit(self.visible_runs())
+
+    def _update_row(self, run_id: int) -> None:
+        row, item, bar = self._rows.get(run_id), self._items.get(run_id), self._bars.get(run_id)
+        if row is None or item is None:
+            return
+        live = self.controller.status(run_id) if self.controller else None
+        running = self.controller is not None and self.controller.is_running(run_id)
+        error = (self.controller.error(run_id) if self.controller else "") or row.last_error
+        if running:
+            status = "cancelling…" if self.controller.is_cancelling(run_id) else "running"
+        else:
+            status = row.status if not error or row.status != "failed" else "failed"
+        verdicts = {k: v for k, v in row.verdicts.items() if k != "error"}
+        if live is not None and running:
+            total, done, errors = live.total or row.total, live.skipped + live.done, live.errors
+            for verdict, n in live.verdicts.items():
+                verdicts[verdict] = verdicts.get(verdict, 0) + n
+            rate = self.controller.throughput(run_id)
+        else:
+            total, done, errors = row.total, row.answered + row.verdicts.get("error", 0), row.verdicts.get("error", 0)
+            rate = self.controller.throughput(run_id) if live is not None else 0.0
+        item.setText(1, status)
+        item.setToolTip(1, error or status)
+        if bar is not None:
+            bar.setMaximum(max(total, 1))
+            bar.setValue(min(done, max(total, 1)))
+        item.setText(3, f"{rate:.1f}" if rate else "")
+        item.setText(4, str(errors) if errors else "")
+        item.setToolTip(4, error or "requests that failed; Resume asks them again")
+        item.setText(5, "  ".join(f"{short} {verdicts.get(v, 0)}" for v, short in VERDICT_SHORT))
+
+    def _progressed(self, run_id: int) -> None:
+        if run_id not in self._rows:
+            self.reload()  # started elsewhere (the controller is shared)
+        self._update_row(run_id)
+        self._selection_changed()
+
+    def _finished(self, run_id: int) -> None:
+        self.reload()  # final status and tallies from the database
+        self.runFinished.emit(run_id)
+
+    def _show_message(self, text: str) -> None:
+        self.message.setText(text)
+        self.message.setVisible(bool(text))
+
+    # visibility -----------------------------------------------------------------------
+    def visible_runs(self) -> list[int]:
+        return sorted(self._visible)
+
+    def set_visible_runs(self, run_ids) -> None:
+        wanted = {i for i in run_ids if i in self._rows}
+        if wanted == self._visible:
+            return
+        self._visible = wanted
+        self._loading = True
+        for run_id, item in self._items.items():
+            item.setCheckState(0, Qt.Checked if run_id in wanted else Qt.Unchecked)
+        self._loading = False
+        self.runsVisibilityChanged.emit(self.visible_runs())
+
+    def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
+        if self._loading or column != 0:
+            return
+        run_id = item.data(0, Qt.UserRole)
+        visible = item.checkState(0) == Qt.Checked
+        if visible != (run_id in self._visible):
+            (self._visible.add if visible else self._visible.discard)(run_id)
+            self.runsVisibilityChanged.emit(self.visible_runs())
+
+    def colour_of(self, run_id: int):
+        return run_colour(run_id)
+
+    def label_of(self, run_id: int) -> str:
+        row = self._rows.get(run_id)
+        return f"#{run_id} {row.label}" if row else f"#{run_id}"
+
+    def run_rows(self) -> list[RunRow]:
+        return list(self._rows.values())
+
+    # selection and buttons ----------------------------------------------------------
+    def selected_runs(self) -> list[int]:
+        return sorted(i.data(0, Qt.UserRole) for i in self.tree.selectedItems())
+
+    def _selection_changed(self) -> None:
+        ids = self.selected_runs()
+        running = [i for i in ids if self.controller and self.controller.is_running(i)]
+        resumable = [i for i in ids if i not in running and self._rows.get(i) and self._rows[i].status != "done"]
+        self.cancel_button.setEnabled(bool(running))
+        self.resume_button.setEnabled(bool(resumable))
+        self.new_button.setEnabled(self.project is not None)
+        if not self._loading:
+            current = self.tree.currentItem()
+            self.runSelected.emit(current.data(0, Qt.UserRole) if current is not None else 0)
+
+    def cancel(self, run_id: int) -> None:
+        if self.controller is not None:
+            self.controller.cancel(run_id)
+            self._update_row(run_id)
+
+    def resume(self, run_id: int) -> bool:
+        if self.controller is None or self.controller.is_running(run_id):
+            return False
+        self._show_message("")
+        started = self.controller.start(run_id)
+        self._update_row(run_id)
+        self._selection_changed()
+        return started
+
+    def start_runs(self, runs: list[tuple[AgentProfile, EpisodeFilter]], name: str = "") -> list[int]:
+        """Create and start runs (what RunDialog.runs() returns); they are shown on the canvas."""
+        if self.controller is None:
+            return []
+        started, problems = [], []
+        for profile, flt in runs:
+            try:
+                started.append(self.controller.start_new(profile, flt, name))
+            except Exception as exc:  # a bad profile must not take the window down
+                problems.append(f"{profile.name}: {exc}")
+        self._show_message("; ".join(problems))
+        self._visible |= set(started)
+        self.reload()
+        if started:
+            self.runsVisibilityChanged.emit(self.visible_runs())
+        return started
+
+    def _new_clicked(self) -> None:
+        flt, ids = self._provider() if self._provider else (None, None)
+        self.open_run_dialog(flt, ids)
+
+    def open_run_dialog(self, current_filter: EpisodeFilter | None = None,
+                        episode_ids: list[int] | None = None) -> list[int]:
+        """The RunDialog, modal; starts what it returns."""
+        from desktop_app.ui.eval.run_dialog import RunDialog
+
+        if self.project is None:
+            return []
+        dialog = RunDialog(self.project, current_filter, episode_ids, parent=self)
+        try:
+            if dialog.exec() != RunDialog.Accepted:
+                return []
+            return self.start_runs(dialog.runs(), dialog.run_name())
+        finally:
+            dialog.deleteLater()

@@ -1,0 +1,127 @@
+"""OCR for the window: cached words show at once, missing ones are computed off the UI
+thread, and snapping/auto-text use whatever is known for the current screen."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+
+from desktop_app.ocr.base import OcrOutcome, OcrUnavailable
+from desktop_app.ocr.cache import cached_outcome, load_rgb, ocr_screen
+from desktop_app.ocr.elements import propose, text_inside
+from desktop_app.ocr.snap import snap
+from desktop_app.settings import Settings
+from desktop_app.ui.canvas.suggestions import Suggestion
+from desktop_app.ui.tasks import Task
+
+
+class OcrAssistant(QObject):
+    suggestionsReady = Signal(list)  # [Suggestion] for the current screen
+    status = Signal(str)  # "OCR: rapidocr, 212 words (cached)" or why it could not run
+    busy = Signal(bool)
+
+    def __init__(self, settings: Settings, parent=None):
+        super().__init__(parent)
+        self.settings = settings
+        self.project = None
+        self.screen = None
+        self.outcome: OcrOutcome | None = None
+        self._image: np.ndarray | None = None
+        self._task: Task | None = None
+        self._wanted = None  # screen id the running task is for
+
+    def _options(self) -> dict:
+        if self.settings.ocr_engine == "easyocr":
+            return {"model_dir": self.settings.easyocr_model_dir or None,
+                    "allow_downloads": self.settings.allow_downloads}
+        return {}
+
+    def show_screen(self, project, screen, run_if_missing: bool) -> None:
+        """A new current screen: cached words at once; OCR in the background when asked for."""
+        self.project, self.screen, self.outcome, self._image = project, screen, None, None
+        if screen is None:
+            self.suggestionsReady.emit([])
+            return
+        try:
+            self.outcome = cached_outcome(project, screen, self.settings.ocr_engine, self.settings.ocr_language,
+                                          **self._options())
+        except OcrUnavailable as exc:
+            self.status.emit(f"OCR unavailable: {exc}")
+            self.suggestionsReady.emit([])
+            return
+        if self.outcome is not None:
+            self._publish()
+        else:
+            self.suggestionsReady.emit([])
+            if run_if_missing:
+                self.run()
+
+    def run(self, refresh: bool = False) -> None:
+        if self.screen is None or (self._task is not None and self._wanted == self.screen.id):
+            return
+        project, screen, engine = self.project, self.screen, self.settings.ocr_engine
+        language, options = self.settings.ocr_language, self._options()
+        self._wanted = screen.id
+        self.busy.emit(True)
+        self.status.emit(f"OCR: {engine} running...")
+        task = Task(lambda _progress: ocr_screen(project, screen, engine, language, refresh, **options), self)
+        task.finished.connect(lambda outcome, sid=screen.id: self._done(sid, outcome))
+        task.failed.connect(lambda exc, sid=screen.id: self._failed(sid, exc))
+        self._task = task
+        task.start()
+
+    def cancel(self) -> None:
+        """The engine cannot be interrupted mid-image; its result is simply not shown."""
+        if self._task is not None:
+            self._wanted = None
+            self.busy.emit(False)
+            self.status.emit("OCR cancelled")
+
+    def shutdown(self) -> None:
+        """Wait for a running OCR before the window goes away (a thread must not outlive its owner)."""
+        if self._task is not None:
+            self._wanted = None
+            self._task.wait()
+            self._task = None
+
+    def _done(self, screen_id: int, outcome: OcrOutcome) -> None:
+        self._task = None
+        self.busy.emit(False)
+        if self._wanted == screen_id and self.screen is not None and self.screen.id == screen_id:
+            self.outcome = outcome
+            self._publish()
+        self._wanted = None
+
+    def _failed(self, screen_id: int, exc: Exception) -> None:
+        self._task = None
+        self._wanted = None
+        self.busy.emit(False)
+        self.status.emit(f"OCR failed: {exc}")
+
+    def _publish(self) -> None:
+        o = self.outcome
+        items = [Suggestion(w.xyxy, w.text, w.kind) for w in o.words]
+        items += [Suggestion(p.box, p.text, p.kind) for p in o.elements if p.kind != "text"]
+        self.suggestionsReady.emit(items)
+        self.status.emit(f"OCR: {o.engine}, {len(o.words)} words, {len(o.elements)} elements"
+                         + (" (cached)" if o.cached else f" ({o.duration_ms:.0f} ms)"))
+
+    # helpers for editing ------------------------------------------------------
+    def image(self) -> np.ndarray | None:
+        if self._image is None and self.screen is not None:
+            try:
+                self._image = load_rgb(self.project.image_path(self.screen))
+            except OSError:
+                return None
+        return self._image
+
+    def text_in(self, box) -> str:
+        return text_inside(box, self.outcome.words) if self.outcome else ""
+
+    def snap(self, box) -> tuple[tuple, str]:
+        image = self.image()
+        if image is None:
+            return box, "none"
+        words = self.outcome.words if self.outcome else []
+        proposals = self.outcome.elements if self.outcome else propose(image, [])
+        return snap(image, box, words, proposals)

@@ -1,0 +1,354 @@
+"""OCR, element proposals and the OCR cache, on screens rendered from our own templates.
+
+The truth (text and boxes) comes from the DOM; OCR is the real rapidocr with its bundled
+models. Only two screens are OCR'd for the whole module (plus one refresh), ~1 s each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import socket
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from desktop_app.images import inspect_bytes
+from desktop_app.ocr import registry
+from desktop_app.ocr.base import OcrUnavailable, Proposal, Word, reading_order, split_line
+from desktop_app.ocr.cache import cached_outcome, ocr_project, ocr_screen
+from desktop_app.ocr.easy import EasyOcrEngine, convert_easyocr
+from desktop_app.ocr.elements import box_iou, text_inside
+from desktop_app.ocr.rapid import RapidOcrEngine
+from desktop_app.ocr.tess import TesseractEngine, parse_tsv
+from desktop_app.render.renderer import VIEWPORTS
+from desktop_app.store.models import Screen
+from desktop_app.store.project import Project
+from desktop_app.synth.templates import render_html
+
+SPEC = Path(__file__).resolve().parents[1] / "datasets" / "demo_spec.json"
+SCREENS = ("demo-popup-01", "demo-popup-04")  # e-mail input + submit + close; accept/reject + close
+
+
+def _rgb(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def _add_screen(project, png: bytes) -> Screen:
+    info = inspect_bytes(png)
+    project.media.put(info.sha256, info.ext, info.data)
+    with project.transaction() as s:
+        screen = Screen(sha256=info.sha256, ext=info.ext, width=info.width, height=info.height, source="test")
+        s.add(screen)
+    return screen
+
+
+@pytest.fixture(scope="module")
+def rendered(renderer):
+    entries = {e["id"]: e for e in json.loads(SPEC.read_text(encoding="utf-8"))}
+    out = {}
+    for key in SCREENS:
+        e = entries[key]
+        viewport = VIEWPORTS[e["viewport"]]
+        out[key] = renderer.render(render_html(e["scenario"], e["content"], viewport), viewport)
+    return out
+
+
+@pytest.fixture(scope="module")
+def ocr_done(rendered, tmp_path_factory):
+    """A project holding the two screens, OCR'd once through ocr_project (the bulk path)."""
+    folder = tmp_path_factory.mktemp("ocr") / "proj"
+    calls = []
+    with Project.init(folder) as project:
+        screens = {key: _add_screen(project, r.png) for key, r in rendered.items()}
+        report = ocr_project(project, progress=lambda *a: calls.append(a))
+    return folder, screens, report, calls
+
+
+def _element(rendered, key, role):
+    return next(e for e in rendered[key].elements if e.role == role)
+
+
+# -- the real engine ---------------------------------------------------------------------
+
+@pytest.mark.browser
+def test_rapidocr_runs_from_its_bundled_models_without_network_or_chatter(rendered, monkeypatch, capfd):
+    import rapidocr.utils.download_file as download
+
+    def refuse(*a, **k):
+        raise AssertionError("rapidocr tried to download a file")
+
+    monkeypatch.setattr(download.DownloadFile, "run", classmethod(refuse))
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    capfd.readouterr()
+    engine = RapidOcrEngine("en")  # a fresh instance: loads the three ONNX files again
+    image = _rgb(rendered["demo-popup-01"].png)[180:560, 400:880]  # the dialog only: fast
+    words = engine.read(image)
+    assert {"send", "code", "e-mail"} <= {w.text.casefold() for w in words}
+    err = capfd.readouterr().err
+    assert "INFO" not in err and "Using" not in err, err
+
+
+def test_rapidocr_names_the_languages_it_covers():
+    ok, reason = RapidOcrEngine.available("ar")
+    assert not ok and "'ar'" in reason and "en" in reason
+    assert RapidOcrEngine.available("de") == (True, "")
+
+
+# -- words, proposals, text ----------------------------------------------------------------
+
+@pytest.mark.browser
+def test_button_texts_are_read_and_proposed_with_their_text(ocr_done, rendered):
+    folder, screens, _, _ = ocr_done
+    with Project.open(folder) as project:
+        for key, roles in (("demo-popup-01", ("submit", "input")), ("demo-popup-04", ("accept", "reject"))):
+            outcome = cached_outcome(project, screens[key])
+            assert outcome is not None and outcome.cached
+            read = {w.text.casefold() for w in outcome.words}
+            for role in roles:
+                el = _element(rendered, key, role)
+                # every word of the button is read, exactly (case-insensitive)
+                assert set(el.text.casefold().split()) <= read, (el.text, sorted(read))
+                # the element is proposed where the DOM has it, with that text and kind
+                best = max(outcome.elements, key=lambda p: box_iou(p.box, el.box))
+                assert box_iou(best.box, el.box) >= 0.9, (role, best, el.box)
+                assert best.text.casefold() == el.text.casefold()
+                assert best.kind == ("input" if role == "input" else "button")
+                assert text_inside(el.box, outcome.words).casefold() == el.text.casefold()
+            close = _element(rendered, key, "close")
+            best = max(outcome.elements, key=lambda p: box_iou(p.box, close.box))
+            assert box_iou(best.box, close.box) >= 0.9 and best.kind == "icon"
+
+
+def test_text_inside_takes_words_by_centre_in_reading_order():
+    words = [Word.from_xyxy((60, 10, 90, 20), "world"), Word.from_xyxy((10, 11, 50, 21), "hello"),
+             Word.from_xyxy((10, 30, 40, 40), "again"), Word.from_xyxy((95, 10, 140, 20), "outside")]
+    assert text_inside((0, 0, 100, 50), words) == "hello world again"
+    assert text_inside((200, 200, 300, 300), words) == ""
+
+
+def test_words_and_proposals_survive_json():
+    w = Word(((1, 2), (30, 2.5), (30, 12), (1, 11.5)), "Café", 0.93, "word")
+    assert Word.from_json(json.loads(json.dumps(w.to_json()))) == w
+    assert w.xyxy == (1, 2, 30, 12)
+    p = Proposal((1.0, 2.0, 3.0, 4.0), "button", "OK", 0.5)
+    assert Proposal.from_json(json.loads(json.dumps(p.to_json()))) == p
+
+
+def test_split_line_divides_a_line_by_character_widths():
+    line = Word.from_xyxy((100, 10, 220, 30), "Sign in now", 0.9, "line")
+    words = split_line(line)
+    assert [w.text for w in words] == ["Sign", "in", "now"]
+    boxes = [w.xyxy for w in words]
+    assert boxes[0][0] == 100 and boxes[-1][2] == 220
+    assert all(a[2] < b[0] for a, b in zip(boxes, boxes[1:], strict=False))  # the spaces stay gaps
+    assert boxes[0][2] - boxes[0][0] > boxes[1][2] - boxes[1][0]  # "Sign" is wider than "in"
+    assert all(w.kind == "word" and w.conf == 0.9 and w.xyxy[1] == 10 for w in words)
+
+
+def test_reading_order_keeps_a_line_together_despite_pixel_jitter():
+    a, b = Word.from_xyxy((50, 11, 80, 21), "b"), Word.from_xyxy((10, 10, 40, 20), "a")
+    c = Word.from_xyxy((10, 40, 40, 50), "c")
+    assert [w.text for w in reading_order([c, a, b])] == ["a", "b", "c"]
+
+
+# -- the cache -------------------------------------------------------------------------------
+
+@pytest.mark.browser
+def test_bulk_ocr_then_everything_is_cached_and_survives_reopening(ocr_done):
+    folder, screens, report, calls = ocr_done
+    assert (report.total, report.computed, report.skipped, report.failed) == (2, 2, 0, [])
+    assert calls[0] == ("ocr", 0, 2) and calls[-1] == ("ocr", 2, 2)
+    with Project.open(folder) as project:
+        again = ocr_project(project)  # only missing: nothing to do
+        assert (again.computed, again.skipped) == (0, 2)
+        first = ocr_screen(project, screens["demo-popup-01"])
+        assert first.cached and first.engine == "rapidocr" and first.duration_ms > 0
+        timings = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            hit = ocr_screen(project, screens["demo-popup-01"].id)  # by id works too
+            timings.append(time.perf_counter() - t0)
+        assert hit.cached and hit.words == first.words and hit.elements == first.elements
+        assert min(timings) < 0.05  # goal 10 ms; lenient on a busy test machine
+
+
+@pytest.mark.browser
+def test_refresh_recomputes_and_replaces_the_cached_row(ocr_done):
+    folder, screens, _, _ = ocr_done
+    with Project.open(folder) as project:
+        fresh = ocr_screen(project, screens["demo-popup-04"], refresh=True)
+        assert not fresh.cached and fresh.words
+        from sqlmodel import func, select
+
+        from desktop_app.store.models import OcrResult
+
+        with project.reading() as s:
+            rows = s.exec(select(func.count()).select_from(OcrResult)
+                          .where(OcrResult.sha256 == screens["demo-popup-04"].sha256)).one()
+        assert rows == 1
+        assert ocr_screen(project, screens["demo-popup-04"]).cached
+
+
+def test_cache_key_holds_language_and_pipeline_but_not_paths():
+    a = registry.settings_json("easyocr", "en", model_dir="/a", allow_downloads=True)
+    b = registry.settings_json("easyocr", "en", model_dir="/b")
+    assert a == b and json.loads(a) == {"language": "en", "pipeline": registry.PIPELINE_VERSION}
+    assert registry.settings_json("rapidocr", "de") != registry.settings_json("rapidocr", "en")
+
+
+def test_cancelled_bulk_run_reads_nothing(project, rendered):
+    _add_screen(project, rendered["demo-popup-01"].png)
+    report = ocr_project(project, cancel=lambda: True)
+    assert report.cancelled and report.computed == 0 and "cancelled" in report.summary()
+
+
+def test_bulk_run_reports_a_missing_image_and_goes_on(project):
+    with project.transaction() as s:
+        s.add(Screen(sha256="f" * 64, ext="png", width=10, height=10))
+    report = ocr_project(project)
+    assert report.computed == 0 and len(report.failed) == 1 and "f" * 12 in report.summary()
+
+
+# -- the other engines: messages, and their output formats --------------------------------
+
+def test_registry_names_engines_and_refuses_unknown_ones():
+    assert set(registry.ENGINES) == {"rapidocr", "easyocr", "tesseract"}
+    assert set(registry.status()) == set(registry.ENGINES)
+    with pytest.raises(OcrUnavailable, match="unknown OCR engine 'paddle'.*rapidocr"):
+        registry.get_engine("paddle")
+    assert registry.available("paddle")[0] is False
+
+
+def test_easyocr_not_installed_says_so(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "easyocr" else real(name, *a))
+    ok, reason = EasyOcrEngine.available("en")
+    assert not ok and "easyocr is not installed" in reason and "pip install easyocr" in reason
+    with pytest.raises(OcrUnavailable, match="not installed"):
+        EasyOcrEngine("en")
+
+
+@pytest.fixture
+def fake_easyocr(tmp_path, monkeypatch):
+    """An importable `easyocr` whose Reader records how it was called (stands in for the
+    1 GB package; it is not our code)."""
+    pkg = tmp_path / "site" / "easyocr"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(textwrap.dedent("""
+        calls = []
+        class Reader:
+            def __init__(self, lang_list, **kw):
+                calls.append((lang_list, kw))
+    """))
+    monkeypatch.syspath_prepend(str(pkg.parent))
+    monkeypatch.delitem(sys.modules, "easyocr", raising=False)
+    yield
+    sys.modules.pop("easyocr", None)
+
+
+def test_easyocr_without_weights_names_the_files_and_the_folder_and_never_loads(fake_easyocr, tmp_path):
+    folder = tmp_path / "weights"
+    ok, reason = EasyOcrEngine.available("en", model_dir=str(folder))
+    assert not ok
+    assert "craft_mlt_25k.pth" in reason and "english_g2.pth" in reason and str(folder) in reason
+    with pytest.raises(OcrUnavailable, match="english_g2.pth"):
+        EasyOcrEngine("en", model_dir=str(folder))
+    import easyocr
+
+    assert easyocr.calls == []  # refused before any Reader (which would download) was made
+    assert "latin_g2.pth" in EasyOcrEngine.available("de", model_dir=str(folder))[1]
+
+
+def test_easyocr_with_weights_loads_with_downloads_disabled(fake_easyocr, tmp_path):
+    folder = tmp_path / "weights"
+    folder.mkdir()
+    for name in ("craft_mlt_25k.pth", "english_g2.pth"):
+        (folder / name).write_bytes(b"weights")
+    assert EasyOcrEngine.available("en", model_dir=str(folder)) == (True, "")
+    EasyOcrEngine("en", model_dir=str(folder))
+    EasyOcrEngine("en", model_dir=str(tmp_path / "elsewhere"), allow_downloads=True)
+    import easyocr
+
+    (langs, kw), (_, kw2) = easyocr.calls
+    assert langs == ["en"] and kw["download_enabled"] is False and kw["model_storage_directory"] == str(folder)
+    assert kw2["download_enabled"] is True  # only when the caller allows it
+
+
+def test_easyocr_output_becomes_words():
+    # readtext(detail=1) output, as easyocr returns it: numpy ints, numpy float confidence
+    sample = [
+        ([[np.int32(10), np.int32(20)], [np.int32(130), np.int32(20)], [np.int32(130), np.int32(44)],
+          [np.int32(10), np.int32(44)]], "Send me my code", np.float64(0.97)),
+        ([[200, 21], [240, 21], [240, 43], [200, 43]], "Cart", 0.88),
+        ([[300, 21], [320, 21], [320, 43], [300, 43]], " ", 0.1),
+    ]
+    words = convert_easyocr(sample)
+    assert [w.text for w in words] == ["Send", "me", "my", "code", "Cart"]
+    assert words[-1].xyxy == (200, 21, 240, 43) and words[-1].conf == pytest.approx(0.88)
+    assert words[0].xyxy[0] == 10 and words[3].xyxy[2] == 130 and all(w.kind == "word" for w in words)
+    assert isinstance(words[0].conf, float)
+
+
+TSV = (
+    "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+    "1\t1\t0\t0\t0\t0\t0\t0\t2560\t1600\t-1\t\n"
+    "2\t1\t1\t0\t0\t0\t900\t960\t300\t40\t-1\t\n"
+    "4\t1\t1\t1\t1\t0\t900\t960\t300\t40\t-1\t\n"
+    "5\t1\t1\t1\t1\t1\t900\t960\t120\t40\t96.5\tAccept\n"
+    "5\t1\t1\t1\t1\t2\t1040\t962\t160\t38\t91.25\tcookies\n"
+    "5\t1\t1\t1\t1\t3\t1210\t962\t10\t38\t12.0\t \n"
+)
+
+
+def test_tesseract_tsv_becomes_words_in_image_pixels():
+    words = parse_tsv(TSV, scale=2.0)
+    assert [(w.text, w.xyxy) for w in words] == [("Accept", (450, 480, 510, 500)), ("cookies", (520, 481, 600, 500))]
+    assert words[0].conf == pytest.approx(0.965)
+    assert parse_tsv("") == [] and parse_tsv("garbage\nrow") == []
+
+
+def test_tesseract_missing_binary_says_how_to_install(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    ok, reason = TesseractEngine.available("en")
+    assert not ok and "tesseract binary not found on PATH" in reason and "apt install tesseract-ocr" in reason
+    with pytest.raises(OcrUnavailable, match="not found on PATH"):
+        registry.get_engine("tesseract")
+
+
+# -- command line ------------------------------------------------------------------------------
+
+def _cli(argv):
+    from desktop_app.cli.main import _add_project
+    from desktop_app.ocr.cli import add_ocr_command
+
+    parser = argparse.ArgumentParser(prog="screenlab")
+    add_ocr_command(parser.add_subparsers(dest="command"), _add_project)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+@pytest.mark.browser
+def test_cli_ocr_reports_what_it_did(ocr_done, capsys):
+    folder, _, _, _ = ocr_done
+    assert _cli(["ocr", str(folder), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "2 screens, 0 read, 2 already cached, 0 failed" in out
+
+
+def test_cli_ocr_with_an_unavailable_engine_fails_cleanly(project, monkeypatch, tmp_path, capsys):
+    _add_screen_png = Image.new("RGB", (20, 20), "white")
+    buf = io.BytesIO()
+    _add_screen_png.save(buf, format="PNG")
+    _add_screen(project, buf.getvalue())
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert _cli(["ocr", str(project.folder), "--engine", "tesseract"]) == 2
+    assert "tesseract binary not found" in capsys.readouterr().err
