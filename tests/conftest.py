@@ -30,6 +30,19 @@ def project(tmp_path):
         yield p
 
 
+@pytest.fixture
+def demo_copy(tmp_path):
+    """A project folder holding the bundled demo dataset."""
+    from desktop_app.formats.transfer import import_path
+    from desktop_app.paths import demo_dataset_dir
+    from desktop_app.store.project import Project
+
+    path = tmp_path / "demo"
+    with Project.init(path) as project:
+        import_path(project, demo_dataset_dir(), "screenlab")
+    return path
+
+
 def make_image(path: Path, size=(200, 100), color="white", fmt=None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     Image.new("RGB", size, color).save(path, format=fmt)

@@ -17,7 +17,7 @@ from desktop_app.settings import Settings, load_settings
 from desktop_app.store.project import Project
 
 from conftest import make_image
-from test_gui_editing import demo_copy, open_window  # noqa: F401  (fixture)
+from test_gui_editing import open_window
 
 pytestmark = pytest.mark.gui
 

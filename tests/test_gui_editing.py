@@ -7,8 +7,6 @@ from PySide6.QtWidgets import QApplication
 from sqlalchemy import text
 from sqlmodel import select
 
-from desktop_app.formats.transfer import import_path
-from desktop_app.paths import demo_dataset_dir
 from desktop_app.settings import Settings
 from desktop_app.store.models import ActionBox, AuditEntry, Episode, Step
 from desktop_app.store.project import Project
@@ -16,14 +14,6 @@ from desktop_app.store.project import Project
 from gui_helpers import click, drag, key
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture
-def demo_copy(tmp_path):
-    path = tmp_path / "demo"
-    with Project.init(path) as project:
-        import_path(project, demo_dataset_dir(), "screenlab")
-    return path
 
 
 def open_window(qtbot, path, settings=None):

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.settings import Settings
 
 from gui_helpers import click, drag, key
-from test_gui_editing import demo_copy, open_window, stored  # noqa: F401  (fixture)
+from test_gui_editing import open_window, stored
 
 pytestmark = pytest.mark.gui
 
