@@ -9,6 +9,8 @@ request routing: the browser never touches the network or the file system.
 
 from __future__ import annotations
 
+import atexit
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
@@ -90,14 +92,39 @@ async () => {
 """
 
 
+_drivers = threading.local()
+
+
+def _playwright():
+    """One Playwright driver per thread, shared by every Renderer in it: the sync API allows
+    only one per thread (a second start fails with "Sync API inside the asyncio loop")."""
+    pw = getattr(_drivers, "pw", None)
+    if pw is None:
+        from playwright.sync_api import sync_playwright
+
+        pw = sync_playwright().start()
+        _drivers.pw = pw
+        atexit.register(_stop, pw)
+    return pw
+
+
+def _stop(pw) -> None:
+    try:
+        pw.stop()
+    except Exception:  # at interpreter exit the driver may already be gone
+        pass
+
+
 class Renderer:
     """One browser, reused for many renders (starting Chromium costs ~0.5 s)."""
 
     def __init__(self, assets: Path | None = None, browser_path: str = ""):
         self.assets = Path(assets or resources_dir())
         self.browser_path = browser_path
-        self._pw = None
         self._browser = None
+        self._context = None
+        self._page = None
+        self._job: tuple = ("", None)
 
     def __enter__(self) -> Renderer:
         self.start()
@@ -107,24 +134,15 @@ class Renderer:
         self.close()
 
     def start(self) -> None:
-        from playwright.sync_api import sync_playwright
-
-        self._pw = sync_playwright().start()
-        try:
-            self._browser = self._pw.chromium.launch(
-                executable_path=find_browser(self._pw, self.browser_path), args=launch_args(), headless=True)
-        except BaseException:
-            self._pw.stop()
-            self._pw = None
-            raise
+        pw = _playwright()
+        self._browser = pw.chromium.launch(
+            executable_path=find_browser(pw, self.browser_path), args=launch_args(), headless=True)
 
     def close(self) -> None:
+        self._drop_page()
         if self._browser is not None:
             self._browser.close()
             self._browser = None
-        if self._pw is not None:
-            self._pw.stop()
-            self._pw = None
 
     def _serve(self, route, html: str, files: dict[str, bytes] | None = None) -> None:
         url = route.request.url
@@ -146,21 +164,38 @@ class Renderer:
         kind = _TYPES.get(file.suffix.lower(), "application/octet-stream")
         route.fulfill(status=200, content_type=kind, body=file.read_bytes())
 
-    def render(self, html: str, viewport: Viewport = DESKTOP, files: dict[str, bytes] | None = None) -> Rendered:
+    def _ready_page(self):
+        """One context and page, reused: a new context per render cost ~150 ms. Every render
+        navigates afresh, so no page state carries over; the routes read the current job."""
         if self._browser is None:
             self.start()
-        context = self._browser.new_context(
-            viewport={"width": viewport.width, "height": viewport.height}, device_scale_factor=1,
-            locale="en-US", timezone_id="UTC", color_scheme="light", java_script_enabled=True,
-        )
+        if self._page is None or self._page.is_closed():
+            self._context = self._browser.new_context(
+                viewport={"width": DESKTOP.width, "height": DESKTOP.height}, device_scale_factor=1,
+                locale="en-US", timezone_id="UTC", color_scheme="light", java_script_enabled=True)
+            self._page = self._context.new_page()
+            self._page.route("**/*", lambda route: self._serve(route, *self._job))
+        return self._page
+
+    def render(self, html: str, viewport: Viewport = DESKTOP, files: dict[str, bytes] | None = None) -> Rendered:
+        page = self._ready_page()
+        self._job = (html, files)
         try:
-            page = context.new_page()
-            page.route("**/*", lambda route: self._serve(route, html, files))
+            page.set_viewport_size({"width": viewport.width, "height": viewport.height})
             page.goto(f"{ORIGIN}/page.html", wait_until="load")
             marked = page.evaluate(_READ_MARKED)
             png = page.screenshot(type="png", animations="disabled", caret="hide")
-        finally:
-            context.close()
+        except BaseException:
+            self._drop_page()  # a page in an unknown state is not reused
+            raise
         elements = [MarkedElement(m["label"], m["action"], m["text"], m["role"],
                                   tuple(m["box"]) if m["box"] else None, m["covered"]) for m in marked]
         return Rendered(png, viewport.width, viewport.height, elements)
+
+    def _drop_page(self) -> None:
+        if self._context is not None:
+            try:
+                self._context.close()
+            except Exception:  # the browser may be gone already
+                pass
+        self._context = self._page = None

@@ -31,7 +31,7 @@ def environment() -> jinja2.Environment:
 
 
 def render_html(scenario: str, content: dict[str, Any], viewport: Viewport) -> str:
-    if scenario not in SCENARIOS:
+    if scenario not in (*SCENARIOS, "overlay"):
         raise ValueError(f"unknown scenario '{scenario}' (one of {', '.join(SCENARIOS)})")
     template = environment().get_template(f"{scenario}.html.j2")
     return template.render(c=content, viewport=viewport.name, origin=ORIGIN)

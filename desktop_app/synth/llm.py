@@ -1,0 +1,98 @@
+"""Asking an LLM for JSON: one prompt template, one schema, retries with the validation error.
+
+Every call is recorded (template, prompt text, raw answers, token counts) so the sample
+carries its full provenance. Model output is data: parsed as JSON, validated, never run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+
+from desktop_app.paths import resources_dir
+from desktop_app.secrets import resolve_key
+from desktop_app.synth.schema import SchemaError, validate
+
+MAX_ATTEMPTS = 3
+
+
+class SynthError(RuntimeError):
+    """A generation step could not produce a valid answer; the sample is skipped and reported."""
+
+
+@dataclass
+class LlmEndpoint:
+    base_url: str
+    model: str
+    temperature: float = 1.0
+    api_key_env: str = ""
+    use_keyring: bool = False
+    timeout_s: float = 90.0
+    max_tokens: int = 800
+
+    def client(self):
+        import openai
+
+        return openai.OpenAI(base_url=self.base_url, timeout=self.timeout_s, max_retries=2,
+                             api_key=resolve_key("llm-endpoint", self.api_key_env, self.use_keyring))
+
+    @classmethod
+    def from_settings(cls, settings) -> LlmEndpoint | None:
+        if not (settings.llm_base_url and settings.llm_model):
+            return None
+        return cls(settings.llm_base_url, settings.llm_model, settings.llm_temperature,
+                   settings.llm_api_key_env, settings.llm_use_keyring)
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(resources_dir() / "prompts" / "synth"),
+                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                              autoescape=False)  # prompts are plain text
+
+
+def prompt_text(template: str, **values: Any) -> str:
+    return _env().get_template(template).render(**values).strip()
+
+
+class LlmSession:
+    """One client for a generation run; `ask` returns validated data and records the call."""
+
+    SYSTEM = ("You write realistic user-interface text for a research dataset about how GUI agents "
+              "react to distractions. Answer with JSON only, exactly in the shape asked for.")
+
+    def __init__(self, endpoint: LlmEndpoint, temperature: float | None = None):
+        self.endpoint = endpoint
+        self.temperature = endpoint.temperature if temperature is None else temperature
+        self._client = endpoint.client()
+
+    def ask(self, template: str, spec: Any, calls: list[dict], **values: Any) -> Any:
+        prompt = prompt_text(template, **values)
+        messages = [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": prompt}]
+        record = {"step": template.removesuffix(".j2"), "template": template, "prompt": prompt, "answers": [],
+                  "prompt_tokens": 0, "completion_tokens": 0, "temperature": self.temperature}
+        calls.append(record)
+        error = ""
+        for _ in range(MAX_ATTEMPTS):
+            started = time.perf_counter()
+            response = self._client.chat.completions.create(
+                model=self.endpoint.model, messages=messages, temperature=self.temperature,
+                max_tokens=self.endpoint.max_tokens)
+            text = (response.choices[0].message.content or "") if response.choices else ""
+            usage = response.usage
+            record["prompt_tokens"] += getattr(usage, "prompt_tokens", 0) or 0
+            record["completion_tokens"] += getattr(usage, "completion_tokens", 0) or 0
+            record["answers"].append({"text": text, "ms": round((time.perf_counter() - started) * 1000)})
+            try:
+                return validate(text, spec)
+            except SchemaError as exc:
+                error = str(exc)
+                record["answers"][-1]["error"] = error
+                messages += [{"role": "assistant", "content": text},
+                             {"role": "user", "content": f"That answer was not usable: {error}. "
+                                                         "Answer again with only the corrected JSON."}]
+        raise SynthError(f"step '{record['step']}': no valid answer after {MAX_ATTEMPTS} attempts ({error})")
