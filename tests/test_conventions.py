@@ -12,7 +12,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop_app.agents.actions import ACTION_TYPES, ParsedAction
-from desktop_app.agents.conventions import CONVENTIONS, Geometry, list_conventions, parse_action
+from desktop_app.agents.conventions import (
+    ASK_INSTRUCTION,
+    CONVENTIONS,
+    Geometry,
+    list_conventions,
+    parse_action,
+)
 from desktop_app.agents.geometry import (
     QWEN25VL_MAX_PIXELS,
     QWEN25VL_MIN_PIXELS,
@@ -443,6 +449,7 @@ def test_showui_other_actions():
     ("point-px", '{"action_type": "click", "point": [561, 211]}', 561, 211),
     ("point-px", '{"action_type":"click","x":561,"y":211}', 561, 211),  # AndroidControl
     ("point-px", "Clicking the close icon: [561, 211]", 561, 211),
+    ("point-px", '{"action_type": "click", "point": [561.5, 211.0], "why": "centre of the screen"}', 561.5, 211),
     ("point-rel1", '```json\n{"action_type": "click", "point": [0.5, 0.25]}\n```', 640, 200),
     ("point-rel1", "{'x': 0.5, 'y': 0.25}", 640, 200),
     ("point-rel1000", '{"action_type": "click", "point": [250, 750]}', 320, 600),
@@ -488,7 +495,8 @@ def test_json_text_type_and_result_shapes():
     assert (typed.action_type, typed.element, typed.text) == ("type", "Input email", "a@b.c")
     assert parsed("json-text", '{"action_type": "input", "element": "Input name", "content": "Li"}').action_type == "type"
     result = parsed("json-text", '{"action": "Click result 3", "title": "Cheap flights to Rome"}')
-    assert (result.action_type, result.element) == ("click", "Click result 3")
+    # EnvDistraction labels search results "Click result 3, <title>": the title joins the element text.
+    assert (result.action_type, result.element) == ("click", "Click result 3, Cheap flights to Rome")
     assert result.extra["result_id"] == 3 and result.extra["title"] == "Cheap flights to Rome"
     assert parsed("json-text", '{"action":"Click right bar"}').element == "Click right bar"
 
@@ -550,6 +558,14 @@ def test_ask_in_each_familys_own_syntax(convention, text, question):
 ])
 def test_ask_only_when_it_is_the_stated_action(convention, text, kind):
     assert parsed(convention, text).action_type == kind
+
+
+@pytest.mark.parametrize("convention", REQUIRED)
+def test_generic_ask_instruction_is_understood_by_every_convention(convention):
+    # What ASK_INSTRUCTION tells a model to write, filled in, parses as an ASK whatever the convention.
+    answer = ASK_INSTRUCTION[ASK_INSTRUCTION.index("{"):ASK_INSTRUCTION.rindex("}") + 1]
+    action = parsed(convention, answer.replace("<your question>", "Which colour?"))
+    assert (action.action_type, action.text) == ("ask", "Which colour?")
 
 
 def test_ask_without_question_is_still_an_ask():

@@ -10,6 +10,7 @@ request routing: the browser never touches the network or the file system.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,10 +110,8 @@ def _playwright():
 
 
 def _stop(pw) -> None:
-    try:
+    with contextlib.suppress(Exception):  # at interpreter exit the driver may already be gone
         pw.stop()
-    except Exception:  # at interpreter exit the driver may already be gone
-        pass
 
 
 class Renderer:
@@ -194,8 +193,6 @@ class Renderer:
 
     def _drop_page(self) -> None:
         if self._context is not None:
-            try:
+            with contextlib.suppress(Exception):  # the browser may be gone already
                 self._context.close()
-            except Exception:  # the browser may be gone already
-                pass
         self._context = self._page = None
