@@ -32,8 +32,10 @@ from desktop_app.ui.commands import NUDGE_ID
 from desktop_app.ui.filmstrip import Filmstrip
 from desktop_app.ui.ocr_assist import OcrAssistant
 from desktop_app.ui.properties import PropertiesPanel
+from desktop_app.ui.render_service import RenderService
+from desktop_app.ui.review_panel import ReviewPanel
 from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
-from desktop_app.ui.shortcuts import ACTIONS, NUDGES, keys_for
+from desktop_app.ui.shortcuts import ACTIONS, NUDGES, keys_for, review_keys
 from desktop_app.ui.theme import apply_theme
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
 from desktop_app.ui.workspace import Workspace
@@ -53,6 +55,10 @@ class MainWindow(QMainWindow):
         self.browser: SampleBrowser | None = None
         self.properties: PropertiesPanel | None = None
         self._clipboard: list[dict] = []
+        self.review_mode = False
+        self.review: ReviewPanel | None = None
+        self.review_dock: QDockWidget | None = None
+        self._render_service: RenderService | None = None
         self.setWindowTitle("ScreenLab")
         self.resize(1500, 900)
 
@@ -120,7 +126,7 @@ class MainWindow(QMainWindow):
         self._update_mode_label()
 
     def _update_mode_label(self) -> None:
-        mode = "Drawing" if self.scene.mode == "draw" else "Select"
+        mode = "Reviewing" if self.review_mode else "Drawing" if self.scene.mode == "draw" else "Select"
         self.mode_label.setText(f"{mode} · next box: {self.scene.next_label}")
 
     def _set_saved(self, ok: bool, message: str = "") -> None:
@@ -154,6 +160,14 @@ class MainWindow(QMainWindow):
             "ocr.run": lambda: self.ocr.run(refresh=True), "ocr.accept": self.accept_suggestions,
             "view.zoom_in": self.view.zoom_in, "view.zoom_out": self.view.zoom_out, "view.fit": self.view.fit,
             "view.actual": self.view.actual_size, "help.shortcuts": self.show_shortcuts,
+            "review.mode": self.toggle_review_mode,
+            "review.accept": lambda: self.review and self.review.accept_current(),
+            "review.reject": lambda: self.review and self.review.reject_current(),
+            "review.edit": lambda: self.review and self.review.focus_texts(),
+            "review.apply": lambda: self.review and self.review.apply_texts(),
+            "review.regenerate": lambda: self.review and self.review.regenerate(),
+            "review.next": lambda: self.browser and self.browser.step(1),
+            "review.prev": lambda: self.browser and self.browser.step(-1),
         }
         for direction, (dx, dy) in NUDGES.items():
             handlers[direction] = lambda _checked=False, dx=dx, dy=dy: self.nudge(dx, dy)
@@ -170,8 +184,14 @@ class MainWindow(QMainWindow):
         self.apply_shortcuts()
 
     def apply_shortcuts(self) -> None:
+        """In the verification queue the review keys (A, R, E, G, N, P) take over; elsewhere they are off."""
+        taken = review_keys(self.settings.shortcuts) if self.review_mode else set()
         for spec in ACTIONS:
             keys = keys_for(spec.id, self.settings.shortcuts)
+            if spec.mode == "review":
+                keys = keys if self.review_mode else ()
+            else:
+                keys = tuple(k for k in keys if k.lower() not in taken)
             self.actions_by_id[spec.id].setShortcuts([QKeySequence(k) for k in keys])
 
     def _make_menus(self) -> None:
@@ -214,6 +234,14 @@ class MainWindow(QMainWindow):
         menu = self.menuBar().addMenu("&Navigate")
         for key in ("nav.prev", "nav.next", "nav.prev_step", "nav.next_step", "nav.search",
                     "edit.next_box", "edit.prev_box"):
+            menu.addAction(a[key])
+        menu = self.menuBar().addMenu("&Review")
+        review_toggle = a["review.mode"]
+        review_toggle.setCheckable(True)
+        menu.addAction(review_toggle)
+        menu.addSeparator()
+        for key in ("review.accept", "review.reject", "review.edit", "review.apply", "review.regenerate",
+                    "review.next", "review.prev"):
             menu.addAction(a[key])
         menu = self.menuBar().addMenu("&Help")
         menu.addAction(a["help.shortcuts"])
@@ -268,6 +296,7 @@ class MainWindow(QMainWindow):
     def close_project(self) -> None:
         if self.project is None:
             return
+        self.set_review_mode(False)
         self.scene.reset()
         for dock in (self.left, self.right):
             widget = dock.widget()
@@ -346,6 +375,60 @@ class MainWindow(QMainWindow):
 
         QMessageBox.about(self, "About ScreenLab", f"ScreenLab {__version__}\nLabel screens, synthesize "
                           "distracting screens and evaluate GUI agents.")
+
+    # verification queue -------------------------------------------------------
+    def render_service(self) -> RenderService:
+        if self._render_service is None:
+            self._render_service = RenderService(self.settings.browser_path)
+        return self._render_service
+
+    def toggle_review_mode(self) -> None:
+        self.set_review_mode(not self.review_mode)
+
+    def set_review_mode(self, on: bool) -> None:
+        if self.ws is None or on == self.review_mode:
+            return
+        self.review_mode = on
+        self.actions_by_id["review.mode"].setChecked(on)
+        if on:
+            from desktop_app.synth.llm import LlmEndpoint
+
+            self.review = ReviewPanel(self.ws, self.render_service(), LlmEndpoint.from_settings(self.settings))
+            self.review.reviewed.connect(self._after_review)
+            self.review.replaced.connect(self._after_regenerate)
+            self.review.navigate.connect(lambda d: self.browser.step(d))
+            self.review.message.connect(lambda t: self.statusBar().showMessage(t, 8000))
+            self.review_dock = QDockWidget("Verify", self)
+            self.review_dock.setObjectName("review-dock")
+            self.review_dock.setWidget(self.review)
+            self.addDockWidget(Qt.RightDockWidgetArea, self.review_dock)
+            self.tabifyDockWidget(self.right, self.review_dock)
+            self.review_dock.raise_()
+            self.browser.status.setCurrentIndex(self.browser.status.findData("pending"))
+        else:
+            self.removeDockWidget(self.review_dock)
+            self.review_dock.deleteLater()
+            self.review = self.review_dock = None
+            self.browser.status.setCurrentIndex(0)
+        self.apply_shortcuts()
+        self._update_mode_label()
+
+    def _after_review(self, episode_id: int) -> None:
+        """The sample left the pending list: show the one that took its row."""
+        row = max(self.browser.current_row(), 0)
+        self.browser.model.refresh()
+        self.browser._update_count()
+        self.browser.select_row(row)
+        if self.browser.model.rowCount() == 0:
+            self.ws.load_episode(None)
+        if self.review is not None:
+            self.review.update_progress()
+
+    def _after_regenerate(self, new_id: int) -> None:
+        self.browser.model.refresh()
+        self.browser._update_count()
+        row = self.browser.model.row_of(new_id)
+        self.browser.select_row(row if row is not None else 0)
 
     # showing a step ---------------------------------------------------------
     def _show_step(self) -> None:
@@ -606,6 +689,8 @@ class MainWindow(QMainWindow):
         if focused is not None:
             focused.clearFocus()
         self.ocr.shutdown()
+        if self._render_service is not None:
+            self._render_service.shutdown()
         self.settings.window_geometry = base64.b64encode(bytes(self.saveGeometry())).decode()
         self.settings.window_state = base64.b64encode(bytes(self.saveState())).decode()
         save_settings(self.settings)

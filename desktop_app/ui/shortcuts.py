@@ -11,6 +11,7 @@ class ActionSpec:
     text: str
     keys: tuple[str, ...]  # default key sequences (portable text)
     group: str
+    mode: str = "annotate"  # "review": only active in the verification queue, where its keys win
 
 
 ACTIONS: tuple[ActionSpec, ...] = (
@@ -55,6 +56,14 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("view.fit", "Fit to window", ("Ctrl+0",), "View"),
     ActionSpec("view.actual", "Actual pixels (1:1)", ("Ctrl+1",), "View"),
     ActionSpec("help.shortcuts", "Keyboard shortcuts", ("F1",), "Help"),
+    ActionSpec("review.mode", "Verification queue (generated samples)", ("Ctrl+Shift+V",), "Review"),
+    ActionSpec("review.accept", "Accept sample", ("A",), "Review", "review"),
+    ActionSpec("review.reject", "Reject sample (with a reason)", ("R",), "Review", "review"),
+    ActionSpec("review.edit", "Edit the sample's texts", ("E",), "Review", "review"),
+    ActionSpec("review.apply", "Apply edited texts (re-render)", ("Ctrl+Return",), "Review", "review"),
+    ActionSpec("review.regenerate", "Regenerate sample", ("G",), "Review", "review"),
+    ActionSpec("review.next", "Next sample", ("N",), "Review", "review"),
+    ActionSpec("review.prev", "Previous sample", ("P",), "Review", "review"),
 )
 
 BY_ID = {a.id: a for a in ACTIONS}
@@ -70,9 +79,18 @@ def keys_for(action_id: str, overrides: dict[str, str]) -> tuple[str, ...]:
 
 
 def conflicts(overrides: dict[str, str]) -> dict[str, list[str]]:
-    """Key sequence -> the actions bound to it, for keys bound more than once."""
-    seen: dict[str, list[str]] = {}
-    for spec in ACTIONS:
-        for key in keys_for(spec.id, overrides):
-            seen.setdefault(key.lower(), []).append(spec.id)
-    return {k: v for k, v in seen.items() if len(v) > 1}
+    """Key sequence -> the actions bound to it, for keys bound more than once in one mode.
+    Review keys may reuse annotation keys: in the verification queue they take them over."""
+    out: dict[str, list[str]] = {}
+    for mode in ("annotate", "review"):
+        seen: dict[str, list[str]] = {}
+        for spec in ACTIONS:
+            if spec.mode == mode:
+                for key in keys_for(spec.id, overrides):
+                    seen.setdefault(key.lower(), []).append(spec.id)
+        out.update({k: v for k, v in seen.items() if len(v) > 1})
+    return out
+
+
+def review_keys(overrides: dict[str, str]) -> set[str]:
+    return {k.lower() for spec in ACTIONS if spec.mode == "review" for k in keys_for(spec.id, overrides)}

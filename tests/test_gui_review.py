@@ -1,0 +1,82 @@
+"""The verification queue, driven by its keys."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QApplication, QDialog
+from sqlmodel import select
+
+from desktop_app.store import models as m
+from desktop_app.store.review import review_counts
+from desktop_app.synth.save import REVIEW_KIND
+
+from gui_helpers import drag, key
+from test_gui_editing import open_window
+
+pytestmark = [pytest.mark.gui, pytest.mark.browser]
+
+
+def _status(window, episode_key):
+    with window.project.reading() as s:
+        return s.exec(select(m.Episode.review_status).where(m.Episode.key == episode_key)).one()
+
+
+def test_accept_reject_edit_and_counts(qtbot, demo_copy, monkeypatch):
+    window = open_window(qtbot, demo_copy)
+    key(window, "Ctrl+Shift+V")
+    assert window.review_mode and window.browser.model.rowCount() == 4  # the demo's pending samples
+    panel = window.review
+    assert "24 of 28 reviewed" in panel.progress.text() and "4 pending" in panel.progress.text()
+
+    first = window.ws.episode.key
+    key(window, "A")  # A accepts here (it is "previous screen" outside the queue)
+    assert _status(window, first) == "accepted"
+    assert window.browser.model.rowCount() == 3 and window.ws.episode.key != first
+
+    second = window.ws.episode.key
+    monkeypatch.setattr("desktop_app.ui.review_panel.RejectDialog.exec", lambda self: QDialog.Accepted)
+    monkeypatch.setattr("desktop_app.ui.review_panel.RejectDialog.text", lambda self: "boxes wrong or missing")
+    key(window, "R")
+    assert _status(window, second) == "rejected"
+    with window.project.reading() as s:
+        item = s.exec(select(m.ReviewItem).join(m.Episode).where(m.Episode.key == second)).one()
+    assert (item.reason, item.reviewer) == ("boxes wrong or missing", "ann")
+
+    # fix a box, then accept: recorded as edited
+    third = window.ws.episode.key
+    box = min(window.scene.items_by_id)
+    rect = window.scene.items_by_id[box].rect()
+    window.view.actual_size()
+    QApplication.processEvents()
+    drag(window.view, (rect.center().x(), rect.center().y()), (rect.center().x() + 3, rect.center().y()))
+    key(window, "A")
+    assert _status(window, third) == "edited"
+    counts = review_counts(window.project, kind=REVIEW_KIND)
+    assert counts == {"accepted": 25, "rejected": 1, "edited": 1, "pending": 1}
+    assert "27 of 28 reviewed" in panel.progress.text() and "1 edited" in panel.progress.text()
+
+    # leaving the queue gives A back to navigation
+    key(window, "Ctrl+Shift+V")
+    assert not window.review_mode and window.browser.model.rowCount() == 28
+
+
+def test_editing_a_text_rerenders_and_rereads_the_boxes(qtbot, demo_copy):
+    window = open_window(qtbot, demo_copy)
+    key(window, "Ctrl+Shift+V")
+    panel = window.review
+    # find a pending pop-up or search sample with an editable text
+    for _ in range(4):
+        if panel.text_edits:
+            break
+        key(window, "N")
+    path, edit = next((p, e) for p, e in panel.text_edits if p[-1] in ("accept", "submit", "title", "name", "text"))
+    old_screen = window.ws.screen.sha256
+    key(window, "E")
+    edit.setText("Edited by the reviewer")
+    panel.apply_texts()
+    qtbot.waitUntil(lambda: window.ws.screen.sha256 != old_screen, timeout=30000)
+    assert "Edited by the reviewer" in str(window.ws.episode.meta["content"])
+    if path[-1] in ("accept", "submit", "text"):  # a marked element: its box text comes from the new page
+        assert any(b.element_text == "Edited by the reviewer" for b in window.ws.boxes.values())
+    assert window.ws.episode.id in panel.edited
+    window.close()
