@@ -31,7 +31,7 @@ def shoot(theme: str, project: Path, episode: str, out: Path, select_text: str) 
     app = application()
     apply_theme(app, theme)
     os.environ["SCREENLAB_CONFIG_DIR"] = tempfile.mkdtemp()  # never save into the user's settings
-    window = MainWindow(Settings(annotator="Ada", theme=theme))
+    window = MainWindow(Settings(annotator="Ada", theme=theme, show_suggestions=theme == "light"))
     window.resize(1600, 940)
     window.show()
     window.open_project(project)
@@ -39,6 +39,9 @@ def shoot(theme: str, project: Path, episode: str, out: Path, select_text: str) 
     window.browser.apply_filter()
     window.browser.search.clear()
     window.browser.apply_filter()
+    for _ in range(10):
+        QApplication.processEvents()
+    window.ocr.wait_idle()  # let the light shot show its OCR suggestions
     for _ in range(10):
         QApplication.processEvents()
     chosen = [b.id for b in window.ws.boxes.values() if b.element_text == select_text]
@@ -51,12 +54,32 @@ def shoot(theme: str, project: Path, episode: str, out: Path, select_text: str) 
     print(f"wrote {out}")
 
 
+def shoot_review(project: Path, out: Path) -> None:
+    """The verification queue on a pending pop-up sample."""
+    app = application()
+    apply_theme(app, "light")
+    window = MainWindow(Settings(annotator="Ada", show_suggestions=False))
+    window.resize(1600, 940)
+    window.show()
+    window.open_project(project)
+    window.set_review_mode(True)
+    for _ in range(10):
+        QApplication.processEvents()
+    window.view.fit()
+    for _ in range(5):
+        QApplication.processEvents()
+    window.grab().save(str(out))
+    window.close()
+    print(f"wrote {out}")
+
+
 def main() -> None:
     scratch = Path(tempfile.mkdtemp()) / "demo"
     with Project.init(scratch) as project:
         import_path(project, demo_dataset_dir(), "screenlab")
     shoot("light", scratch, "demo-popup-04", DOCS / "main-window-light.png", "Only necessary cookies")
     shoot("dark", scratch, "demo-search-01", DOCS / "main-window-dark.png", "Download now")
+    shoot_review(scratch, DOCS / "verification-queue.png")
 
 
 if __name__ == "__main__":

@@ -403,7 +403,8 @@ class MainWindow(QMainWindow):
             self.review_dock.setWidget(self.review)
             self.addDockWidget(Qt.RightDockWidgetArea, self.review_dock)
             self.tabifyDockWidget(self.right, self.review_dock)
-            self.review_dock.raise_()
+            self.review_dock.show()
+            QTimer.singleShot(0, self.review_dock.raise_)  # after the tab bar exists
             self.browser.status.setCurrentIndex(self.browser.status.findData("pending"))
         else:
             self.removeDockWidget(self.review_dock)

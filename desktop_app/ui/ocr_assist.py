@@ -29,6 +29,7 @@ class OcrAssistant(QObject):
         self._image: np.ndarray | None = None
         self._task: Task | None = None
         self._wanted = None  # screen id the running task is for
+        self._queued: tuple | None = None  # (screen id, refresh) to run when the current task ends
 
     def _options(self) -> dict:
         if self.settings.ocr_engine == "easyocr":
@@ -57,7 +58,11 @@ class OcrAssistant(QObject):
                 self.run()
 
     def run(self, refresh: bool = False) -> None:
-        if self.screen is None or (self._task is not None and self._wanted == self.screen.id):
+        if self.screen is None:
+            return
+        if self._task is not None:
+            # one OCR at a time (the engine is shared); the newest screen's turn comes next
+            self._queued = (self.screen.id, refresh)
             return
         project, screen, engine = self.project, self.screen, self.settings.ocr_engine
         language, options = self.settings.ocr_language, self._options()
@@ -72,13 +77,23 @@ class OcrAssistant(QObject):
 
     def cancel(self) -> None:
         """The engine cannot be interrupted mid-image; its result is simply not shown."""
+        self._queued = None
         if self._task is not None:
             self._wanted = None
             self.busy.emit(False)
             self.status.emit("OCR cancelled")
 
+    def wait_idle(self) -> None:
+        """Block until OCR is done, queued screens included (scripts and tests)."""
+        from PySide6.QtWidgets import QApplication
+
+        while self._task is not None:
+            self._task.wait()
+            QApplication.processEvents()  # delivers the result, which may start the queued screen
+
     def shutdown(self) -> None:
         """Wait for a running OCR before the window goes away (a thread must not outlive its owner)."""
+        self._queued = None
         if self._task is not None:
             self._wanted = None
             self._task.wait()
@@ -91,12 +106,19 @@ class OcrAssistant(QObject):
             self.outcome = outcome
             self._publish()
         self._wanted = None
+        self._next()
 
     def _failed(self, screen_id: int, exc: Exception) -> None:
         self._task = None
         self._wanted = None
         self.busy.emit(False)
         self.status.emit(f"OCR failed: {exc}")
+        self._next()
+
+    def _next(self) -> None:
+        queued, self._queued = self._queued, None
+        if queued and self.screen is not None and self.screen.id == queued[0] and self.outcome is None:
+            self.run(refresh=queued[1])
 
     def _publish(self) -> None:
         o = self.outcome
