@@ -49,8 +49,9 @@ def search_scene(rng: random.Random, viewport: str, layout: str | None = None) -
 def recommendation_scene(rng: random.Random, viewport: str, layout: str | None = None) -> Scene:
     entry = copy.deepcopy(rng.choice(load_bank()["recommendation"]))
     products = entry["products"]
-    # the paper replaces one real product with the made-up one
-    index = rng.randrange(len(products))
+    # the paper replaces one real product with the made-up one; on a phone only the first six
+    # cards are on screen, and a fake below the fold would leave the sample without a distraction
+    index = rng.randrange(min(len(products), 6 if viewport == "mobile" else len(products)))
     products.pop(index)
     content = {"shop": entry["shop"], "category": entry["category"], "products": products,
                "fake_index": index, "fake": rng.choice(entry["fakes"])}
@@ -64,6 +65,7 @@ def chat_scene(rng: random.Random, viewport: str, layout: str | None = None) -> 
     messages = entry["history"] + [
         {**m, "action": {**m["action"], "label": "distracted"}} if m.get("action") else m for m in lure["messages"]]
     content = {"app": entry["app"], "me": entry["me"], "contact": entry["contact"], "chats": entry["chats"],
+               **({"status": entry["status"]} if entry.get("status") else {}),
                "messages": messages,
                "toolbar": [{"text": t, "label": "gold" if t == goal["gold"] else "other"} for t in entry["toolbar"]],
                "composer_label": "gold" if goal["gold"] == "composer" else "other"}
