@@ -97,7 +97,9 @@ def plan(project: Project, flt: EpisodeFilter) -> list[WorkItem]:
     return items
 
 
-def create_run(project: Project, profile: AgentProfile, flt: EpisodeFilter, name: str = "") -> int:
+def create_run(project: Project, profile: AgentProfile, flt: EpisodeFilter, name: str = "",
+               mode: str = "steps", allow_ask: bool = False) -> int:
+    """mode "steps": every step on its own; "navi": episodes in order, with ASK answered when allowed."""
     profile.validate()
     flt = with_default_statuses(flt)
     snapshot = profile.snapshot()
@@ -110,7 +112,8 @@ def create_run(project: Project, profile: AgentProfile, flt: EpisodeFilter, name
         run = m.Run(name=name or f"{profile.name} / {profile.pattern}", profile_id=stored.id,
                     selection={k: list(v) if isinstance(v, tuple) else v for k, v in asdict(flt).items()},
                     meta={"agent": profile.name, "kind": profile.kind, "pattern": profile.pattern,
-                          "convention": profile.convention, "model": profile.model})
+                          "convention": profile.convention, "model": profile.model, "mode": mode,
+                          "allow_ask": allow_ask})
         s.add(run)
         s.flush()
         return run.id
@@ -178,16 +181,7 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
     started = time.perf_counter()
     _set_run(project, run_id, status="running", started=True)
 
-    client = None
-    if profile.kind == "openai":
-        import openai
-
-        client = openai.AsyncOpenAI(base_url=profile.base_url, api_key=resolve_api_key(profile),
-                                    max_retries=0, timeout=profile.timeout_s)
-    if profile.kind == "ocr-match" and ocr_lookup is None:
-        ocr_lookup = project_ocr_lookup(project)
-    agent = KINDS[profile.kind](profile=profile, client=client, limiter=RateLimiter(profile.rpm, profile.tpm),
-                                cache=ProjectResponseCache(project, use_cache), ocr_lookup=ocr_lookup)
+    agent, client = make_agent(project, profile, use_cache, ocr_lookup)
     # One writer thread: each prediction is committed as it arrives, without the event loop
     # waiting on the database (a commit per answer on the loop made 500 requests 1.6x slower).
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prediction-writer")
@@ -266,6 +260,23 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
     return status
 
 
+def make_agent(project: Project, profile: AgentProfile, use_cache: bool = True, ocr_lookup=None,
+               allow_ask: bool = False):
+    """The agent object for a profile, and the HTTP client to close when the run ends (or None)."""
+    client = None
+    if profile.kind == "openai":
+        import openai
+
+        client = openai.AsyncOpenAI(base_url=profile.base_url, api_key=resolve_api_key(profile),
+                                    max_retries=0, timeout=profile.timeout_s)
+    if profile.kind == "ocr-match" and ocr_lookup is None:
+        ocr_lookup = project_ocr_lookup(project)
+    agent = KINDS[profile.kind](profile=profile, client=client, limiter=RateLimiter(profile.rpm, profile.tpm),
+                                cache=ProjectResponseCache(project, use_cache), ocr_lookup=ocr_lookup,
+                                allow_ask=allow_ask)
+    return agent, client
+
+
 def project_ocr_lookup(project: Project):
     """(text, box) of the OCR words and element proposals of a sample's screen (cached per image)."""
     from desktop_app.ocr.cache import ocr_screen
@@ -281,17 +292,27 @@ def project_ocr_lookup(project: Project):
 
 
 def execute(project: Project, run_id: int, **kw) -> RunStatus:
-    """Blocking run. The event loop lives in its own thread: the caller's thread may already
-    have one (Playwright's sync API keeps a loop running; so does a Qt-asyncio bridge)."""
+    """Blocking run (single screens, or whole episodes for ambiguous-task runs)."""
+    run, _ = run_profile(project, run_id)
+    if run.meta.get("mode") == "navi":
+        from desktop_app.navi.runner import execute_navi_async
+
+        return in_own_loop(lambda: execute_navi_async(project, run_id, **kw), f"run-{run_id}")
+    return in_own_loop(lambda: execute_async(project, run_id, **kw), f"run-{run_id}")
+
+
+def in_own_loop(make_coroutine, name: str):
+    """Run a coroutine to completion in a fresh event loop in its own thread: the caller's thread
+    may already have one (Playwright's sync API keeps a loop running; so does a Qt-asyncio bridge)."""
     outcome: dict = {}
 
     def target() -> None:
         try:
-            outcome["status"] = asyncio.run(execute_async(project, run_id, **kw))
+            outcome["status"] = asyncio.run(make_coroutine())
         except BaseException as exc:  # handed to the caller's thread below
             outcome["error"] = exc
 
-    thread = threading.Thread(target=target, name=f"run-{run_id}")
+    thread = threading.Thread(target=target, name=name)
     thread.start()
     thread.join()
     if "error" in outcome:

@@ -113,7 +113,10 @@ def cmd_run(args) -> int:
             profile = get_profile(args.agent)
             if args.pattern:
                 profile = replace(profile, pattern=args.pattern)
-            run_id = create_run(project, profile, EpisodeFilter(**args.where), args.name or "")
+            flt = EpisodeFilter(**args.where)
+            mode = args.mode or ("navi" if set(flt.scenarios) & {"ambiguous", "navigation"} else "steps")
+            run_id = create_run(project, profile, flt, args.name or "", mode=mode,
+                                allow_ask=mode == "navi" and not args.no_ask)
         status = execute(project, run_id, profile=profile, cancel=cancel, concurrency=args.concurrency,
                          progress=lambda st: bar("asking agent", st.skipped + st.done, st.total),
                          use_cache=not args.no_cache)
@@ -129,13 +132,33 @@ def cmd_run(args) -> int:
 
 def cmd_eval(args) -> int:
     from desktop_app.cli.main import _open
-    from desktop_app.evaluation.report import latest_run_id, prediction_rows, run_metrics
+    from desktop_app.evaluation.report import latest_run_id, prediction_rows, run_metrics, runs
 
     with _open(args) as project:
         run_ids = args.run or ([latest_run_id(project)] if latest_run_id(project) else [])
         if not run_ids:
             print("error: this project has no runs yet (start one with `screenlab run`)", file=sys.stderr)
             return 2
+        navi_runs = [r.id for r in runs(project) if r.id in run_ids and r.meta.get("mode") == "navi"]
+        if navi_runs:
+            from desktop_app.navi.report import navi_metrics
+
+            reports = [navi_metrics(project, run_id) for run_id in navi_runs]
+            if args.per_sample:
+                for report in reports:
+                    for row in report["per_episode"]:
+                        print(json.dumps({"run": report["run"], **row}, ensure_ascii=False))
+            elif args.json:
+                print(json.dumps({"runs": {str(r["run"]): r for r in reports}}, indent=2))
+            else:
+                for r in reports:
+                    ask = r["ask"]
+                    print(f"run {r['run']} (episodes, ASK {'on' if r['allow_ask'] else 'off'}): {r['episodes']} episodes "
+                          f"SSR {r['ssr'] or 0:.1%} SR {r['sr'] or 0:.1%}  ASK P {ask['precision']} "
+                          f"FPR {ask['fpr']} F1 {ask['f1']}  question F1 {r['question_f1']}")
+            run_ids = [r for r in run_ids if r not in navi_runs]
+            if not run_ids:
+                return 0
         if args.per_sample:
             for row in prediction_rows(project, run_ids):
                 print(json.dumps(row, ensure_ascii=False))
@@ -221,6 +244,10 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--name", help="a name for the run")
     p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped run")
     p.add_argument("--no-cache", action="store_true", help="ask again even when the answer is cached")
+    p.add_argument("--mode", choices=("steps", "navi"),
+                   help="steps: every screen on its own; navi: episodes step by step with ASK answered "
+                        "(default: navi when --where selects scenario ambiguous or navigation)")
+    p.add_argument("--no-ask", action="store_true", help="navi mode without the ASK action (the 'incomplete' setting)")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("eval", help="metrics of runs (default: the latest run)")

@@ -16,7 +16,8 @@ from sqlmodel import Field, SQLModel
 from desktop_app.store.types import UTCDateTime, utcnow
 
 LABELS = ("gold", "distracted", "other")
-ACTION_TYPES = ("click", "type", "select", "scroll", "long_press", "hover", "key", "other")
+ACTION_TYPES = ("click", "type", "select", "scroll", "long_press", "hover", "key", "open_app", "navigate_back",
+                "navigate_home", "wait", "other")
 BOX_SOURCES = ("manual", "ocr", "dom", "import", "llm")
 PLATFORMS = ("web", "android", "ios", "desktop")
 REVIEW_STATUSES = ("pending", "accepted", "rejected", "edited")

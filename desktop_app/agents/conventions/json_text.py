@@ -38,8 +38,11 @@ def parse(text: str) -> Found | None:
     for obj in iter_objects(focus):
         if isinstance(obj.get("action_type"), str):
             element = first_str(obj, "element")
+            # multi-step (navigation) answers also name a scroll direction, an app or a key
+            extra = {"direction": first_str(obj, "direction"), "app": first_str(obj, "app_name", "app"),
+                     "key": first_str(obj, "key")}
             return Found(name=obj["action_type"], element=element.strip() if element else None,
-                         text=first_str(obj, "content", "text", "value"))
+                         text=first_str(obj, "content", "text", "value"), extra=extra)
         if isinstance(obj.get("action"), str):
             return _from_action_string(obj["action"], first_str(obj, "title"))
     if m := _ELEMENT_RE.search(focus):

@@ -1,0 +1,1 @@
+"""Ambiguous tasks with follow-up questions (Navi-plus): data, generation, evaluation."""

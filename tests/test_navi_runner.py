@@ -1,0 +1,108 @@
+"""Ambiguous-task runs: steps in order, ASK answered by the simulated user, Dual-Stream metrics."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from conftest import make_image
+from desktop_app.agents.profiles import AgentProfile
+from desktop_app.agents.runner import create_run, execute
+from desktop_app.formats.transfer import import_path
+from desktop_app.navi.report import navi_metrics
+from desktop_app.store.project import Project
+from desktop_app.store.queries import EpisodeFilter
+from openai_server import FakeOpenAI, Response, user_text
+
+BOXES = [[20, 20, 120, 60], [200, 100, 300, 140], [40, 220, 380, 280]]
+
+
+@pytest.fixture
+def project(tmp_path):
+    folder = tmp_path / "data"
+    lines = []
+    for e in range(2):
+        steps = []
+        for i, box in enumerate(BOXES):
+            make_image(folder / "images" / f"e{e}s{i}.png", size=(400, 300), color=(40 * i, 90, 30 * e))
+            steps.append({"image": f"images/e{e}s{i}.png", "instruction": f"Tap button {i + 1}",
+                          "actions": [{"box": box, "label": "gold", "element_text": f"button {i + 1}"}]})
+        navi = {"original_task": "Order the blue shoes in size 42", "ambiguous_task": "Order the blue shoes",
+                "qa_pairs": [{"ask_step": 1, "removed_step": 1, "question": "Which size do you need?",
+                              "answer": "Size 42.", "overlap": "in size 42"}],
+                "step_kinds": ["transactional", "informative", "transactional"]}
+        lines.append({"id": f"shoes-{e}", "goal": "Order the blue shoes", "scenario": "ambiguous",
+                      "review_status": "accepted", "meta": {"navi": navi}, "steps": steps})
+    (folder / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    with Project.init(tmp_path / "p") as p:
+        import_path(p, folder, "screenlab")
+        yield p
+
+
+def step_of(body) -> int:
+    return len(re.findall(r"Step \d+:", user_text(body)))
+
+
+def click(i):
+    x1, y1, x2, y2 = BOXES[i]
+    return Response(text=json.dumps({"action_type": "click", "point": [(x1 + x2) / 2, (y1 + y2) / 2]}))
+
+
+def asking_agent(body, n):
+    text = user_text(body)
+    step = step_of(body)
+    if step == 1 and "The user answered" not in text:
+        return Response(text=json.dumps({"action_type": "ask", "question": "Which size do you need?"}))
+    if step == 1 and "Size 42." not in text:
+        return Response(text="{}")  # the answer did not reach the agent: fail loudly
+    return click(step)
+
+
+def profile(server):
+    return AgentProfile(name="asker", base_url=server.base_url, model="m", convention="point-px", concurrency=2)
+
+
+def test_ask_is_answered_and_the_step_predicted_again(project):
+    with FakeOpenAI(asking_agent) as server:
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), mode="navi",
+                            allow_ask=True)
+        status = execute(project, run_id)
+        texts = [user_text(b) for b in server.requests]
+    assert status.done == 6 and status.errors == 0
+    assert len(texts) == 8  # 3 steps + 1 repeated step per episode
+    assert "ASK" in "".join(b["messages"][0]["content"] for b in server.requests[:1]).upper()
+    metrics = navi_metrics(project, run_id)
+    assert (metrics["ssr"], metrics["sr"]) == (1.0, 1.0)
+    assert metrics["ask"]["tp"] == 2 and metrics["ask"]["fp"] == 0 and metrics["ask"]["precision"] == 1.0
+    assert metrics["question_f1"] == 1.0
+    assert metrics["per_episode"][0]["events"] == ["ASK at step 1 for step 1: on time"]
+
+
+def test_without_ask_the_incomplete_setting_loses_the_step(project):
+    with FakeOpenAI(asking_agent) as server:
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), mode="navi",
+                            allow_ask=False)
+        execute(project, run_id)
+        system = server.requests[0]["messages"][0]["content"]
+    assert "ask the user" not in system
+    metrics = navi_metrics(project, run_id)
+    assert metrics["ssr"] == pytest.approx(2 / 3) and metrics["sr"] == 0.0
+    assert metrics["ask"]["fp"] == 0 and metrics["ask"]["tp"] == 2  # it asked (unanswered), at the right step
+
+
+def test_a_cancelled_navi_run_resumes_whole_episodes(project):
+    import threading
+
+    cancel = threading.Event()
+    with FakeOpenAI(lambda body, n: Response(text=asking_agent(body, n).text, delay=0.05)) as server:
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), mode="navi",
+                            allow_ask=True)
+        first = execute(project, run_id, cancel=cancel, concurrency=1,
+                        progress=lambda st: cancel.set() if st.done >= 2 else None)
+        assert first.cancelled
+        second = execute(project, run_id, concurrency=1)
+    assert second.done + second.skipped == 6
+    metrics = navi_metrics(project, run_id)
+    assert metrics["episodes"] == 2 and metrics["ssr"] == 1.0
