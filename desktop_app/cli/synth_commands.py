@@ -7,6 +7,65 @@ import sys
 from desktop_app.synth.scene import INJECTIONS
 from desktop_app.synth.templates import POPUP_LAYOUTS, SCENARIOS
 
+DERIVED = ("overlay", "ambiguous")
+
+
+def _sources(project, where: dict, multi_step: bool) -> list[int]:
+    """Episodes to build on: multi-step ones for ambiguous tasks, any for pop-up overlays."""
+    from sqlalchemy import func, select
+
+    from desktop_app.store import models as m
+    from desktop_app.store.queries import EpisodeFilter, episode_ids
+
+    with project.reading() as s:
+        ids = episode_ids(s, EpisodeFilter(**where))
+        counts = dict(s.execute(select(m.Step.episode_id, func.count()).group_by(m.Step.episode_id)).all())
+        scenarios = dict(s.execute(select(m.Episode.id, m.Episode.scenario)).all())
+    return [i for i in ids if scenarios[i] != "ambiguous" and (counts.get(i, 0) > 1 or not multi_step)]
+
+
+def cmd_derived(args, settings, endpoint) -> int:
+    """`synth ambiguous` and `synth overlay`: new samples made from episodes already in the project."""
+    import random
+
+    from desktop_app.cli.main import _open
+    from desktop_app.cli.progress import ProgressBar
+    from desktop_app.synth.llm import LlmSession, SynthError
+
+    rng = random.Random(args.seed)
+    made, failed = [], []
+    with _open(args) as project:
+        sources = _sources(project, args.where, multi_step=args.scenario == "ambiguous")
+        if not sources:
+            print("error: no episodes to build on (ambiguous tasks need multi-step episodes)", file=sys.stderr)
+            return 2
+        chosen = rng.sample(sources, min(args.count, len(sources)))
+        session = LlmSession(endpoint) if endpoint else None
+        bar = ProgressBar()
+        if args.scenario == "ambiguous":
+            from desktop_app.navi.generate import make_ambiguous
+
+            for n, episode_id in enumerate(chosen, 1):
+                try:
+                    made.append(make_ambiguous(project, episode_id, session, rng, args.remove))
+                except SynthError as exc:
+                    failed.append(str(exc))
+                bar("generating", n, len(chosen))
+        else:
+            from desktop_app.render.renderer import Renderer
+            from desktop_app.synth.overlay import overlay_sample
+
+            with Renderer(browser_path=settings.browser_path) as renderer:
+                for n, episode_id in enumerate(chosen, 1):
+                    try:
+                        made.append(overlay_sample(project, episode_id, renderer, rng, session))
+                    except SynthError as exc:
+                        failed.append(str(exc))
+                    bar("generating", n, len(chosen))
+    print(f"generated {len(made)} pending {args.scenario} samples" +
+          (f"\n{len(failed)} failed:\n  " + "\n  ".join(failed[:10]) if failed else ""))
+    return 1 if failed and not made else 0
+
 
 def cmd_synth(args) -> int:
     from desktop_app.cli.main import _open
@@ -17,12 +76,6 @@ def cmd_synth(args) -> int:
     from desktop_app.synth.generate import SynthOptions, check_options, generate
     from desktop_app.synth.llm import LlmEndpoint
 
-    options = SynthOptions(args.scenario, args.count, args.layout, args.injection, args.viewport, args.seed)
-    try:
-        check_options(options)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     settings = load_settings()
     endpoint = None
     if not args.offline:
@@ -33,9 +86,21 @@ def cmd_synth(args) -> int:
             endpoint = LlmEndpoint(args.base_url, args.model, args.temperature, args.api_key_env or "")
         else:
             endpoint = LlmEndpoint.from_settings(settings)
+        if endpoint is None and args.scenario == "ambiguous":
+            print("error: ambiguous tasks are written by an LLM: configure one in Settings or give "
+                  "--base-url and --model", file=sys.stderr)
+            return 2
         if endpoint is None:
             print("no LLM endpoint configured (Settings or --base-url/--model): using the offline content bank",
                   file=sys.stderr)
+    if args.scenario in DERIVED:
+        return cmd_derived(args, settings, endpoint)
+    options = SynthOptions(args.scenario, args.count, args.layout, args.injection, args.viewport, args.seed)
+    try:
+        check_options(options)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         with _open(args) as project, Renderer(browser_path=settings.browser_path) as renderer:
             report = generate(project, options, renderer, endpoint, progress=ProgressBar())
@@ -47,8 +112,13 @@ def cmd_synth(args) -> int:
 
 
 def add_commands(sub, add_project) -> None:
-    p = sub.add_parser("synth", help="generate distracting screens (they land as pending, for verification)")
-    p.add_argument("scenario", choices=SCENARIOS)
+    from desktop_app.cli.agent_commands import parse_where
+
+    p = sub.add_parser("synth", help="generate samples (they land as pending, for verification)",
+                       description="popup, search, recommendation, chat: distracting screens rendered from our "
+                                   "templates; overlay: a pop-up drawn over existing screenshots; ambiguous: "
+                                   "ambiguous tasks with follow-up questions from multi-step episodes (needs an LLM)")
+    p.add_argument("scenario", choices=(*SCENARIOS, *DERIVED))
     add_project(p)
     p.add_argument("--count", "-n", type=int, default=1)
     p.add_argument("--layout", choices=POPUP_LAYOUTS, help="popup layout (default: random)")
@@ -61,4 +131,8 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--temperature", type=float, default=1.0)
     p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     p.add_argument("--seed", type=int, help="for a reproducible set")
+    p.add_argument("--where", type=parse_where, default={},
+                   help="overlay/ambiguous: which episodes to build on, e.g. scenario=navigation")
+    p.add_argument("--remove", type=int, default=1, choices=(1, 2),
+                   help="ambiguous: how many informative steps to take out of the task")
     p.set_defaults(func=cmd_synth)

@@ -50,7 +50,8 @@ class LlmEndpoint:
 
 @lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(resources_dir() / "prompts" / "synth"),
+    prompts = resources_dir() / "prompts"
+    return jinja2.Environment(loader=jinja2.FileSystemLoader([prompts / "synth", prompts / "navi"]),
                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                               autoescape=False)  # prompts are plain text
 
@@ -70,10 +71,18 @@ class LlmSession:
         self.temperature = endpoint.temperature if temperature is None else temperature
         self._client = endpoint.client()
 
-    def ask(self, template: str, spec: Any, calls: list[dict], **values: Any) -> Any:
+    def ask(self, template: str, spec: Any, calls: list[dict], image: bytes | None = None, **values: Any) -> Any:
+        """`image`: a PNG shown with the prompt (the step screenshot with its target marked)."""
         prompt = prompt_text(template, **values)
-        messages = [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": prompt}]
-        record = {"step": template.removesuffix(".j2"), "template": template, "prompt": prompt, "answers": [],
+        content: Any = prompt
+        if image is not None:
+            import base64
+
+            url = "data:image/png;base64," + base64.b64encode(image).decode()
+            content = [{"type": "text", "text": prompt}, {"type": "image_url", "image_url": {"url": url}}]
+        messages = [{"role": "system", "content": self.SYSTEM}, {"role": "user", "content": content}]
+        record = {"step": template.removesuffix(".j2"), "template": template, "prompt": prompt,
+                  "image": image is not None, "answers": [],
                   "prompt_tokens": 0, "completion_tokens": 0, "temperature": self.temperature}
         calls.append(record)
         error = ""
