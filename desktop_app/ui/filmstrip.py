@@ -30,6 +30,15 @@ class Filmstrip(QListWidget):
         ws.stepLoaded.connect(self.refresh)
 
     def refresh(self) -> None:
+        # every change of the list below would report a "chosen" row and reload a step from
+        # inside a step load; the strip only follows the workspace here
+        self.blockSignals(True)
+        try:
+            self._refresh()
+        finally:
+            self.blockSignals(False)
+
+    def _refresh(self) -> None:
         episode = self.ws.episode
         self.setVisible(len(self.ws.steps) > 1)
         if episode is None or len(self.ws.steps) <= 1:
@@ -38,17 +47,13 @@ class Filmstrip(QListWidget):
             return
         if self._episode != episode.id:
             self._episode = episode.id
-            self.blockSignals(True)
             self.clear()
             for step in self.ws.steps:
                 item = QListWidgetItem(f"Step {step.index + 1}")
                 item.setToolTip(step.instruction or f"Step {step.index + 1}")
                 self.addItem(item)
-            self.blockSignals(False)
             self._load_thumbs()
-        self.blockSignals(True)
         self.setCurrentRow(self.ws.step_index)
-        self.blockSignals(False)
 
     def _load_thumbs(self) -> None:
         from desktop_app.store.models import Screen
@@ -65,5 +70,5 @@ class Filmstrip(QListWidget):
                     self.item(row).setIcon(QIcon(QPixmap.fromImage(image)))
 
     def _chosen(self, row: int) -> None:
-        if row >= 0:
+        if row >= 0 and row != self.ws.step_index:
             self.stepChosen.emit(row)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -30,6 +31,7 @@ from desktop_app.ui.canvas.scene import AnnotationScene
 from desktop_app.ui.canvas.view import CanvasView
 from desktop_app.ui.commands import NUDGE_ID
 from desktop_app.ui.filmstrip import Filmstrip
+from desktop_app.ui.navi_review import NaviReviewPanel
 from desktop_app.ui.ocr_assist import OcrAssistant
 from desktop_app.ui.properties import PropertiesPanel
 from desktop_app.ui.render_service import RenderService
@@ -56,7 +58,8 @@ class MainWindow(QMainWindow):
         self.properties: PropertiesPanel | None = None
         self._clipboard: list[dict] = []
         self.review_mode = False
-        self.review: ReviewPanel | None = None
+        self._review_panels: dict[str, QWidget] = {}  # "screens" and "navi" panels while reviewing
+        self._review_stack: QStackedWidget | None = None
         self.review_dock: QDockWidget | None = None
         self._render_service: RenderService | None = None
         self.setWindowTitle("ScreenLab")
@@ -382,6 +385,19 @@ class MainWindow(QMainWindow):
             self._render_service = RenderService(self.settings.browser_path)
         return self._render_service
 
+    @property
+    def review(self):
+        """The verification panel for the current sample: ambiguous tasks have their own."""
+        if not self._review_panels:
+            return None
+        episode = self.ws.episode if self.ws else None
+        kind = "navi" if episode is not None and episode.scenario == "ambiguous" else "screens"
+        return self._review_panels[kind]
+
+    def _show_review_panel(self) -> None:
+        if self._review_stack is not None and self.review is not None:
+            self._review_stack.setCurrentWidget(self.review)
+
     def toggle_review_mode(self) -> None:
         self.set_review_mode(not self.review_mode)
 
@@ -393,23 +409,31 @@ class MainWindow(QMainWindow):
         if on:
             from desktop_app.synth.llm import LlmEndpoint
 
-            self.review = ReviewPanel(self.ws, self.render_service(), LlmEndpoint.from_settings(self.settings))
-            self.review.reviewed.connect(self._after_review)
-            self.review.replaced.connect(self._after_regenerate)
-            self.review.navigate.connect(lambda d: self.browser.step(d))
-            self.review.message.connect(lambda t: self.statusBar().showMessage(t, 8000))
+            endpoint = LlmEndpoint.from_settings(self.settings)
+            self._review_panels = {"screens": ReviewPanel(self.ws, self.render_service(), endpoint),
+                                   "navi": NaviReviewPanel(self.ws, endpoint)}
+            self._review_stack = QStackedWidget()
+            for panel in self._review_panels.values():
+                panel.reviewed.connect(self._after_review)
+                panel.replaced.connect(self._after_regenerate)
+                panel.navigate.connect(lambda d: self.browser.step(d))
+                panel.message.connect(lambda t: self.statusBar().showMessage(t, 8000))
+                self._review_stack.addWidget(panel)
+            self.ws.stepLoaded.connect(self._show_review_panel)
+            self._show_review_panel()
             self.review_dock = QDockWidget("Verify", self)
             self.review_dock.setObjectName("review-dock")
-            self.review_dock.setWidget(self.review)
+            self.review_dock.setWidget(self._review_stack)
             self.addDockWidget(Qt.RightDockWidgetArea, self.review_dock)
             self.tabifyDockWidget(self.right, self.review_dock)
             self.review_dock.show()
             QTimer.singleShot(0, self.review_dock.raise_)  # after the tab bar exists
             self.browser.status.setCurrentIndex(self.browser.status.findData("pending"))
         else:
+            self.ws.stepLoaded.disconnect(self._show_review_panel)
             self.removeDockWidget(self.review_dock)
             self.review_dock.deleteLater()
-            self.review = self.review_dock = None
+            self._review_panels, self._review_stack, self.review_dock = {}, None, None
             self.browser.status.setCurrentIndex(0)
         self.apply_shortcuts()
         self._update_mode_label()

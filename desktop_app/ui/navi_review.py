@@ -1,0 +1,278 @@
+"""Verification of ambiguous tasks: original and ambiguous task side by side with the removed
+words highlighted, step kinds as toggles, the checklist, editable question/answer pairs.
+
+Same keys as the pop-up queue: A accept, R reject with a reason, E edit the task, Ctrl+Enter
+save edits, G regenerate, N / P next / previous. The model's original texts stay in the
+episode next to the reviewer's.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import random
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+from sqlalchemy import select
+
+from desktop_app.navi.generate import REVIEW_KIND
+from desktop_app.navi.model import CHECKLIST, NaviInfo, QAPair, navi_of, with_navi
+from desktop_app.store import models as m
+from desktop_app.store.review import review_counts, set_review
+from desktop_app.ui.review_panel import RejectDialog
+from desktop_app.ui.workspace import Workspace
+
+
+def highlight_removed(original: str, ambiguous: str) -> tuple[str, str]:
+    """HTML of both tasks: words taken out struck through in red, words put in underlined in green."""
+    a, b = original.split(), ambiguous.split()
+    left, right = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        old, new = html.escape(" ".join(a[i1:i2])), html.escape(" ".join(b[j1:j2]))
+        if op == "equal":
+            left.append(old)
+            right.append(new)
+        else:
+            if old:
+                left.append(f'<span style="background:#fde2e1;color:#b42318;text-decoration:line-through">{old}</span>')
+            if new:
+                right.append(f'<span style="background:#dcfae6;color:#067647;text-decoration:underline">{new}</span>')
+    return " ".join(left), " ".join(right)
+
+
+def step_label_agreement(project) -> tuple[int, int]:
+    """(unchanged, total) step kinds over reviewed ambiguous tasks: the paper reports 90 % passing."""
+    same = total = 0
+    with project.reading() as s:
+        rows = s.execute(select(m.Episode).where(m.Episode.scenario == "ambiguous",
+                                                 m.Episode.review_status.in_(("accepted", "edited")))).scalars()
+        for episode in rows:
+            navi = navi_of(episode)
+            original = (navi.llm or {}).get("step_kinds") if navi else None
+            if not original:
+                continue
+            total += len(original)
+            same += sum(1 for x, y in zip(original, navi.step_kinds, strict=False) if x == y)
+    return same, total
+
+
+class NaviReviewPanel(QWidget):
+    reviewed = Signal(int)
+    replaced = Signal(int)
+    navigate = Signal(int)
+    message = Signal(str)
+
+    def __init__(self, ws: Workspace, llm_endpoint=None, parent=None):
+        super().__init__(parent)
+        self.setObjectName("navi-review")
+        self.ws = ws
+        self.llm_endpoint = llm_endpoint
+        self.edited: set[int] = set()
+        self.info: NaviInfo | None = None
+
+        self.progress = QLabel(wordWrap=True)
+        self.original = QLabel(wordWrap=True, textFormat=Qt.RichText)
+        self.ambiguous_view = QLabel(wordWrap=True, textFormat=Qt.RichText)
+        compare = QGroupBox("Original and ambiguous task")
+        row = QHBoxLayout(compare)
+        for title, label in (("Original", self.original), ("Ambiguous", self.ambiguous_view)):
+            box = QVBoxLayout()
+            box.addWidget(QLabel(f"<b>{title}</b>"))
+            box.addWidget(label)
+            row.addLayout(box, 1)
+        self.task = QPlainTextEdit()
+        self.task.setMaximumHeight(70)
+        self.steps = QListWidget()
+        self.steps.setMaximumHeight(150)
+        self.steps.itemChanged.connect(self._kind_toggled)
+        steps_box = QGroupBox("Steps: checked = informative (a choice of the user)")
+        QVBoxLayout(steps_box).addWidget(self.steps)
+        self.checks = {key: QCheckBox(text) for key, text in CHECKLIST.items()}
+        checklist = QGroupBox("Checklist")
+        layout = QVBoxLayout(checklist)
+        for check in self.checks.values():
+            layout.addWidget(check)
+        self.pairs_box = QGroupBox("Follow-up questions and answers")
+        self.pairs_form = QFormLayout(self.pairs_box)
+        self.pair_edits: list[tuple[QLineEdit, QLineEdit]] = []
+
+        buttons = QHBoxLayout()
+        for key, text, slot in (("A", "Accept", lambda: self.accept_current()),
+                                ("R", "Reject...", lambda: self.reject_current()),
+                                ("Ctrl+Enter", "Save edits", lambda: self.apply_texts()),
+                                ("P", "Previous", lambda: self.navigate.emit(-1)),
+                                ("N", "Next", lambda: self.navigate.emit(1))):
+            button = QPushButton(f"{text} ({key})")
+            button.clicked.connect(slot)
+            buttons.addWidget(button)
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.addWidget(self.progress)
+        outer.addWidget(compare)
+        outer.addWidget(QLabel("Ambiguous task (E to edit):"))
+        outer.addWidget(self.task)
+        outer.addWidget(steps_box)
+        outer.addWidget(self.pairs_box)
+        outer.addWidget(checklist)
+        outer.addLayout(buttons)
+        outer.addStretch(1)
+        ws.stepLoaded.connect(self.refresh)
+        self.refresh()
+
+    # showing --------------------------------------------------------------------
+    def update_progress(self) -> None:
+        counts = review_counts(self.ws.project, kind=REVIEW_KIND)
+        total = sum(counts.values())
+        same, labels = step_label_agreement(self.ws.project)
+        reviewed = total - counts.get("pending", 0)
+        accepted = counts.get("accepted", 0) + counts.get("edited", 0)
+        rate = f"{accepted / reviewed:.0%}" if reviewed else "-"
+        kinds = f"{same / labels:.0%} of {labels}" if labels else "-"
+        self.progress.setText(f"<b>{reviewed} of {total} reviewed</b> · accepted {rate} · step labels kept "
+                              f"{kinds} (the paper: 90 %)")
+
+    def refresh(self) -> None:
+        self.update_progress()
+        episode = self.ws.episode
+        self.info = navi_of(episode) if episode is not None else None
+        self.steps.blockSignals(True)
+        self.steps.clear()
+        for edits in self.pair_edits:
+            for edit in edits:
+                self.pairs_form.removeRow(edit)
+        self.pair_edits = []
+        if self.info is None:
+            self.original.clear()
+            self.ambiguous_view.clear()
+            self.task.setPlainText("")
+            self.steps.blockSignals(False)
+            return
+        left, right = highlight_removed(self.info.original_task, self.info.ambiguous_task)
+        self.original.setText(left)
+        self.ambiguous_view.setText(right)
+        self.task.setPlainText(self.info.ambiguous_task)
+        asked = {p.ask_step for p in self.info.qa_pairs}
+        for i, step in enumerate(self.ws.steps):
+            kind = self.info.step_kinds[i] if i < len(self.info.step_kinds) else ""
+            item = QListWidgetItem(f"{i + 1}. {step.instruction or '(no instruction)'}"
+                                   + ("   <- ask here" if i in asked else ""))
+            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+            item.setCheckState(Qt.Checked if kind == "informative" else Qt.Unchecked)
+            self.steps.addItem(item)
+        self.steps.blockSignals(False)
+        for pair in self.info.qa_pairs:
+            question, answer = QLineEdit(pair.question), QLineEdit(pair.answer)
+            if pair.llm:
+                question.setToolTip(f"The model wrote: {pair.llm.get('question', '')}")
+                answer.setToolTip(f"The model wrote: {pair.llm.get('answer', '')}")
+            self.pairs_form.addRow(f"Q (step {pair.ask_step + 1})", question)
+            self.pairs_form.addRow("A", answer)
+            self.pair_edits.append((question, answer))
+        for key, check in self.checks.items():
+            check.setChecked(bool(self.info.checklist.get(key)))
+
+    def _kind_toggled(self, item: QListWidgetItem) -> None:
+        if self.ws.episode is not None:
+            self.edited.add(self.ws.episode.id)
+
+    def focus_texts(self) -> None:
+        self.task.setFocus()
+
+    # saving ------------------------------------------------------------------------
+    def _current(self) -> NaviInfo | None:
+        if self.info is None:
+            return None
+        kinds = ["informative" if self.steps.item(i).checkState() == Qt.Checked else "transactional"
+                 for i in range(self.steps.count())]
+        pairs = [QAPair(p.ask_step, p.removed_step, q.text().strip(), a.text().strip(), p.overlap, p.llm)
+                 for p, (q, a) in zip(self.info.qa_pairs, self.pair_edits, strict=True)]
+        return NaviInfo(self.info.original_task, self.task.toPlainText().strip(), pairs, kinds, self.info.llm,
+                        {k: c.isChecked() for k, c in self.checks.items()}, self.info.source_episode)
+
+    def apply_texts(self) -> bool:
+        """Save the task, kinds, pairs and checklist as one undoable edit; True when anything changed."""
+        new = self._current()
+        episode = self.ws.episode
+        if new is None or episode is None:
+            return False
+        changed = new.to_json() != self.info.to_json()
+        if changed:
+            text_changed = (new.ambiguous_task != self.info.ambiguous_task or
+                            [(p.question, p.answer) for p in new.qa_pairs] !=
+                            [(p.question, p.answer) for p in self.info.qa_pairs] or
+                            new.step_kinds != self.info.step_kinds)
+            if text_changed:
+                self.edited.add(episode.id)
+            self.ws.edit_episode({"goal": new.ambiguous_task, "meta": with_navi(episode.meta, new)},
+                                 "Edit ambiguous task")
+            self.info = new
+        return changed
+
+    def accept_current(self) -> None:
+        episode = self.ws.episode
+        if episode is None:
+            return
+        self.apply_texts()
+        status = "edited" if episode.id in self.edited else "accepted"
+        set_review(self.ws.project, episode.id, status, self.ws.actor)
+        self.message.emit(f"{episode.key}: {status}")
+        self.reviewed.emit(episode.id)
+
+    def reject_current(self, reason: str | None = None) -> None:
+        episode = self.ws.episode
+        if episode is None:
+            return
+        if reason is None:
+            dialog = RejectDialog(self)
+            if not dialog.exec():
+                return
+            reason = dialog.text()
+        set_review(self.ws.project, episode.id, "rejected", self.ws.actor, reason)
+        self.message.emit(f"{episode.key}: rejected ({reason})")
+        self.reviewed.emit(episode.id)
+
+    def regenerate(self) -> None:
+        """A new ambiguous variant from the same source episode, written by the LLM (off the UI thread)."""
+        from desktop_app.navi.generate import make_ambiguous
+        from desktop_app.synth.llm import LlmSession
+        from desktop_app.ui.tasks import Task
+
+        episode = self.ws.episode
+        if episode is None or self.info is None:
+            return
+        if self.llm_endpoint is None:
+            self.message.emit("Regenerating needs an LLM endpoint (Settings)")
+            return
+        project, endpoint, old_id = self.ws.project, self.llm_endpoint, episode.id
+        with project.reading() as s:
+            source = s.execute(select(m.Episode.id).where(m.Episode.key == self.info.source_episode)).scalar()
+        if source is None:
+            self.message.emit(f"The source episode {self.info.source_episode} is not in this project")
+            return
+
+        def work(_progress):
+            new_id = make_ambiguous(project, source, LlmSession(endpoint), random.Random(),
+                                    max(1, len(self.info.qa_pairs)))
+            set_review(project, old_id, "rejected", reason="regenerated")
+            return new_id
+
+        self.message.emit("Generating a new ambiguous task...")
+        self._task = Task(work, self)
+        self._task.finished.connect(self.replaced.emit)
+        self._task.failed.connect(lambda exc: self.message.emit(f"Failed: {exc}"))
+        self._task.start()
