@@ -8,12 +8,13 @@ import pytest
 from PySide6.QtCore import Qt
 from sqlmodel import select
 
-from conftest import make_image
 from desktop_app.formats.transfer import import_path
 from desktop_app.navi.model import navi_of
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.ui.navi_review import NaviReviewPanel, highlight_removed
+
+from conftest import make_image
 from gui_helpers import key
 from test_gui_editing import open_window
 

@@ -7,13 +7,14 @@ import re
 
 import pytest
 
-from conftest import make_image
 from desktop_app.agents.profiles import AgentProfile
 from desktop_app.agents.runner import create_run, execute
 from desktop_app.formats.transfer import import_path
 from desktop_app.navi.report import navi_metrics
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
+
+from conftest import make_image
 from openai_server import FakeOpenAI, Response, user_text
 
 BOXES = [[20, 20, 120, 60], [200, 100, 300, 140], [40, 220, 380, 280]]
