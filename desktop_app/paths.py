@@ -42,6 +42,11 @@ def demo_dataset_dir() -> Path:
     return _find("datasets/demo")
 
 
+def navi_demo_dataset_dir() -> Path:
+    """Multi-step episodes with ambiguous variants (Navi-plus), made from our own pages."""
+    return _find("datasets/navi_demo")
+
+
 def user_data_dir() -> Path:
     override = os.environ.get("SCREENLAB_DATA_DIR")
     path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))

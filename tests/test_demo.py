@@ -26,6 +26,8 @@ def test_first_run_copies_the_demo_into_the_user_data_folder():
     with Project.open(path) as project, project.reading() as s:
         counts = project_counts(s)
     assert counts["episodes"] >= 24 and counts["actions_by_label"]["distracted"] >= 24
+    # the multi-step episodes and their ambiguous variants come along, to try the Navi-plus workflow
+    assert counts["episodes_by_scenario"]["ambiguous"] >= 6 and counts["episodes_by_scenario"]["navigation"] >= 4
     # second start: the same project, with the user's edits, is reused, not rebuilt
     marker = path / "media" / "marker"
     marker.write_text("user data")

@@ -151,11 +151,16 @@ def cmd_eval(args) -> int:
             elif args.json:
                 print(json.dumps({"runs": {str(r["run"]): r for r in reports}}, indent=2))
             else:
+                def pct(value):
+                    return "-" if value is None else f"{value:.1%}"
+
                 for r in reports:
                     ask = r["ask"]
-                    print(f"run {r['run']} (episodes, ASK {'on' if r['allow_ask'] else 'off'}): {r['episodes']} episodes "
-                          f"SSR {r['ssr'] or 0:.1%} SR {r['sr'] or 0:.1%}  ASK P {ask['precision']} "
-                          f"FPR {ask['fpr']} F1 {ask['f1']}  question F1 {r['question_f1']}")
+                    print(f"run {r['run']} (episodes, ASK {'on' if r['allow_ask'] else 'off'}): {r['episodes']} "
+                          f"episodes  SSR {pct(r['ssr'])}  SR {pct(r['sr'])}  SSR before/after ASK "
+                          f"{pct(r['ssr_before_ask'])}/{pct(r['ssr_after_ask'])}  ASK precision "
+                          f"{pct(ask['precision'])} FPR {pct(ask['fpr'])} F1 {pct(ask['f1'])}  "
+                          f"question F1 {pct(r['question_f1'])}")
             run_ids = [r for r in run_ids if r not in navi_runs]
             if not run_ids:
                 return 0

@@ -1,11 +1,21 @@
 """Import/export formats: one module per format, registered here by name."""
 
-from desktop_app.formats import coco, envdistraction, images, screenlab_jsonl, screenspot
+from desktop_app.formats import (
+    androidcontrol,
+    coco,
+    envdistraction,
+    images,
+    mind2web,
+    naviplus,
+    screenlab_jsonl,
+    screenspot,
+)
 from desktop_app.formats.spec import FormatSpec
 
 FORMATS: dict[str, FormatSpec] = {
     spec.name: spec
-    for spec in (screenlab_jsonl.SPEC, images.SPEC, envdistraction.SPEC, screenspot.SPEC, coco.SPEC)
+    for spec in (screenlab_jsonl.SPEC, images.SPEC, envdistraction.SPEC, screenspot.SPEC, coco.SPEC,
+                 androidcontrol.SPEC, mind2web.SPEC, naviplus.SPEC)
 }
 
 

@@ -19,6 +19,7 @@ from desktop_app.formats.records import (
     StepRecord,
     Where,
     image_bases,
+    input_files,
     parse_box,
     read_jsonl,
     require,
@@ -41,17 +42,6 @@ def scenario_of(target: str) -> str:
         if target.startswith(prefix):
             return scenario
     return target
-
-
-def _files(path: Path) -> list[Path]:
-    if path.is_dir():
-        files = sorted(path.glob("*.jsonl"))
-        if not files:
-            raise FormatError("no .jsonl files in this folder", path)
-        return files
-    if not path.exists():
-        raise FormatError("file not found", path)
-    return [path]
 
 
 def _image(record: dict, where: Where, bases: list[Path]) -> Path:
@@ -121,7 +111,7 @@ def _parse(obj, where: Where, bases: list[Path]) -> EpisodeRecord:
 
 def read(path: Path, options) -> list[EpisodeRecord]:
     records = []
-    for file in _files(Path(path)):
+    for file in input_files(Path(path), ".jsonl"):
         bases = image_bases(file, options.images_dir)
         records += [_parse(obj, where, bases) for where, obj in read_jsonl(file)]
     if not records:

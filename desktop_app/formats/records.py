@@ -192,3 +192,16 @@ def image_bases(source: Path, images_dir: Path | None, *extra: str) -> list[Path
     bases.append(base)
     bases.extend(base / e for e in extra)
     return bases
+
+
+def input_files(path: Path, suffix: str) -> list[Path]:
+    """The file itself, or every `*<suffix>` file of a folder (sorted); a clear error when none."""
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(path.glob(f"*{suffix}"))
+        if not files:
+            raise FormatError(f"no {suffix} files in this folder", path)
+        return files
+    if not path.exists():
+        raise FormatError("file not found", path)
+    return [path]

@@ -20,6 +20,7 @@ from desktop_app.formats.records import (
     StepRecord,
     Where,
     image_bases,
+    input_files,
     optional,
     parse_box,
     read_json,
@@ -56,22 +57,11 @@ def _box(obj: dict, where: Where, bbox_format: str | None) -> tuple[float, float
     return x, y, a, b
 
 
-def _files(path: Path) -> list[Path]:
-    if path.is_dir():
-        files = sorted(path.glob("*.json"))
-        if not files:
-            raise FormatError("no .json files in this folder", path)
-        return files
-    if not path.exists():
-        raise FormatError("file not found", path)
-    return [path]
-
-
 def read(path: Path, options) -> list[EpisodeRecord]:
     if options.bbox_format not in (None, "xywh", "xyxy"):
         raise FormatError(f"unknown bbox format '{options.bbox_format}' (xywh or xyxy)")
     records = []
-    for file in _files(Path(path)):
+    for file in input_files(Path(path), ".json"):
         data = read_json(file)
         if not isinstance(data, list):
             raise FormatError("expected a JSON list of annotations", file)
