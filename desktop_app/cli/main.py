@@ -147,9 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export)
 
     from desktop_app.cli import agent_commands, synth_commands
+    from desktop_app.cli.report_command import add_report_command
     from desktop_app.ocr.cli import add_ocr_command
 
     add_ocr_command(sub, _add_project)
+    add_report_command(sub, _add_project)
     synth_commands.add_commands(sub, _add_project)
     agent_commands.add_commands(sub, _add_project)
 

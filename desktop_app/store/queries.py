@@ -9,9 +9,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import exists, func, or_, select
+from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
-from desktop_app.store.models import ActionBox, Episode, ReviewItem, Screen, Step
+from desktop_app.store.models import ActionBox, Episode, Prediction, ReviewItem, Screen, Step
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class EpisodeFilter:
     has_boxes: bool | None = None  # True: some box; False: no box at all
     text: str = ""  # substring of the goal or the episode id
     ids: tuple[int, ...] = ()
+    # by how agents did: ("verdict", run, verdict) | ("wrong_format", run) | ("disagree", run_a, run_b)
+    outcome: tuple = ()
 
     def where(self) -> list:
         clauses = []
@@ -45,7 +48,25 @@ class EpisodeFilter:
         if self.has_boxes is not None:
             any_box = exists().where(Step.episode_id == Episode.id, ActionBox.step_id == Step.id)
             clauses.append(any_box if self.has_boxes else ~any_box)
+        if self.outcome:
+            clauses.append(_outcome_clause(self.outcome))
         return clauses
+
+
+def _outcome_clause(outcome: tuple):
+    kind = outcome[0]
+    if kind == "verdict":
+        _, run_id, verdict = outcome
+        return exists().where(Step.episode_id == Episode.id, Prediction.step_id == Step.id,
+                              Prediction.run_id == run_id, Prediction.verdict == verdict)
+    if kind == "wrong_format":
+        return exists().where(Step.episode_id == Episode.id, Prediction.step_id == Step.id,
+                              Prediction.run_id == outcome[1], Prediction.wrong_format.is_(True))
+    if kind == "disagree":
+        a, b = aliased(Prediction), aliased(Prediction)
+        return exists().where(Step.episode_id == Episode.id, a.step_id == Step.id, b.step_id == Step.id,
+                              a.run_id == outcome[1], b.run_id == outcome[2], a.verdict != b.verdict)
+    raise ValueError(f"unknown outcome filter {outcome!r}")
 
 
 @dataclass

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy import func, select
 
-from desktop_app.store.models import EPISODE_REVIEW_STATUSES, ActionBox, Episode, Step
+from desktop_app.store.models import EPISODE_REVIEW_STATUSES, ActionBox, Episode, Run, Step
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes
 
@@ -93,7 +93,8 @@ class EpisodeTableModel(QAbstractTableModel):
     def row_of(self, episode_id: int) -> int | None:
         """Position of an episode under the current filter (None if filtered out)."""
         with self.project.reading() as s:
-            inside = count_episodes(s, EpisodeFilter(**{**self.filter.__dict__, "ids": (episode_id,)}))
+            inside = s.execute(select(func.count()).select_from(Episode)
+                               .where(*self.filter.where(), Episode.id == episode_id)).scalar_one()
             if not inside:
                 return None
             return s.execute(select(func.count()).select_from(Episode)
@@ -128,6 +129,14 @@ class EpisodeTableModel(QAbstractTableModel):
         return value
 
 
+def outcome_of(key: str | None) -> tuple:
+    """Combo data "verdict|3|distracted" -> ("verdict", 3, "distracted") (Qt compares strings, not tuples)."""
+    if not key:
+        return ()
+    kind, *rest = key.split("|")
+    return (kind, *[int(v) if v.isdigit() else v for v in rest])
+
+
 class SampleBrowser(QWidget):
     episodeSelected = Signal(object)  # episode id or None
 
@@ -143,6 +152,8 @@ class SampleBrowser(QWidget):
         self.status = QComboBox()
         self.has = QComboBox()
         self.split = QComboBox()
+        self.outcome = QComboBox()
+        self.outcome.setToolTip("Show only episodes where an agent run went a certain way")
         self.has.addItem("Any actions", None)
         for text, value in (("Has gold", "gold"), ("Has distracted", "distracted"), ("Has other", "other"),
                             ("Has boxes", True), ("No boxes", False)):
@@ -151,6 +162,7 @@ class SampleBrowser(QWidget):
         for status in EPISODE_REVIEW_STATUSES:
             self.status.addItem(status.capitalize(), status)
         self.reload_choices()
+        self.reload_outcomes()
 
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -167,6 +179,8 @@ class SampleBrowser(QWidget):
             self.table.setColumnWidth(column, width)
         self.table.setFocusPolicy(Qt.ClickFocus)
         self.count_label = QLabel()
+        self.count_label.linkActivated.connect(lambda _: self.clear_pinned())
+        self.pinned: tuple[tuple[int, ...], str] | None = None
 
         filters = QHBoxLayout()
         for widget in (self.scenario, self.status):
@@ -174,18 +188,21 @@ class SampleBrowser(QWidget):
         filters2 = QHBoxLayout()
         for widget in (self.has, self.split):
             filters2.addWidget(widget)
+        filters3 = QHBoxLayout()
+        filters3.addWidget(self.outcome)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.search)
         layout.addLayout(filters)
         layout.addLayout(filters2)
+        layout.addLayout(filters3)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count_label)
 
         self._debounce = QTimer(self, singleShot=True, interval=250)
         self._debounce.timeout.connect(self.apply_filter)
         self.search.textChanged.connect(self._debounce.start)
-        for combo in (self.scenario, self.status, self.has, self.split):
+        for combo in (self.scenario, self.status, self.has, self.split, self.outcome):
             combo.currentIndexChanged.connect(self.apply_filter)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self._update_count()
@@ -205,8 +222,33 @@ class SampleBrowser(QWidget):
             combo.setCurrentIndex(max(index, 0))
             combo.blockSignals(False)
 
+    def reload_outcomes(self) -> None:
+        """Outcome filters for the latest runs: their distracted / invalid / wrong-format cases, and
+        where the two latest runs disagree."""
+        with self.project.reading() as s:
+            runs = list(s.execute(select(Run.id, Run.name).order_by(Run.id.desc()).limit(6)))
+        current = self.outcome.currentData()
+        self.outcome.blockSignals(True)
+        self.outcome.clear()
+        self.outcome.addItem("Any outcome", None)
+        for run_id, name in runs:
+            for verdict in ("distracted", "invalid", "gold"):
+                self.outcome.addItem(f"Run {run_id} ({name}): {verdict}", f"verdict|{run_id}|{verdict}")
+            self.outcome.addItem(f"Run {run_id} ({name}): wrong format", f"wrong_format|{run_id}")
+        if len(runs) >= 2:
+            (a, _), (b, _) = runs[1], runs[0]
+            self.outcome.addItem(f"Runs {a} and {b} disagree", f"disagree|{a}|{b}")
+        self.outcome.setCurrentIndex(max(self.outcome.findData(current), 0))
+        self.outcome.blockSignals(False)
+
+    def show_ids(self, ids: list[int], label: str) -> None:
+        """Narrow the list to these episodes (a bar clicked in the dashboard)."""
+        self.pinned = (tuple(ids), label)
+        self.apply_filter()
+
     def current_filter(self) -> EpisodeFilter:
         has = self.has.currentData()
+        pinned = self.pinned[0] if self.pinned else ()
         return EpisodeFilter(
             scenarios=(self.scenario.currentData(),) if self.scenario.currentData() is not None else (),
             review_statuses=(self.status.currentData(),) if self.status.currentData() else (),
@@ -214,6 +256,8 @@ class SampleBrowser(QWidget):
             has_label=has if isinstance(has, str) else None,
             has_boxes=has if isinstance(has, bool) else None,
             text=self.search.text().strip(),
+            outcome=outcome_of(self.outcome.currentData()),
+            ids=pinned,
         )
 
     def apply_filter(self) -> None:
@@ -225,7 +269,14 @@ class SampleBrowser(QWidget):
 
     def _update_count(self) -> None:
         n = self.model.rowCount()
-        self.count_label.setText(f"{n:,} episode{'s' if n != 1 else ''}")
+        text = f"{n:,} episode{'s' if n != 1 else ''}"
+        if self.pinned:
+            text += f" · {self.pinned[1]} <a href='clear'>show all</a>"
+        self.count_label.setText(text)
+
+    def clear_pinned(self) -> None:
+        self.pinned = None
+        self.apply_filter()
 
     def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self.episodeSelected.emit(self.model.episode_id_at(current.row()) if current.isValid() else None)

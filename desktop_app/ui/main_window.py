@@ -19,10 +19,13 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QStackedWidget,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
+from desktop_app.agents.runner import rescore
+from desktop_app.evaluation.step_predictions import step_prediction_rows
 from desktop_app.settings import Settings, save_settings
 from desktop_app.store.audit import current_actor
 from desktop_app.store.project import Project, ProjectError, is_project_folder
@@ -30,6 +33,10 @@ from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.canvas.scene import AnnotationScene
 from desktop_app.ui.canvas.view import CanvasView
 from desktop_app.ui.commands import NUDGE_ID
+from desktop_app.ui.eval.dashboard import DashboardWidget
+from desktop_app.ui.eval.prediction_layer import marks_from_rows
+from desktop_app.ui.eval.prediction_panel import PredictionPanel
+from desktop_app.ui.eval.runs_panel import RunsPanel
 from desktop_app.ui.filmstrip import Filmstrip
 from desktop_app.ui.navi_review import NaviReviewPanel
 from desktop_app.ui.ocr_assist import OcrAssistant
@@ -60,7 +67,6 @@ class MainWindow(QMainWindow):
         self.review_mode = False
         self._review_panels: dict[str, QWidget] = {}  # "screens" and "navi" panels while reviewing
         self._review_stack: QStackedWidget | None = None
-        self.review_dock: QDockWidget | None = None
         self._render_service: RenderService | None = None
         self.setWindowTitle("ScreenLab")
         self.resize(1500, 900)
@@ -79,14 +85,31 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(centre)
         self.filmstrip: Filmstrip | None = None
 
+        # Each side is one dock holding a tab widget: QMainWindow's own tabified docks left a
+        # second, stale tab bar on screen (Qt 6.11).
         self.left = QDockWidget("Samples", self)
         self.left.setObjectName("samples-dock")
         self.right = QDockWidget("Properties", self)
         self.right.setObjectName("properties-dock")
+        self.left_tabs = QTabWidget()
+        self.right_tabs = QTabWidget()
+        self.left_tabs.setDocumentMode(True)
+        self.right_tabs.setDocumentMode(True)
+        self.left.setWidget(self.left_tabs)
+        self.right.setWidget(self.right_tabs)
         for dock, area in ((self.left, Qt.LeftDockWidgetArea), (self.right, Qt.RightDockWidgetArea)):
             dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
             self.addDockWidget(area, dock)
+        # evaluation: runs beside the samples, each agent's answer beside the properties, and the
+        # dashboard below the canvas when asked for (View > Dashboard): the canvas keeps its room
+        self.dashboard_dock = QDockWidget("Dashboard", self)
+        self.dashboard_dock.setObjectName("dashboard-dock")
+        self.dashboard_dock.hide()  # not docked yet: it would sit on top of the window as a plain child
+        self._dashboard_added = False  # docked only when first shown
         self.resizeDocks([self.left, self.right], [400, 320], Qt.Horizontal)
+        self.runs: RunsPanel | None = None
+        self.dashboard: DashboardWidget | None = None
+        self.prediction_panel: PredictionPanel | None = None
 
         self._make_status_bar()
         self.actions_by_id: dict[str, QAction] = {}
@@ -234,6 +257,9 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         menu.addAction(self.left.toggleViewAction())
         menu.addAction(self.right.toggleViewAction())
+        self.dashboard_action = menu.addAction("Dashboard")
+        self.dashboard_action.setCheckable(True)
+        self.dashboard_action.toggled.connect(self.show_dashboard)
         menu = self.menuBar().addMenu("&Navigate")
         for key in ("nav.prev", "nav.next", "nav.prev_step", "nav.next_step", "nav.search",
                     "edit.next_box", "edit.prev_box"):
@@ -268,8 +294,10 @@ class MainWindow(QMainWindow):
         self.browser = SampleBrowser(project)
         self.properties = PropertiesPanel(self.ws, self.settings.palette)
         self.filmstrip = Filmstrip(self.ws)
-        self.left.setWidget(self.browser)
-        self.right.setWidget(self.properties)
+        self.left_tabs.insertTab(0, self.browser, "Samples")
+        self.right_tabs.insertTab(0, self.properties, "Properties")
+        self.left_tabs.setCurrentIndex(0)
+        self.right_tabs.setCurrentIndex(0)
         self.filmstrip_host.addWidget(self.filmstrip)
         self.ws.stepLoaded.connect(self._show_step)
         self.ws.boxesPut.connect(self._boxes_put)
@@ -282,6 +310,7 @@ class MainWindow(QMainWindow):
         self.ws.undo_stack.canRedoChanged.connect(self.actions_by_id["edit.redo"].setEnabled)
         self.actions_by_id["edit.undo"].setEnabled(False)
         self.actions_by_id["edit.redo"].setEnabled(False)
+        self._open_evaluation(project)
         self.browser.episodeSelected.connect(self.ws.load_episode)
         self.properties.boxesSelected.connect(self._list_selection)
         self.filmstrip.stepChosen.connect(self.ws.load_step)
@@ -296,13 +325,81 @@ class MainWindow(QMainWindow):
             self.ws.load_episode(None)
         return True
 
+    def _open_evaluation(self, project: Project) -> None:
+        self.runs = RunsPanel(project)
+        self.runs.set_selection_provider(lambda: (self.browser.current_filter() if self.browser else None, None))
+        self.runs.predictionsChanged.connect(self._predictions_changed)
+        self.runs.runFinished.connect(self._run_finished)
+        self.runs.runsVisibilityChanged.connect(lambda _ids: self._refresh_evaluation())
+        self.dashboard = DashboardWidget()
+        self.dashboard.barClicked.connect(self._bar_clicked)
+        self.prediction_panel = PredictionPanel()
+        self.left_tabs.addTab(self.runs, "Runs")
+        self.dashboard_dock.setWidget(self.dashboard)
+        self.right_tabs.addTab(self.prediction_panel, "Predictions")
+        self.scene.markClicked.connect(lambda _run: self._canvas_selection())
+        self._refresh_evaluation()
+
+    def _refresh_evaluation(self) -> None:
+        self.refresh_predictions()
+        if (self.dashboard is not None and self.runs is not None and self.project is not None
+                and self.dashboard_dock.isVisible()):
+            runs = self.runs.visible_runs()
+            if runs:
+                self.dashboard.refresh(self.project, runs)
+
+    def refresh_predictions(self) -> None:
+        """Each visible run's answer for the current step: markers on the canvas, cards beside it."""
+        if self.runs is None or self.scene.predictions is None:
+            return
+        rows = []
+        if self.ws is not None and self.ws.step is not None:
+            rows = step_prediction_rows(self.project, self.ws.step.id, self.runs.visible_runs())
+        self.scene.predictions.set_predictions(marks_from_rows(rows, self.runs.colour_of))
+        self.prediction_panel.show_predictions(rows)
+        self.view.viewport().update()
+
+    def _predictions_changed(self, run_id: int) -> None:
+        if self.runs is not None and run_id in self.runs.visible_runs():
+            self.refresh_predictions()
+        if self.browser is not None:
+            self.browser.model.invalidate_rows()
+
+    def _run_finished(self, run_id: int) -> None:
+        if self.browser is not None:
+            self.browser.reload_outcomes()
+        self._refresh_evaluation()
+
+    def show_dashboard(self, on: bool = True) -> None:
+        if on and not self._dashboard_added:
+            self.addDockWidget(Qt.BottomDockWidgetArea, self.dashboard_dock)
+            self.dashboard_dock.visibilityChanged.connect(self.dashboard_action.setChecked)
+            self._dashboard_added = True
+        if self._dashboard_added:
+            self.dashboard_dock.setVisible(on)
+        if on:
+            self._refresh_evaluation()
+
+    def _bar_clicked(self, info: dict) -> None:
+        if self.browser is None:
+            return
+        parts = [info.get(k) for k in ("agent", "pattern", "scenario", "verdict") if info.get(k)]
+        self.browser.show_ids(list(info.get("episode_ids") or []), "dashboard: " + " / ".join(map(str, parts)))
+
     def close_project(self) -> None:
         if self.project is None:
             return
         self.set_review_mode(False)
+        if self.runs is not None:
+            self.runs.shutdown()
+        for widget in (self.runs, self.dashboard, self.prediction_panel):
+            if widget is not None:
+                widget.deleteLater()
+        self.runs = self.dashboard = self.prediction_panel = None
         self.scene.reset()
-        for dock in (self.left, self.right):
-            widget = dock.widget()
+        self.left_tabs.clear()
+        self.right_tabs.clear()
+        for widget in (self.browser, self.properties):
             if widget is not None:
                 widget.deleteLater()
         if self.filmstrip is not None:
@@ -421,19 +518,14 @@ class MainWindow(QMainWindow):
                 self._review_stack.addWidget(panel)
             self.ws.stepLoaded.connect(self._show_review_panel)
             self._show_review_panel()
-            self.review_dock = QDockWidget("Verify", self)
-            self.review_dock.setObjectName("review-dock")
-            self.review_dock.setWidget(self._review_stack)
-            self.addDockWidget(Qt.RightDockWidgetArea, self.review_dock)
-            self.tabifyDockWidget(self.right, self.review_dock)
-            self.review_dock.show()
-            QTimer.singleShot(0, self.review_dock.raise_)  # after the tab bar exists
+            self.right_tabs.addTab(self._review_stack, "Verify")
+            self.right_tabs.setCurrentWidget(self._review_stack)
             self.browser.status.setCurrentIndex(self.browser.status.findData("pending"))
         else:
             self.ws.stepLoaded.disconnect(self._show_review_panel)
-            self.removeDockWidget(self.review_dock)
-            self.review_dock.deleteLater()
-            self._review_panels, self._review_stack, self.review_dock = {}, None, None
+            self.right_tabs.removeTab(self.right_tabs.indexOf(self._review_stack))
+            self._review_stack.deleteLater()
+            self._review_panels, self._review_stack = {}, None
             self.browser.status.setCurrentIndex(0)
         self.apply_shortcuts()
         self._update_mode_label()
@@ -475,6 +567,7 @@ class MainWindow(QMainWindow):
         self.view.fit()
         self._update_counts()
         self.ocr.show_screen(self.project, ws.screen, run_if_missing=self.scene.show_suggestions)
+        self.refresh_predictions()
 
     # OCR suggestions ----------------------------------------------------------
     def _suggestions_ready(self, items) -> None:
@@ -538,6 +631,10 @@ class MainWindow(QMainWindow):
     def _after_write(self) -> None:
         if self.browser is not None:
             self.browser.model.invalidate_rows()
+        # a fixed label or box re-scores the agents' answers on this step at once
+        if (self.ws is not None and self.ws.step is not None and self.runs is not None
+                and rescore(self.project, step_ids=[self.ws.step.id])):
+            self.refresh_predictions()
 
     def _write_failed(self, message: str) -> None:
         self._set_saved(False, message)
@@ -714,6 +811,8 @@ class MainWindow(QMainWindow):
         if focused is not None:
             focused.clearFocus()
         self.ocr.shutdown()
+        if self.runs is not None:
+            self.runs.shutdown()
         if self._render_service is not None:
             self._render_service.shutdown()
         self.settings.window_geometry = base64.b64encode(bytes(self.saveGeometry())).decode()

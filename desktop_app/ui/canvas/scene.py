@@ -21,6 +21,7 @@ from desktop_app.ui.canvas.items import (
     MissingImageItem,
 )
 from desktop_app.ui.canvas.suggestions import SuggestionLayer
+from desktop_app.ui.eval.prediction_layer import PredictionLayer
 
 MIN_SIZE = 2.0  # px; smaller drags are clicks, not boxes
 
@@ -30,6 +31,7 @@ class AnnotationScene(QGraphicsScene):
     boxesChanged = Signal(list)  # [(box_id, old QRectF, new QRectF)] after a move or resize
     cursorMoved = Signal(QPointF)
     suggestionActivated = Signal(int)  # double click on an OCR/element suggestion
+    markClicked = Signal(int)  # run id of the prediction marker clicked
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -42,6 +44,7 @@ class AnnotationScene(QGraphicsScene):
         self.layer: BoxesLayer | None = None
         self.suggestions: SuggestionLayer | None = None
         self.show_suggestions = True
+        self.predictions: PredictionLayer | None = None  # agents' answers on this step
         self.items_by_id: dict[int, BoxItem] = {}
         self._gesture = None  # ("draw", start) | ("move", start, {id: rect}) | ("resize", id, handle, rect)
         self._preview: QGraphicsRectItem | None = None
@@ -63,12 +66,15 @@ class AnnotationScene(QGraphicsScene):
         self.suggestions = SuggestionLayer(self.image_rect)
         self.suggestions.setVisible(self.show_suggestions)
         self.addItem(self.suggestions)
+        self.predictions = PredictionLayer(self.image_rect)
+        self.addItem(self.predictions)
         for box in boxes:
             self.put_box(box)
 
     def reset(self) -> None:
         self.layer = None  # first: items being removed must not repaint a deleted layer
         self.suggestions = None
+        self.predictions = None
         self.items_by_id.clear()
         self._preview = None
         self._gesture = None
@@ -159,6 +165,13 @@ class AnnotationScene(QGraphicsScene):
         item, handle = self._handle_at(pos)
         if item is not None:
             self._gesture = ("resize", item.box_id, handle, item.rect())
+            event.accept()
+            return
+        mark = self.predictions.mark_at(pos, self.px) if self.predictions is not None else None
+        if mark is not None:  # an agent's marker: select the box its answer matched
+            self.markClicked.emit(mark.run_id)
+            if mark.box_id in self.items_by_id:
+                self.select_ids([mark.box_id])
             event.accept()
             return
         item = self._box_at(pos)

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QFrame, QGraphicsView
 
 from desktop_app.ui.canvas.items import BoxItem
 from desktop_app.ui.canvas.scene import AnnotationScene
+from desktop_app.ui.eval.prediction_layer import draw_legend
 
 MIN_SCALE, MAX_SCALE = 0.02, 40.0
 STEP = 1.25
@@ -159,6 +160,9 @@ class CanvasView(QGraphicsView):
             boxes = self._visible_captioned(self.mapToScene(self.viewport().rect()).boundingRect())
             if boxes is not None:
                 self._draw_captions(painter, boxes, scale)
+        predictions = self.canvas.predictions
+        if predictions is not None and predictions.marks():
+            draw_legend(painter, QRectF(self.viewport().rect()), predictions.legend_entries())
         if self.canvas.mode == "draw" and self._mouse is not None:
             pen = QPen(QColor(255, 255, 255, 160), 1, Qt.DashLine)
             painter.setPen(pen)
