@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 from desktop_app.agents.profiles import BASELINES
 from desktop_app.store import models as m
 from desktop_app.store.queries import EpisodeFilter
+
 from gui_helpers import key
 from test_gui_editing import open_window
 
