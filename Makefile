@@ -24,9 +24,14 @@ lint: $(BIN)/.installed
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/import_scale.py
 	$(BIN)/python benchmarks/canvas.py
+	$(BIN)/python benchmarks/runner.py
+	$(BIN)/python benchmarks/synth.py
+	$(BIN)/python benchmarks/ocr.py
+	$(BIN)/python benchmarks/ui_latency.py
 
 demo: $(BIN)/.installed
 	$(BIN)/python datasets/build_demo.py
+	$(BIN)/python datasets/build_navi_demo.py
 
 # The suite drives a real Chromium and real Qt widgets (offscreen). As root on
 # Debian/Ubuntu this installs what is missing; otherwise it says what to install.
