@@ -267,6 +267,11 @@ class SampleBrowser(QWidget):
         row = self.model.row_of(current) if current is not None else None
         self.select_row(row if row is not None else 0)
 
+    def refresh(self) -> None:
+        """Re-query the list (statuses changed); the filter stays."""
+        self.model.refresh()
+        self._update_count()
+
     def _update_count(self) -> None:
         n = self.model.rowCount()
         text = f"{n:,} episode{'s' if n != 1 else ''}"

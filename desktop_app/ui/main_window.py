@@ -533,8 +533,7 @@ class MainWindow(QMainWindow):
     def _after_review(self, episode_id: int) -> None:
         """The sample left the pending list: show the one that took its row."""
         row = max(self.browser.current_row(), 0)
-        self.browser.model.refresh()
-        self.browser._update_count()
+        self.browser.refresh()
         self.browser.select_row(row)
         if self.browser.model.rowCount() == 0:
             self.ws.load_episode(None)
@@ -542,8 +541,7 @@ class MainWindow(QMainWindow):
             self.review.update_progress()
 
     def _after_regenerate(self, new_id: int) -> None:
-        self.browser.model.refresh()
-        self.browser._update_count()
+        self.browser.refresh()
         row = self.browser.model.row_of(new_id)
         self.browser.select_row(row if row is not None else 0)
 
@@ -662,7 +660,7 @@ class MainWindow(QMainWindow):
         if self.properties is not None:
             ids = self.scene.selected_ids()
             # text-only actions have no canvas item: keep their list selection
-            keep = [i for i in self.properties._selected if i in self.ws.boxes and self.ws.boxes[i].x1 is None]
+            keep = [i for i in self.properties.selected if i in self.ws.boxes and self.ws.boxes[i].x1 is None]
             self.properties.show_selection(ids or keep)
 
     def _list_selection(self, ids) -> None:
@@ -672,8 +670,8 @@ class MainWindow(QMainWindow):
             self.view.ensureVisible(drawn[0].rect(), 40, 40)
 
     def selected_ids(self) -> list[int]:
-        if self.properties is not None and self.properties._selected:
-            return list(self.properties._selected)
+        if self.properties is not None and self.properties.selected:
+            return list(self.properties.selected)
         return self.scene.selected_ids()
 
     # editing ----------------------------------------------------------------

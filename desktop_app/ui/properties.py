@@ -122,6 +122,11 @@ class PropertiesPanel(QWidget):
         pixmap.fill(label_color(label, self.palette))
         return QIcon(pixmap)
 
+    @property
+    def selected(self) -> list[int]:
+        """The actions selected here or on the canvas (text-only ones exist only in this list)."""
+        return list(self._selected)
+
     # showing ----------------------------------------------------------------
     def refresh(self) -> None:
         self.refresh_episode()
