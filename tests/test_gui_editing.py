@@ -150,6 +150,23 @@ def test_navigation_copy_paste_between_screens_and_tab(window, demo_copy):
     assert window.scene.selected_ids() == [order[1]]
 
 
+def test_boxes_copied_in_one_window_paste_in_another_and_other_text_is_ignored(qtbot, window, demo_copy):
+    key_ = window.ws.episode.key
+    source = min(window.scene.items_by_id)
+    window.scene.select_ids([source])
+    key(window, "Ctrl+C")
+    other = open_window(qtbot, demo_copy)  # a second window knows only the system clipboard
+    before = stored(demo_copy, key_)
+    key(other, "Ctrl+V")
+    assert new_box(before, stored(demo_copy, key_)).label == stored(demo_copy, key_)[source].label
+
+    for junk in ("hello", '{"screenlab/boxes": [{"label": "gold", "x1": "zero"}]}', "[1, 2]"):
+        QApplication.clipboard().setText(junk)
+        before = stored(demo_copy, key_)
+        key(other, "Ctrl+V")
+        assert stored(demo_copy, key_).keys() == before.keys()
+
+
 def test_label_keys_set_the_next_box_label_when_nothing_is_selected(window, demo_copy):
     key_ = window.ws.episode.key
     window.scene.clearSelection()

@@ -7,7 +7,7 @@ import base64
 import json
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QMimeData, QPointF, QRectF, Qt, QTimer
+from PySide6.QtCore import QByteArray, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QAction, QImageReader, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -28,6 +28,7 @@ from desktop_app.agents.runner import rescore
 from desktop_app.evaluation.step_predictions import step_prediction_rows
 from desktop_app.settings import Settings, save_settings
 from desktop_app.store.audit import current_actor
+from desktop_app.store.models import LABELS
 from desktop_app.store.project import Project, ProjectError, is_project_folder
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.canvas.scene import AnnotationScene
@@ -49,10 +50,31 @@ from desktop_app.ui.theme import apply_theme
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
 from desktop_app.ui.workspace import Workspace
 
-CLIPBOARD_MIME = "application/x-screenlab-boxes"
+CLIPBOARD_KEY = "screenlab/boxes"
+BOX_KEYS = ("x1", "y1", "x2", "y2", "label", "action_type", "element_text", "type_text", "meta")
 # keys that mean something else in lists and text fields
 CANVAS_SCOPED = {"edit.next_box", "edit.prev_box", "ocr.accept", *NUDGES}
 DUPLICATE_OFFSET = 10
+
+
+def boxes_from_clipboard(text: str) -> list[dict] | None:
+    """Boxes copied by any ScreenLab window; None for anything else on the clipboard."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    boxes = data.get(CLIPBOARD_KEY) if isinstance(data, dict) else None
+    if not isinstance(boxes, list):
+        return None
+    valid = []
+    for box in boxes:
+        if not isinstance(box, dict) or box.get("label") not in LABELS:
+            return None
+        coords = [box.get(k) for k in ("x1", "y1", "x2", "y2")]
+        if not (all(c is None for c in coords) or all(isinstance(c, int | float) for c in coords)):
+            return None
+        valid.append({k: box.get(k) for k in BOX_KEYS})
+    return valid
 
 
 class MainWindow(QMainWindow):
@@ -732,8 +754,7 @@ class MainWindow(QMainWindow):
         self.ws.change_boxes(after, "Nudge", merge=NUDGE_ID)
 
     def _box_payload(self, ids) -> list[dict]:
-        keys = ("x1", "y1", "x2", "y2", "label", "action_type", "element_text", "type_text", "meta")
-        return [{k: getattr(self.ws.boxes[i], k) for k in keys} for i in ids if i in self.ws.boxes]
+        return [{k: getattr(self.ws.boxes[i], k) for k in BOX_KEYS} for i in ids if i in self.ws.boxes]
 
     def _clamped(self, values: dict, dx: float, dy: float) -> dict:
         values = dict(values, source="manual")
@@ -760,23 +781,15 @@ class MainWindow(QMainWindow):
         payload = self._box_payload(self.selected_ids())
         if payload:
             self._clipboard = payload
-            mime = QMimeData()
-            data = json.dumps(payload)
-            mime.setData(CLIPBOARD_MIME, QByteArray(data.encode()))
-            mime.setText(data)
-            QApplication.clipboard().setMimeData(mime)
+            # Plain text, not a Python-made QMimeData: the clipboard outlives the interpreter
+            # and deleting a Python-owned QMimeData at process exit crashes PySide6.
+            QApplication.clipboard().setText(json.dumps({CLIPBOARD_KEY: payload}))
             self.statusBar().showMessage(f"Copied {len(payload)} box(es)", 3000)
 
     def paste(self) -> None:
         if self.ws is None:
             return
-        mime = QApplication.clipboard().mimeData()
-        payload = self._clipboard
-        if mime is not None and mime.hasFormat(CLIPBOARD_MIME):
-            try:
-                payload = json.loads(bytes(mime.data(CLIPBOARD_MIME)).decode())
-            except ValueError:
-                payload = self._clipboard
+        payload = boxes_from_clipboard(QApplication.clipboard().text()) or self._clipboard
         if payload:
             self.ws.add_boxes([self._clamped(v, 0, 0) for v in payload], "Paste boxes")
 
