@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -34,6 +35,7 @@ def test_bare_screenlab_opens_the_demo_project_from_the_user_data_folder(tmp_pat
     result = _screenlab("--smoke", env_dirs=dirs)
     assert result.returncode == 0, result.stderr
     assert "smoke: ok" in result.stdout and "demo-project" in result.stdout
+    assert re.search(r"rapidocr read [1-9]\d* words", result.stdout)  # the models that ship, run fresh
     assert (tmp_path / "data" / "demo-project" / "screenlab.sqlite").is_file()
     assert Image.open(tmp_path / "shot.png").size[0] >= 1000
     # the app remembers the project it opened
@@ -96,9 +98,13 @@ def test_settings_dialog_refuses_a_key_bound_twice_and_saves_choices(qapp, tmp_p
     dialog.annotator.setText("Ada")
     dialog.palette.setCurrentIndex(dialog.palette.findData("colorblind"))
     dialog.snap_on_draw.setChecked(True)
+    dialog.llm.base_url.setText("http://localhost:8000/v1")
+    dialog.llm.model.setText("writer")
+    assert dialog.tabs.tabText(dialog.tabs.indexOf(dialog.llm)) == "LLM && browser"
     assert "unavailable" in dialog.ocr_engine.itemText(dialog.ocr_engine.findData("easyocr"))  # not installed here
     dialog.apply_to(settings)
     assert settings.snap_on_draw and settings.ocr_engine == "rapidocr"
+    assert (settings.llm_base_url, settings.llm_model) == ("http://localhost:8000/v1", "writer")
     assert (settings.annotator, settings.palette, settings.shortcuts) == ("Ada", "colorblind", {"label.gold": "G"})
 
 

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication, QInputDialog
+from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 
 from desktop_app.demo import ensure_demo_project
 from desktop_app.settings import load_settings, save_settings
@@ -59,7 +59,9 @@ def build_window(project: str | None = None, media: str | None = None) -> MainWi
 
 
 def smoke_check(window: MainWindow) -> int:
-    """Start-up self test for installers and CI: the window shows a screen with its boxes."""
+    """Start-up self test for installers and CI: the window shows a screen with its boxes, and
+    OCR reads that screen with the models that ship with the app (fresh, not from the cache)."""
+    from desktop_app.ocr.cache import ocr_screen
     from desktop_app.paths import user_log_dir
     from desktop_app.ui.canvas.items import ImageItem
 
@@ -67,20 +69,54 @@ def smoke_check(window: MainWindow) -> int:
     window.resize(1400, 900)
     for _ in range(10):
         app.processEvents()
-    ok = isinstance(window.scene.background, ImageItem) and bool(window.scene.items_by_id)
+    drawn = isinstance(window.scene.background, ImageItem) and bool(window.scene.items_by_id)
+    words, ocr_note = 0, "no screen"
+    if window.ws is not None:
+        try:
+            outcome = ocr_screen(window.project, window.ws.screen, refresh=True)
+            words, ocr_note = len(outcome.words), f"{outcome.engine} read {len(outcome.words)} words"
+        except Exception as exc:  # report it as a failed check, not a traceback
+            ocr_note = f"OCR failed: {exc}"
+    ok = drawn and words > 0
     out = Path(os.environ.get("SCREENLAB_SMOKE_SCREENSHOT", user_log_dir() / "smoke.png"))
     window.grab().save(str(out))
     print(f"smoke: {'ok' if ok else 'FAILED'}: project {window.project.name if window.project else '-'}, "
-          f"{len(window.scene.items_by_id)} boxes drawn, screenshot {out}")
+          f"{len(window.scene.items_by_id)} boxes drawn, {ocr_note}, screenshot {out}")
     window.close()
     return 0 if ok else 1
 
 
+def show_welcome_once(window: MainWindow) -> None:
+    """First start: what to press to draw, label and accept (until "Don't show again")."""
+    from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
+
+    if should_show_welcome(window.settings):
+        dialog = WelcomeDialog(window.settings.shortcuts, window)
+        dialog.exec()
+        dialog.apply_to(window.settings)
+        save_settings(window.settings)
+
+
+def report_previous_hard_crash(window: MainWindow) -> None:
+    from desktop_app import crash
+
+    found = crash.previous_hard_crashes()
+    if found:
+        QMessageBox.warning(window, "ScreenLab stopped unexpectedly last time",
+                            f"The last session ended in a crash. What was known about it is in:\n{found[-1]}\n\n"
+                            "Your edits up to that moment were saved.")
+
+
 def run_gui(project: str | None = None, media: str | None = None, smoke: bool = False) -> int:
+    from desktop_app import crash
+
+    crash.install()  # no silent exits: a log in the user log folder and a dialog pointing to it
     app = application()
     window = build_window(project, media)
     window.show()
     if smoke:
         return smoke_check(window)
+    report_previous_hard_crash(window)
+    show_welcome_once(window)
     ask_annotator(window)
     return app.exec()

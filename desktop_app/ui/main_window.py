@@ -262,6 +262,8 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         settings_action = menu.addAction("Settings...")
         settings_action.triggered.connect(self.settings_dialog)
+        llm_action = menu.addAction("LLM endpoint and browser...")
+        llm_action.triggered.connect(lambda: self.settings_dialog(tab="LLM && browser"))
         menu = self.menuBar().addMenu("&View")
         for key in ("view.zoom_in", "view.zoom_out", "view.fit", "view.actual"):
             menu.addAction(a[key])
@@ -296,6 +298,8 @@ class MainWindow(QMainWindow):
             menu.addAction(a[key])
         menu = self.menuBar().addMenu("&Help")
         menu.addAction(a["help.shortcuts"])
+        welcome = menu.addAction("Welcome...")
+        welcome.triggered.connect(self._welcome)
         about = menu.addAction("About ScreenLab")
         about.triggered.connect(self._about)
 
@@ -474,10 +478,17 @@ class MainWindow(QMainWindow):
         if self.project is not None and self.browser is not None:
             ExportDialog(self.project, self.browser.current_filter(), self).exec()
 
-    def settings_dialog(self) -> None:
+    def settings_dialog(self, tab: str = "") -> None:
         dialog = SettingsDialog(self.settings, self)
+        for index in range(dialog.tabs.count()):
+            if dialog.tabs.tabText(index) == tab:
+                dialog.tabs.setCurrentIndex(index)
+        browser = self.settings.browser_path
         if dialog.exec():
             dialog.apply_to(self.settings)
+            if self.settings.browser_path != browser and self._render_service is not None:
+                self._render_service.shutdown()  # the next render starts the browser chosen now
+                self._render_service = None
             save_settings(self.settings)
             self.apply_shortcuts()
             apply_theme(QApplication.instance(), self.settings.theme)
@@ -488,6 +499,11 @@ class MainWindow(QMainWindow):
             if self.properties is not None:
                 self.properties.palette = self.settings.palette
                 self.properties.refresh()
+
+    def _welcome(self) -> None:
+        from desktop_app.ui.welcome import WelcomeDialog
+
+        WelcomeDialog(self.settings.shortcuts, self).exec()
 
     def show_shortcuts(self) -> None:
         ShortcutsDialog(self.settings.shortcuts, self).exec()

@@ -1,4 +1,4 @@
-"""Settings: annotator, theme, label palette, keyboard shortcuts."""
+"""Settings: annotator, theme, label palette, OCR, keyboard shortcuts, LLM endpoint and browser."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QKeySequenceEdit,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.settings import Settings
+from desktop_app.ui.llm_settings import KeyStoreError, LlmSettingsPage
 from desktop_app.ui.palette import PALETTE_NAMES
 from desktop_app.ui.shortcuts import ACTIONS, conflicts, keys_for
 from desktop_app.ui.theme import THEMES
@@ -109,10 +111,13 @@ class SettingsDialog(QDialog):
         form.addRow(self.allow_downloads)
         form.addRow(self.snap_on_draw)
 
+        self.llm = LlmSettingsPage(settings)
         tabs = QTabWidget()
         tabs.addTab(general, "General")
         tabs.addTab(ocr, "OCR")
         tabs.addTab(keys, "Keyboard")
+        tabs.addTab(self.llm, "LLM && browser")
+        self.tabs = tabs
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
@@ -138,7 +143,17 @@ class SettingsDialog(QDialog):
         for spec in ACTIONS:
             self.editors[spec.id].setKeySequence(QKeySequence(spec.keys[0] if spec.keys else ""))
 
+    def accept(self) -> None:
+        # the typed API key goes to the OS keyring first: when that fails the dialog stays open
+        try:
+            self.llm.apply_to(self.settings)
+        except KeyStoreError as exc:
+            QMessageBox.warning(self, "API key not stored", str(exc))
+            return
+        super().accept()
+
     def apply_to(self, settings: Settings) -> None:
+        self.llm.apply_to(settings)
         settings.annotator = self.annotator.text().strip()
         settings.theme = self.theme.currentData()
         settings.palette = self.palette.currentData()

@@ -1,0 +1,99 @@
+"""The welcome dialog of the first start: the five things to know, on one page.
+
+    from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
+
+    if should_show_welcome(settings):
+        dialog = WelcomeDialog(settings.shortcuts, window)
+        dialog.exec()
+        dialog.apply_to(settings)          # remembers "Don't show again"
+        save_settings(settings)
+
+The keys shown are the ones in force (the user's rebindings from Settings > Keyboard included).
+Whether it was dismissed is kept in `settings.extra["welcome_dismissed"]` (`extra` survives a save);
+if you prefer a real `Settings` field, change `DISMISSED_KEY` handling in the two helpers below.
+Help > "Welcome..." can open it again at any time with `WelcomeDialog(settings.shortcuts, window).exec()`.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QDialog, QDialogButtonBox, QLabel, QVBoxLayout
+
+from desktop_app.settings import Settings
+from desktop_app.ui.shortcuts import keys_for
+
+DISMISSED_KEY = "welcome_dismissed"
+
+
+def should_show_welcome(settings: Settings) -> bool:
+    return not settings.extra.get(DISMISSED_KEY, False)
+
+
+def _keys(action_id: str, overrides: dict[str, str], fallback: str) -> str:
+    bound = keys_for(action_id, overrides)
+    return " or ".join(f"<b>{escape(k)}</b>" for k in bound) if bound else f"<b>{escape(fallback)}</b> (unbound)"
+
+
+def welcome_rows(overrides: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """(what, how) pairs shown in the dialog, with the keys currently bound."""
+    o = overrides or {}
+    labels = " / ".join(_keys(a, o, k) for a, k in (("label.gold", "1"), ("label.distracted", "2"),
+                                                      ("label.other", "3")))
+    return [
+        ("Draw a box", f"press {_keys('edit.draw', o, 'W')}, then drag on the screen; "
+                       f"{_keys('edit.select_mode', o, 'Esc')} stops drawing"),
+        ("Label it", f"{labels}: <b>gold</b> (serves the goal) / <b>distracted</b> (follows the "
+                     "distraction) / <b>other</b>"),
+        ("Accept OCR suggestions", f"click a dashed suggestion (Shift+click for more), then press "
+                                   f"{_keys('ocr.accept', o, 'Enter')} (or double-click one); "
+                                   f"{_keys('ocr.toggle', o, 'O')} shows or hides them"),
+        ("Move between screens", f"{_keys('nav.prev', o, 'A')} previous, {_keys('nav.next', o, 'D')} next"),
+        ("Verify generated samples", f"{_keys('review.mode', o, 'Ctrl+Shift+V')} opens the verification "
+                                     f"queue: {_keys('review.accept', o, 'A')} accept, "
+                                     f"{_keys('review.reject', o, 'R')} reject (with a reason)"),
+    ]
+
+
+class WelcomeDialog(QDialog):
+    def __init__(self, overrides: dict[str, str] | None = None, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Welcome to ScreenLab")
+        intro = QLabel(
+            "<h3>Welcome to ScreenLab</h3>"
+            "<p>You label the places on a screen an agent could click: <b>gold</b> when it serves the "
+            "user's goal, <b>distracted</b> when it follows a distraction on the screen, <b>other</b> "
+            "otherwise. The demo project is a good place to try things out.</p>")
+        intro.setWordWrap(True)
+        rows = "".join(f"<tr><td style='padding:4px 12px 4px 0'><b>{what}</b></td><td style='padding:4px 0'>{how}"
+                       "</td></tr>" for what, how in welcome_rows(overrides))
+        self.keys = QLabel(f"<table>{rows}</table>")
+        self.keys.setWordWrap(True)
+        self.keys.setTextFormat(Qt.RichText)
+        outro = QLabel("<p>There is no Save button: every edit is written to the project immediately, and "
+                       "Ctrl+Z undoes it. All keys are listed under Help &gt; Keyboard shortcuts (F1) and can "
+                       "be changed in Edit &gt; Settings.</p>")
+        outro.setWordWrap(True)
+        self.dont_show = QCheckBox("Don't show this again")
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok)
+        buttons.button(QDialogButtonBox.Ok).setText("Start labelling")
+        buttons.accepted.connect(self.accept)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.keys)
+        layout.addWidget(outro)
+        layout.addWidget(self.dont_show)
+        layout.addWidget(buttons)
+        self.resize(560, self.sizeHint().height())
+
+    @property
+    def dont_show_again(self) -> bool:
+        return self.dont_show.isChecked()
+
+    def apply_to(self, settings: Settings) -> None:
+        """Record the checkbox in the settings (the caller saves them)."""
+        if self.dont_show_again:
+            settings.extra[DISMISSED_KEY] = True
+        else:
+            settings.extra.pop(DISMISSED_KEY, None)

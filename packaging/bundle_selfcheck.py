@@ -1,0 +1,275 @@
+"""`screenlab --bundle-selfcheck`: does the built bundle contain everything and does it work?
+
+Run by packaging/smoke_test.sh against the frozen app (it also runs from a checkout:
+`.venv/bin/python packaging/bundle_selfcheck.py`). One line per check, then a summary;
+exit status 1 when a required check fails. A missing browser is reported, not a failure
+(the bundle never contains one). Needs no network: the OpenAI check uses a local server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+RESULTS: list[tuple[str, str, str, float]] = []  # (status, name, detail, seconds)
+
+
+def check(name: str, required: bool = True) -> Callable:
+    def wrap(fn: Callable[[], str]) -> Callable[[], None]:
+        def run() -> None:
+            started = time.perf_counter()
+            try:
+                detail = fn()
+                status = "skip" if detail.startswith("SKIP") else "ok"
+            except Exception as exc:
+                status = "FAIL" if required else "warn"
+                detail = f"{type(exc).__name__}: {exc}"
+                if os.environ.get("SELFCHECK_VERBOSE"):
+                    traceback.print_exc()
+            RESULTS.append((status, name, detail, time.perf_counter() - started))
+            print(f"{status:<5} {name:<22} {detail}  ({time.perf_counter() - started:.2f} s)", flush=True)
+        run.__name__ = fn.__name__
+        return run
+    return wrap
+
+
+@check("bundle paths")
+def paths() -> str:
+    from desktop_app import paths as app_paths
+
+    res = app_paths.resources_dir()
+    # every bundled dataset the app knows of (demo_dataset_dir, navi_demo_dataset_dir, ...)
+    datasets = {name: getattr(app_paths, name)() for name in dir(app_paths) if name.endswith("_dataset_dir")}
+    root = getattr(sys, "_MEIPASS", None)
+    outside = [str(p) for p in (res, *datasets.values()) if root and not str(p).startswith(root)]
+    if outside:
+        raise AssertionError(f"bundled data found outside the bundle: {outside}")
+    for needed in ("scenarios/base.html.j2", "synth/bank.json", "fonts/DejaVuSans.woff2", "icons/screenlab.png"):
+        if not (res / needed).is_file():
+            raise FileNotFoundError(res / needed)
+    counts = ", ".join(f"{p.name} ({sum(1 for _ in p.rglob('*') if _.is_file())} files)" for p in datasets.values())
+    return f"resources {res}; datasets {counts}"
+
+
+@check("alembic migrations")
+def migrations() -> str:
+    from desktop_app.store.migrate import head_revision
+    from desktop_app.store.project import Project
+
+    head = head_revision()
+    with tempfile.TemporaryDirectory() as tmp, Project.init(Path(tmp) / "p") as project:
+        from desktop_app.store.migrate import current_revision
+
+        current = current_revision(project.engine)
+    if current != head:
+        raise AssertionError(f"new project at {current}, head is {head}")
+    return f"head {head}; a new project migrates to it"
+
+
+@check("jinja templates")
+def templates() -> str:
+    import random
+
+    from desktop_app.render.renderer import DESKTOP
+    from desktop_app.synth.bank import offline_scene
+    from desktop_app.synth.llm import _env as prompt_environment
+    from desktop_app.synth.templates import render_html
+
+    sizes = []
+    for scenario in ("popup", "search", "recommendation", "chat"):
+        scene = offline_scene(scenario, random.Random(1), "desktop")
+        sizes.append(len(render_html(scenario, scene.content, DESKTOP)))
+    prompts = sorted(p.name for p in (_resources() / "prompts" / "synth").glob("*.j2"))
+    for name in prompts:  # parse (compile) each prompt template
+        prompt_environment().get_template(name)
+    from desktop_app.agents.prompts import _env as agent_environment
+
+    agents = sorted(p.name for p in (_resources() / "prompts" / "agents").glob("*.j2"))
+    for name in agents:
+        agent_environment().get_template(name)
+    return (f"4 scenario pages rendered ({min(sizes)}-{max(sizes)} chars), {len(prompts)} synth prompts "
+            f"and {len(agents)} agent prompt files compiled")
+
+
+def _resources() -> Path:
+    from desktop_app.paths import resources_dir
+
+    return resources_dir()
+
+
+@check("rapidocr + models")
+def ocr() -> str:
+    import numpy as np
+    from PIL import Image
+
+    from desktop_app.ocr.rapid import RapidOcrEngine, _package_dir
+    from desktop_app.paths import demo_dataset_dir
+
+    models = sorted(p.name for p in (_package_dir() / "models").glob("*.onnx"))
+    started = time.perf_counter()
+    engine = RapidOcrEngine("en")
+    loaded = time.perf_counter() - started
+    image = sorted((demo_dataset_dir() / "images").iterdir())[0]
+    rgb = np.asarray(Image.open(image).convert("RGB"))
+    started = time.perf_counter()
+    words = engine.read(rgb)
+    if len(words) < 3:
+        raise AssertionError(f"only {len(words)} words on {image.name}")
+    sample = " ".join(w.text for w in words[:6])
+    return (f"{len(models)} models, load {loaded:.2f} s, {len(words)} words on {image.name} in "
+            f"{time.perf_counter() - started:.2f} s: {sample!r}")
+
+
+@check("opencv / numpy")
+def cv() -> str:
+    import cv2
+    import numpy as np
+
+    edges = cv2.Canny(np.zeros((32, 32), np.uint8), 10, 20)
+    return f"cv2 {cv2.__version__}, numpy {np.__version__}, Canny {edges.shape}"
+
+
+@check("playwright driver")
+def playwright_driver() -> str:
+    from playwright._impl._driver import compute_driver_executable
+
+    node, cli = compute_driver_executable()
+    if not (os.path.isfile(node) and os.access(node, os.X_OK)):
+        raise FileNotFoundError(f"node driver missing or not executable: {node}")
+    from desktop_app.render.renderer import _playwright
+
+    started = time.perf_counter()
+    pw = _playwright()  # starts node + the driver package over pipes
+    return f"driver started in {time.perf_counter() - started:.2f} s ({node}); browsers API {type(pw.chromium).__name__}"
+
+
+@check("render with a browser", required=False)
+def render() -> str:
+    import random
+
+    from desktop_app.render.browser import BrowserNotFound, find_browser
+    from desktop_app.render.renderer import Renderer
+    from desktop_app.synth.bank import offline_scene
+    from desktop_app.synth.save import render_scene
+
+    try:
+        browser = find_browser(None, os.environ.get("SCREENLAB_SELFCHECK_BROWSER", ""))
+    except BrowserNotFound:
+        return "SKIP no Chromium/Chrome/Edge installed (the bundle never contains one)"
+    started = time.perf_counter()
+    with Renderer() as renderer:
+        rendered = render_scene(renderer, offline_scene("popup", random.Random(2), "desktop"))
+    if not rendered.elements:
+        raise AssertionError("no marked elements read from the page")
+    return (f"{browser}: {rendered.width}x{rendered.height}, {len(rendered.elements)} marked elements "
+            f"in {time.perf_counter() - started:.2f} s")
+
+
+@check("openai client")
+def openai_client() -> str:
+    import openai
+
+    answer = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": "pong"}}],
+                         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = openai.OpenAI(base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", api_key="x",
+                               max_retries=0, timeout=10)
+        reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "ping"}])
+    finally:
+        server.shutdown()
+    import certifi
+
+    if not os.path.isfile(certifi.where()):
+        raise FileNotFoundError(f"CA bundle missing: {certifi.where()}")
+    return f"openai {openai.__version__}: {reply.choices[0].message.content!r}; CA bundle present"
+
+
+@check("keyring backend", required=False)
+def keyring_backend() -> str:
+    import keyring
+
+    return f"{type(keyring.get_keyring()).__module__}.{type(keyring.get_keyring()).__name__}"
+
+
+@check("qt plugins")
+def qt() -> str:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtGui import QImageReader
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    formats = {bytes(f).decode() for f in QImageReader.supportedImageFormats()}
+    missing = {"png", "jpeg", "webp"} - formats
+    if missing:
+        raise AssertionError(f"image formats missing: {sorted(missing)}")
+    import pyqtgraph
+
+    return f"platform {app.platformName()}, images {','.join(sorted(formats))}, pyqtgraph {pyqtgraph.__version__}"
+
+
+@check("excluded packages")
+def excluded() -> str:
+    import importlib.util
+
+    present = [m for m in ("pytest", "hypothesis", "ruff", "easyocr", "torch", "tkinter", "PySide6.QtWebEngineCore",
+                           "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtMultimedia", "PySide6.QtPdf", "PySide6.Qt3DCore")
+               if _findable(importlib.util, m)]
+    if getattr(sys, "frozen", False) and present:
+        raise AssertionError(f"should not be bundled: {present}")
+    return "none of the test tools, torch, tkinter or unused Qt modules" if not present else f"(not frozen) {present}"
+
+
+def _findable(util, name: str) -> bool:
+    try:
+        return util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+CHECKS = [paths, migrations, templates, ocr, cv, playwright_driver, render, openai_client, keyring_backend, qt,
+          excluded]
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from desktop_app import __version__
+
+    print(f"ScreenLab {__version__} bundle self-check ({'frozen' if getattr(sys, 'frozen', False) else 'source'}, "
+          f"{sys.executable})", flush=True)
+    started = time.perf_counter()
+    for run in CHECKS:
+        run()
+    failed = [name for status, name, _, _ in RESULTS if status == "FAIL"]
+    print(f"selfcheck: {'FAILED: ' + ', '.join(failed) if failed else 'ok'} "
+          f"({len(RESULTS)} checks, {time.perf_counter() - started:.1f} s)", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.exit(main(sys.argv[1:]))

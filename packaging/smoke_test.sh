@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Smoke-test the built Linux bundle the way an annotator's machine runs it:
+#   * unpacks the tarball (default: the newest dist/ScreenLab-*-linux-*.tar.gz) into a scratch folder,
+#   * runs it with an empty environment (`env -i`): a fresh HOME (so this is the FIRST start),
+#     PATH=/usr/bin:/bin (no virtual environment, no developer Python), QT_QPA_PLATFORM=offscreen,
+#   * with the network off: a new network namespace holding only loopback (`unshare -n` as root,
+#     `unshare -rn` otherwise). When neither is allowed the test says so and, with
+#     REQUIRE_NETWORK_OFF=1, fails; it never silently runs online,
+#   * `screenlab --smoke` twice (first start: creates the demo project in the user's data folder and
+#     opens it; second start: opens it again) - exit code 0, "smoke: ok", the screenshot is a PNG,
+#     the demo project exists, no crash log was written - and reports the start-up times,
+#   * `screenlab --bundle-selfcheck`: OCR models, migrations, templates, Playwright driver (and a
+#     render with the installed Chromium, if any), openai client, Qt plugins, excluded packages.
+#
+#   packaging/smoke_test.sh [path/to/ScreenLab-...tar.gz | path/to/ScreenLab-folder]
+#
+# Start-up time: (1) --smoke offscreen: from launch to the line "smoke: window shown at <epoch>" when
+# the app prints it (see packaging/README.md), else to "smoke: ok" (window shown, painted, screenshot
+# saved); (2) when xvfb-run and xwininfo exist: launch to the main window being mapped on an X server
+# (the xcb platform plugin, as on a desktop), measured from outside. NO_X11=1 skips (2).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TARGET="${1:-$(ls -t "$ROOT"/dist/ScreenLab-*-linux-*.tar.gz 2>/dev/null | head -1)}"
+[[ -n "$TARGET" && -e "$TARGET" ]] || { echo "nothing to test: run packaging/build_linux.sh first" >&2; exit 2; }
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/screenlab-smoke.XXXXXX")"
+cleanup() { [[ "${KEEP_SMOKE_DIR:-0}" == 1 ]] && echo "kept $WORK" || rm -rf "$WORK"; }
+trap cleanup EXIT
+mkdir -p "$WORK/home" "$WORK/run" "$WORK/opt"
+chmod 0700 "$WORK/run"
+
+if [[ -d "$TARGET" ]]; then
+    cp -a "$TARGET" "$WORK/opt/ScreenLab"
+else
+    echo "unpacking $TARGET"
+    tar -xzf "$TARGET" -C "$WORK/opt"
+fi
+APP="$WORK/opt/ScreenLab/screenlab"
+[[ -x "$APP" ]] || { echo "FAIL: $APP is missing or not executable" >&2; exit 1; }
+sleep 1; touch "$WORK/installed.stamp"  # anything in the installation newer than this was written by the app
+
+# --- network off --------------------------------------------------------------------------------
+NET=()
+if command -v unshare >/dev/null; then
+    if [[ $(id -u) == 0 ]] && unshare -n true 2>/dev/null; then
+        NET=(unshare -n)
+    elif unshare -rn true 2>/dev/null; then
+        NET=(unshare -rn)
+    fi
+fi
+if ((${#NET[@]})); then
+    # loopback up (the self-check's local OpenAI-compatible server needs it); nothing else exists
+    # shellcheck disable=SC2016
+    NET+=(sh -c 'ip link set lo up 2>/dev/null || true; exec "$@"' sandbox)
+    IFACES=$("${NET[@]}" sh -c 'ip -o link 2>/dev/null | cut -d: -f2 | tr -d " " | tr "\n" " "' || true)
+    echo "network: off (${NET[0]} ${NET[1]}: a network namespace with only: ${IFACES:-lo})"
+else
+    echo "WARNING: cannot create a network namespace here (no unshare, or user namespaces disabled)."
+    echo "         The app is offline by construction (no downloads, the renderer aborts every request),"
+    echo "         but this run is NOT network-isolated. Run as root, or: sudo sysctl kernel.unprivileged_userns_clone=1"
+    [[ "${REQUIRE_NETWORK_OFF:-0}" == 1 ]] && exit 1
+fi
+
+# --- a clean user: empty environment, fresh HOME, no venv on PATH --------------------------------
+ENV=(env -i "HOME=$WORK/home" "USER=annotator" "PATH=/usr/bin:/bin" "LANG=C.UTF-8" "LC_ALL=C.UTF-8"
+     "XDG_RUNTIME_DIR=$WORK/run" "QT_QPA_PLATFORM=offscreen" "TMPDIR=$WORK/run")
+FAILED=0
+fail() { echo "FAIL: $*"; FAILED=1; }
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+run_smoke() {  # $1: label
+    local shot="$WORK/smoke-$1.png" out="$WORK/smoke-$1.out" t0 t1 rc=0 shown ok_at
+    rm -f "$shot"
+    t0=$(now)
+    # each output line is stamped with the time it arrived
+    "${NET[@]}" "${ENV[@]}" "SCREENLAB_SMOKE_SCREENSHOT=$shot" "$APP" --smoke 2>"$out.err" \
+        | while IFS= read -r line; do printf '%s %s\n' "$(now)" "$line"; done >"$out" || rc=$?
+    rc=${PIPESTATUS[0]:-$rc}
+    t1=$(now)
+    sed 's/^[0-9.]* /  | /' "$out"
+    [[ -s "$out.err" ]] && sed 's/^/  ! /' "$out.err" | head -20
+    [[ $rc == 0 ]] || fail "$1 start: exit code $rc"
+    grep -q "smoke: ok" "$out" || fail "$1 start: no 'smoke: ok' line"
+    grep -q "project demo-project" "$out" || fail "$1 start: the demo project was not opened"
+    [[ -s "$shot" && "$(head -c 8 "$shot" | od -An -tx1 | tr -d ' \n')" == "89504e470d0a1a0a" ]] \
+        || fail "$1 start: no PNG screenshot at $shot"
+    shown=$(awk '/smoke: window shown at/ { for (i = 1; i <= NF; i++) if ($i == "at") print $(i + 1) }' "$out" | head -1)
+    ok_at=$(awk '/smoke: ok/ { print $1 }' "$out" | head -1)
+    if [[ -n "$shown" ]]; then
+        echo "  $1 start: window shown after $(elapsed "$t0" "$shown") s; smoke done after $(elapsed "$t0" "${ok_at:-$t1}") s; exited after $(elapsed "$t0" "$t1") s"
+    else
+        echo "  $1 start: 'smoke: ok' (window shown + painted + screenshot) after $(elapsed "$t0" "${ok_at:-$t1}") s; exited after $(elapsed "$t0" "$t1") s"
+    fi
+}
+
+echo
+echo "== first start (fresh user: creates and opens the demo project)"
+run_smoke first
+DEMO="$WORK/home/.local/share/ScreenLab/demo-project"
+[[ -f "$DEMO/screenlab.sqlite" ]] && echo "  demo project created: ${DEMO#"$WORK"/}" || fail "no demo project in $DEMO"
+
+echo
+echo "== second start"
+run_smoke second
+
+echo
+echo "== bundle self-check"
+"${NET[@]}" "${ENV[@]}" "$APP" --bundle-selfcheck 2>&1 | sed 's/^/  | /'
+[[ ${PIPESTATUS[0]} == 0 ]] || fail "bundle self-check"
+
+if command -v xvfb-run >/dev/null && command -v xwininfo >/dev/null && [[ "${NO_X11:-0}" != 1 ]]; then
+    echo
+    echo "== start-up time on an X server (Xvfb, xcb plugin): launch -> main window mapped"
+    # measured from outside: no app change needed; three starts, the first with a fresh user
+    cat >"$WORK/measure.sh" <<'MEASURE'
+#!/usr/bin/env bash
+app=$1; home=$2; label=$3
+t0=$(date +%s.%N)
+env -i HOME="$home" USER=annotator PATH=/usr/bin:/bin LANG=C.UTF-8 DISPLAY="$DISPLAY" XAUTHORITY="$XAUTHORITY" \
+    SCREENLAB_USER=annotator "$app" >"$home.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 3000); do
+    id=$(xwininfo -root -tree 2>/dev/null | awk '/ScreenLab": \("screenlab"/ { print $1; exit }')
+    if [[ -n "$id" ]] && xwininfo -id "$id" 2>/dev/null | grep -q IsViewable; then
+        t1=$(date +%s.%N)
+        awk -v a="$t0" -v b="$t1" -v l="$label" 'BEGIN { printf "  %s: main window mapped after %.2f s\n", l, b - a }'
+        break
+    fi
+    kill -0 "$pid" 2>/dev/null || { echo "  $label: the app exited before showing a window"; cat "$home.out"; exit 1; }
+    sleep 0.02
+done
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+exit 0
+MEASURE
+    chmod +x "$WORK/measure.sh"
+    # shellcheck disable=SC2016
+    "${NET[@]}" xvfb-run -a -s "-screen 0 1600x1000x24" sh -c \
+        '"$0" "$1" "$2" "first start (fresh user, creates the demo project)" &&
+         "$0" "$1" "$2" "second start" && "$0" "$1" "$2" "third start"' \
+        "$WORK/measure.sh" "$APP" "$WORK/home-x11" || fail "start under Xvfb"
+fi
+
+LOGS="$WORK/home/.local/state/ScreenLab/log"
+CRASHES=$(find "$LOGS" -name 'crash-*.log' 2>/dev/null | wc -l)
+LEFT=$(find "$LOGS" -name 'faulthandler-*.log' 2>/dev/null | wc -l)
+[[ $CRASHES == 0 ]] || { fail "$CRASHES crash log(s) written:"; find "$LOGS" -name 'crash-*.log' -exec cat {} \; | head -60; }
+[[ $LEFT == 0 ]] || fail "faulthandler log(s) left behind (a hard crash?)"
+WRITTEN=$(find "$WORK/opt/ScreenLab" -newer "$WORK/installed.stamp" | head -5)
+[[ -z "$WRITTEN" ]] || fail "the app wrote inside its installation folder: $WRITTEN"
+
+echo
+if [[ $FAILED == 0 ]]; then
+    echo "smoke test: PASSED ($(du -sb "$WORK/opt/ScreenLab" | awk '{ printf "%.1f MB", $1 / 1048576 }') unpacked)"
+else
+    echo "smoke test: FAILED"
+fi
+exit $FAILED

@@ -1,0 +1,308 @@
+"""What the installer build relies on in the app: crash logs, the crash dialog, the welcome dialog
+and the LLM endpoint / browser settings. (The PyInstaller build itself is packaging/build_linux.sh
+plus packaging/smoke_test.sh, not part of this suite.)"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from desktop_app import crash
+from desktop_app.settings import Settings, load_settings, save_settings
+
+from openai_server import FakeOpenAI, Response
+
+SECRET = "sk-test-9f8e7d6c5b4a3f2e1d0c"
+
+
+@pytest.fixture
+def crash_dir(tmp_path):
+    folder = tmp_path / "logs"
+    crash.install(folder, dialog=False)
+    yield folder
+    crash.uninstall()
+
+
+def _raise_in_function():
+    def load_widget_state():
+        raise ValueError(f"could not parse the answer (key was {SECRET})")
+
+    load_widget_state()
+
+
+def _logs(folder: Path) -> list[Path]:
+    return sorted(folder.glob("crash-*.log"))
+
+
+# --------------------------------------------------------------------------- crash logs
+
+
+def test_unhandled_exception_writes_a_crash_log_with_the_traceback_and_no_secret(crash_dir, monkeypatch, capsys):
+    monkeypatch.setenv("SCREENLAB_TEST_API_KEY", SECRET)
+    monkeypatch.setenv("SOME_TOKEN", "tok-value-123456")
+    try:
+        _raise_in_function()
+    except ValueError:
+        sys.excepthook(*sys.exc_info())  # what Python / PySide6 do with an uncaught exception
+    [log] = _logs(crash_dir)
+    text = log.read_text(encoding="utf-8")
+    assert "ValueError: could not parse the answer" in text
+    assert "Traceback" in text and "load_widget_state" in text and "_raise_in_function" in text
+    assert "ScreenLab 0.1.0" in text and "Python 3." in text and "platform:" in text
+    assert SECRET not in text and "tok-value-123456" not in text
+    assert "SCREENLAB_TEST_API_KEY" not in text and "SOME_TOKEN" not in text  # no environment dump
+    err = capsys.readouterr().err
+    assert str(log) in err and SECRET not in err
+
+
+def test_exception_in_a_worker_thread_is_logged_with_the_thread_name(crash_dir):
+    def work():
+        raise RuntimeError("worker blew up")
+
+    thread = threading.Thread(target=work, name="ocr-worker")
+    thread.start()
+    thread.join()
+    [log] = _logs(crash_dir)
+    text = log.read_text(encoding="utf-8")
+    assert "thread: ocr-worker" in text and "RuntimeError: worker blew up" in text
+
+
+def test_keyboard_interrupt_is_not_a_crash(crash_dir, monkeypatch):
+    seen = []
+    monkeypatch.setattr(crash._state, "previous_sys_hook", lambda *exc: seen.append(exc[0]))
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        sys.excepthook(*sys.exc_info())
+    assert seen == [KeyboardInterrupt] and _logs(crash_dir) == []
+
+
+def test_redact_hides_keys_urls_and_secret_env_values(monkeypatch):
+    monkeypatch.setenv("MY_SERVICE_PASSWORD", "hunter2-correct-horse")
+    text = crash.redact("postgresql+psycopg://ann:pw123@db/x Bearer abcdefghijkl "
+                        f"{SECRET} api_key=abcd1234 hunter2-correct-horse")
+    assert "pw123" not in text and "abcdefghijkl" not in text and SECRET not in text
+    assert "abcd1234" not in text and "hunter2" not in text
+    assert "ann:***@db" in text
+
+
+def test_uninstall_restores_the_previous_hooks(tmp_path):
+    before_sys, before_thread = sys.excepthook, threading.excepthook
+    crash.install(tmp_path, dialog=False)
+    crash.install(tmp_path, dialog=False)  # idempotent
+    assert sys.excepthook is not before_sys
+    crash.uninstall()
+    assert sys.excepthook is before_sys and threading.excepthook is before_thread
+    assert list(tmp_path.glob("faulthandler-*.log")) == []  # a clean session leaves no file
+
+
+def _run_python(code: str, log_dir: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env["SCREENLAB_TEST_API_KEY"] = SECRET
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code).format(log=str(log_dir))],
+                          capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_startup_crash_in_a_fresh_process_exits_nonzero_and_leaves_a_log(tmp_path):
+    result = _run_python("""
+        from desktop_app import crash
+        crash.install({log!r})
+        raise RuntimeError("cannot open the demo project")
+    """, tmp_path)
+    assert result.returncode == 1
+    [log] = _logs(tmp_path)
+    assert "RuntimeError: cannot open the demo project" in log.read_text(encoding="utf-8")
+    assert str(log) in result.stderr
+    assert list(tmp_path.glob("faulthandler-*.log")) == []
+
+
+def test_segfault_leaves_a_faulthandler_log_that_the_next_start_reports(tmp_path):
+    result = _run_python("""
+        import faulthandler
+        from desktop_app import crash
+        crash.install({log!r})
+        def render_canvas():
+            faulthandler._sigsegv()
+        render_canvas()
+    """, tmp_path)
+    assert result.returncode != 0
+    [dump] = tmp_path.glob("faulthandler-*.log")
+    text = dump.read_text(encoding="utf-8")
+    assert "Fatal Python error: Segmentation fault" in text and "render_canvas" in text
+    assert SECRET not in text
+    # the next start turns it into a crash log, once
+    [reported] = crash.previous_hard_crashes(tmp_path)
+    assert reported.name.startswith("crash-") and reported.name.endswith("-native.log")
+    assert crash.previous_hard_crashes(tmp_path) == []
+
+
+@pytest.mark.gui
+def test_crash_dialog_opens_from_the_event_loop_and_points_to_the_log(qtbot, tmp_path):
+    from desktop_app.ui import crash_dialog
+
+    crash.install(tmp_path)  # with the default dialog hook
+    try:
+        try:
+            raise OSError("disk full while saving a thumbnail")
+        except OSError:
+            sys.excepthook(*sys.exc_info())
+        qtbot.waitUntil(lambda: crash_dialog.current_dialog() is not None, timeout=3000)
+        dialog = crash_dialog.current_dialog()
+        [log] = _logs(tmp_path)
+        assert dialog.path_field.text() == str(log)
+        assert "OSError: disk full" in dialog.summary.text()
+        # a second error while it is open does not stack a second dialog
+        worker = threading.Thread(target=lambda: (_ for _ in ()).throw(RuntimeError("again")), name="w")
+        worker.start()
+        worker.join()
+        qtbot.waitUntil(lambda: dialog.repeats == 1, timeout=3000)
+        assert crash_dialog.current_dialog() is dialog
+        dialog.keep.click()
+        qtbot.waitUntil(lambda: crash_dialog.current_dialog() is None, timeout=3000)
+    finally:
+        crash.uninstall()
+
+
+# --------------------------------------------------------------------------- welcome dialog
+
+
+@pytest.mark.gui
+def test_welcome_dialog_shows_the_keys_and_remembers_dont_show_again(qtbot):
+    from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
+
+    settings = Settings(shortcuts={"nav.next": "L"})  # a rebinding is what the dialog shows
+    assert should_show_welcome(settings)
+    dialog = WelcomeDialog(settings.shortcuts)
+    qtbot.addWidget(dialog)
+    text = dialog.keys.text()
+    for key in ("<b>W</b>", "<b>1</b>", "<b>2</b>", "<b>3</b>", "<b>Return</b>", "<b>A</b>", "<b>L</b>",
+                "<b>Ctrl+Shift+V</b>", "<b>R</b>"):
+        assert key in text, key
+    assert "<b>D</b>" not in text
+    dialog.apply_to(settings)
+    assert should_show_welcome(settings)  # unticked: shown again next time
+    dialog.dont_show.click()
+    assert dialog.dont_show_again
+    dialog.apply_to(settings)
+    save_settings(settings)
+    assert not should_show_welcome(load_settings())  # survives a save (settings.extra)
+
+
+# --------------------------------------------------------------------------- LLM endpoint + browser
+
+
+def _page(qtbot, settings, **options):
+    from desktop_app.ui.llm_settings import LlmSettingsPage
+
+    page = LlmSettingsPage(settings, **options)
+    qtbot.addWidget(page)
+    return page
+
+
+@pytest.mark.gui
+def test_test_connection_talks_to_the_endpoint_off_the_ui_thread(qtbot):
+    settings = Settings(llm_model="tiny-model", llm_temperature=0.3)
+    with FakeOpenAI(lambda body, n: Response(text="OK", delay=0.3)) as server:
+        page = _page(qtbot, settings)
+        page.base_url.setText(server.base_url)
+        page.key_source.setCurrentIndex(page.key_source.findData("keyring"))
+        page.api_key.setText(SECRET)  # typed, not stored yet: the test uses it
+        with qtbot.waitSignal(page.testFinished, timeout=10000) as signal:
+            page.test_button.click()
+            assert page.is_testing() and not page.test_button.isEnabled()  # the UI thread is free
+        ok, message = signal.args
+        assert ok, message
+        assert "tiny-model answered \u201cOK\u201d" in page.test_result.text()
+        [body] = server.requests
+        assert body["model"] == "tiny-model" and body["temperature"] == 0.3
+        assert server.auth_headers == [f"Bearer {SECRET}"]
+        assert page.test_button.isEnabled()
+
+
+@pytest.mark.gui
+def test_test_connection_explains_errors_without_showing_the_key(qtbot, monkeypatch):
+    monkeypatch.setenv("SCREENLAB_LLM_KEY", SECRET)
+    settings = Settings(llm_model="m", llm_api_key_env="SCREENLAB_LLM_KEY")
+    with FakeOpenAI(lambda body, n: Response(status=401)) as server:
+        page = _page(qtbot, settings)
+        assert page.source() == "env" and page.env_status.text() == "set"
+        page.base_url.setText(server.base_url)
+        with qtbot.waitSignal(page.testFinished, timeout=10000) as signal:
+            page.test_button.click()
+        ok, message = signal.args
+        assert not ok and "refused the API key (401)" in message and SECRET not in message
+        assert server.auth_headers == [f"Bearer {SECRET}"]
+    # nothing listening: a connection error names the URL
+    page.base_url.setText("http://127.0.0.1:9/v1")
+    with qtbot.waitSignal(page.testFinished, timeout=15000) as signal:
+        page.test_button.click()
+    ok, message = signal.args
+    assert not ok and "Could not connect to http://127.0.0.1:9/v1" in message
+    # missing input is reported without a request
+    page.env_var.setText("SCREENLAB_NOT_SET_ANYWHERE")
+    with qtbot.waitSignal(page.testFinished, timeout=1000) as signal:
+        page.test_button.click()
+    assert "SCREENLAB_NOT_SET_ANYWHERE is not set" in signal.args[1]
+
+
+@pytest.mark.gui
+def test_apply_puts_the_key_in_the_keyring_never_in_settings(qtbot, tmp_path):
+    from desktop_app.ui.llm_settings import KeyStoreError, LlmSettingsDialog
+
+    stored = []
+    settings = Settings()
+    dialog = LlmSettingsDialog(settings, store_key=lambda owner, key: stored.append((owner, key)))
+    qtbot.addWidget(dialog)
+    page = dialog.page
+    page.base_url.setText(" https://llm.example/v1 ")
+    page.model.setText("writer")
+    page.temperature.setValue(0.7)
+    page.key_source.setCurrentIndex(page.key_source.findData("keyring"))
+    page.api_key.setText(SECRET)
+    page.browser_path.setText("/opt/chrome/chrome")
+    dialog.accept()
+    assert dialog.result() == dialog.DialogCode.Accepted
+    assert stored == [("llm-endpoint", SECRET)] and page.api_key.text() == ""
+    assert (settings.llm_base_url, settings.llm_model, settings.llm_temperature) == ("https://llm.example/v1",
+                                                                                     "writer", 0.7)
+    assert settings.llm_use_keyring and settings.llm_api_key_env == ""
+    assert settings.browser_path == "/opt/chrome/chrome"
+    path = tmp_path / "settings.json"
+    save_settings(settings, path)
+    assert SECRET not in path.read_text()
+
+    def refuse(owner, key):
+        raise RuntimeError(f"No recommended backend was available (got {key})")
+
+    page2 = _page(qtbot, Settings(), store_key=refuse)
+    page2.key_source.setCurrentIndex(page2.key_source.findData("keyring"))
+    page2.api_key.setText(SECRET)
+    with pytest.raises(KeyStoreError) as info:
+        page2.apply_to(Settings())
+    assert "environment variable" in str(info.value) and SECRET not in str(info.value)
+
+
+@pytest.mark.gui
+def test_browser_check_says_what_to_install_when_none_is_found(qtbot, tmp_path):
+    from desktop_app.render.browser import INSTALL_HINT, BrowserNotFound
+
+    def none_found(playwright, configured):
+        raise BrowserNotFound(f"No Chromium, Chrome or Edge found. {INSTALL_HINT}")
+
+    page = _page(qtbot, Settings(browser_path=str(tmp_path / "missing")), find_browser=none_found)
+    assert page.check_browser() is False
+    text = page.browser_result.text()
+    assert "does not exist" in text and "sudo apt-get install chromium" in text and "Edge" in text
+
+    chrome = tmp_path / "chrome"
+    chrome.write_text("")
+    page = _page(qtbot, Settings(), find_browser=lambda playwright, configured: configured or str(chrome))
+    page.browser_path.setText(str(chrome))
+    assert page.check_browser() is True
+    assert page.browser_result.text() == f"Rendering will use: {chrome}"
