@@ -31,14 +31,11 @@ from pathlib import Path
 from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
-    FormatError,
     StepRecord,
     Where,
-    image_bases,
-    input_files,
     optional,
     parse_box,
-    read_json,
+    read_json_objects,
     require,
     resolve_image,
 )
@@ -149,18 +146,7 @@ def _episode(obj, where: Where, bases: list[Path], prefix: str) -> EpisodeRecord
 
 
 def read(path: Path, options) -> list[EpisodeRecord]:
-    records = []
-    for file in input_files(Path(path), ".json"):
-        data = read_json(file)
-        bases = image_bases(file, options.images_dir)
-        where = Where(file, None)
-        if isinstance(data, list):
-            records += [_episode(obj, where, bases, f"[{i}].") for i, obj in enumerate(data)]
-        else:
-            records.append(_episode(data, where, bases, ""))
-    if not records:
-        raise FormatError("no episodes found", path)
-    return records
+    return read_json_objects(path, options.images_dir, _episode, "episodes")
 
 
 SPEC = FormatSpec(

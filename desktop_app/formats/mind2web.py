@@ -28,13 +28,10 @@ from pathlib import Path
 from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
-    FormatError,
     StepRecord,
     Where,
-    image_bases,
-    input_files,
     optional,
-    read_json,
+    read_json_objects,
     require,
     resolve_image,
 )
@@ -161,18 +158,7 @@ def _task(obj, where: Where, bases: list[Path], prefix: str) -> EpisodeRecord:
 
 
 def read(path: Path, options) -> list[EpisodeRecord]:
-    records = []
-    for file in input_files(Path(path), ".json"):
-        data = read_json(file)
-        bases = image_bases(file, options.images_dir, "images", "screenshots")
-        where = Where(file, None)
-        if isinstance(data, list):
-            records += [_task(obj, where, bases, f"[{i}].") for i, obj in enumerate(data)]
-        else:
-            records.append(_task(data, where, bases, ""))
-    if not records:
-        raise FormatError("no tasks found", path)
-    return records
+    return read_json_objects(path, options.images_dir, _task, "tasks", "images", "screenshots")
 
 
 SPEC = FormatSpec(

@@ -194,6 +194,23 @@ def image_bases(source: Path, images_dir: Path | None, *extra: str) -> list[Path
     return bases
 
 
+def read_json_objects(path: Path, images_dir: Path | None, parse, what: str, *extra_dirs: str) -> list:
+    """Every `*.json` file of `path`, each one object or a list of them, through
+    parse(obj, where, image_bases, field_prefix); a clear error when there are none."""
+    records = []
+    for file in input_files(Path(path), ".json"):
+        data = read_json(file)
+        bases = image_bases(file, images_dir, *extra_dirs)
+        where = Where(file, None)
+        if isinstance(data, list):
+            records += [parse(obj, where, bases, f"[{i}].") for i, obj in enumerate(data)]
+        else:
+            records.append(parse(data, where, bases, ""))
+    if not records:
+        raise FormatError(f"no {what} found", path)
+    return records
+
+
 def input_files(path: Path, suffix: str) -> list[Path]:
     """The file itself, or every `*<suffix>` file of a folder (sorted); a clear error when none."""
     path = Path(path)

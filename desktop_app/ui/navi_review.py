@@ -33,7 +33,7 @@ from desktop_app.navi.generate import REVIEW_KIND
 from desktop_app.navi.model import CHECKLIST, NaviInfo, QAPair, navi_of, with_navi
 from desktop_app.store import models as m
 from desktop_app.store.review import review_counts, set_review
-from desktop_app.ui.review_panel import RejectDialog
+from desktop_app.ui.review_panel import Verdicts
 from desktop_app.ui.workspace import Workspace
 
 
@@ -70,7 +70,7 @@ def step_label_agreement(project) -> tuple[int, int]:
     return same, total
 
 
-class NaviReviewPanel(QWidget):
+class NaviReviewPanel(Verdicts, QWidget):
     reviewed = Signal(int)
     replaced = Signal(int)
     navigate = Signal(int)
@@ -223,28 +223,8 @@ class NaviReviewPanel(QWidget):
             self.info = new
         return changed
 
-    def accept_current(self) -> None:
-        episode = self.ws.episode
-        if episode is None:
-            return
+    def before_accept(self) -> None:
         self.apply_texts()
-        status = "edited" if episode.id in self.edited else "accepted"
-        set_review(self.ws.project, episode.id, status, self.ws.actor)
-        self.message.emit(f"{episode.key}: {status}")
-        self.reviewed.emit(episode.id)
-
-    def reject_current(self, reason: str | None = None) -> None:
-        episode = self.ws.episode
-        if episode is None:
-            return
-        if reason is None:
-            dialog = RejectDialog(self)
-            if not dialog.exec():
-                return
-            reason = dialog.text()
-        set_review(self.ws.project, episode.id, "rejected", self.ws.actor, reason)
-        self.message.emit(f"{episode.key}: rejected ({reason})")
-        self.reviewed.emit(episode.id)
 
     def regenerate(self) -> None:
         """A new ambiguous variant from the same source episode, written by the LLM (off the UI thread)."""

@@ -53,7 +53,40 @@ class RejectDialog(QDialog):
         return self.reason.currentText() + (f": {detail}" if detail else "")
 
 
-class ReviewPanel(QWidget):
+class Verdicts:
+    """Accept / reject of the episode on screen, shared by the verification panels. A panel has
+    `ws`, `edited` (ids of episodes changed before their verdict) and `message` / `reviewed` signals."""
+
+    def can_decide(self) -> bool:
+        return self.ws.episode is not None
+
+    def before_accept(self) -> None:
+        """Save what is still being typed (panels with text fields)."""
+
+    def accept_current(self) -> None:
+        if not self.can_decide():
+            return
+        self.before_accept()
+        episode = self.ws.episode
+        self._record(episode, "edited" if episode.id in self.edited else "accepted")
+
+    def reject_current(self, reason: str | None = None) -> None:
+        if not self.can_decide():
+            return
+        if reason is None:
+            dialog = RejectDialog(self)
+            if not dialog.exec():
+                return
+            reason = dialog.text()
+        self._record(self.ws.episode, "rejected", reason)
+
+    def _record(self, episode, status: str, reason: str = "") -> None:
+        set_review(self.ws.project, episode.id, status, self.ws.actor, reason)
+        self.message.emit(f"{episode.key}: {status}" + (f" ({reason})" if reason else ""))
+        self.reviewed.emit(episode.id)
+
+
+class ReviewPanel(Verdicts, QWidget):
     reviewed = Signal(int)  # episode id whose verdict changed
     replaced = Signal(int)  # a regenerated sample's new episode id
     navigate = Signal(int)  # -1 previous, +1 next
@@ -164,27 +197,8 @@ class ReviewPanel(QWidget):
             self.text_edits[0][1].selectAll()
 
     # verdicts -------------------------------------------------------------------
-    def accept_current(self) -> None:
-        episode = self.ws.episode
-        if episode is None or self.busy:
-            return
-        status = "edited" if episode.id in self.edited else "accepted"
-        set_review(self.ws.project, episode.id, status, self.ws.actor)
-        self.message.emit(f"{episode.key}: {status}")
-        self.reviewed.emit(episode.id)
-
-    def reject_current(self, reason: str | None = None) -> None:
-        episode = self.ws.episode
-        if episode is None or self.busy:
-            return
-        if reason is None:
-            dialog = RejectDialog(self)
-            if not dialog.exec():
-                return
-            reason = dialog.text()
-        set_review(self.ws.project, episode.id, "rejected", self.ws.actor, reason)
-        self.message.emit(f"{episode.key}: rejected ({reason})")
-        self.reviewed.emit(episode.id)
+    def can_decide(self) -> bool:
+        return self.ws.episode is not None and not self.busy
 
     # re-rendering and regenerating (in the browser thread) ------------------------
     def apply_texts(self) -> None:
