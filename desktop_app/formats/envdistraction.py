@@ -15,13 +15,10 @@ from pathlib import Path, PurePath
 from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
-    FormatError,
     StepRecord,
     Where,
-    image_bases,
-    input_files,
     parse_box,
-    read_jsonl,
+    read_jsonl_objects,
     require,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
@@ -110,13 +107,7 @@ def _parse(obj, where: Where, bases: list[Path]) -> EpisodeRecord:
 
 
 def read(path: Path, options) -> list[EpisodeRecord]:
-    records = []
-    for file in input_files(Path(path), ".jsonl"):
-        bases = image_bases(file, options.images_dir)
-        records += [_parse(obj, where, bases) for where, obj in read_jsonl(file)]
-    if not records:
-        raise FormatError("no samples found", path)
-    return records
+    return read_jsonl_objects(path, options.images_dir, _parse, "samples")
 
 
 def _label_entry(box):

@@ -28,14 +28,11 @@ from pathlib import Path
 from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
-    FormatError,
     StepRecord,
     Where,
-    image_bases,
-    input_files,
     optional,
     parse_box,
-    read_jsonl,
+    read_jsonl_objects,
     require,
     resolve_image,
 )
@@ -212,13 +209,7 @@ def _episode(obj, where: Where, bases: list[Path]) -> EpisodeRecord:
 
 
 def read(path: Path, options) -> list[EpisodeRecord]:
-    records = []
-    for file in input_files(Path(path), ".jsonl"):
-        bases = image_bases(file, options.images_dir)
-        records += [_episode(obj, where, bases) for where, obj in read_jsonl(file)]
-    if not records:
-        raise FormatError("no episodes found", path)
-    return records
+    return read_jsonl_objects(path, options.images_dir, _episode, "episodes")
 
 
 SPEC = FormatSpec(

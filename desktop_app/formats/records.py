@@ -211,6 +211,17 @@ def read_json_objects(path: Path, images_dir: Path | None, parse, what: str, *ex
     return records
 
 
+def read_jsonl_objects(path: Path, images_dir: Path | None, parse, what: str) -> list:
+    """Every `*.jsonl` file of `path`, one object per line, through parse(obj, where, image_bases)."""
+    records = []
+    for file in input_files(Path(path), ".jsonl"):
+        bases = image_bases(file, images_dir)
+        records += [parse(obj, where, bases) for where, obj in read_jsonl(file)]
+    if not records:
+        raise FormatError(f"no {what} found", path)
+    return records
+
+
 def input_files(path: Path, suffix: str) -> list[Path]:
     """The file itself, or every `*<suffix>` file of a folder (sorted); a clear error when none."""
     path = Path(path)

@@ -50,11 +50,15 @@ class Project:
 
     # -- creating and opening -------------------------------------------------
     @classmethod
+    def _at_url(cls, url: str | Path, media_root: str | Path | None) -> Project:
+        if media_root is None:
+            raise ProjectError("a database URL needs a media folder (--media DIR)")
+        return cls(str(url), Path(media_root))
+
+    @classmethod
     def init(cls, location: str | Path, media_root: str | Path | None = None) -> Project:
         if is_url(location):
-            if media_root is None:
-                raise ProjectError("a database URL needs a media folder (--media DIR)")
-            project = cls(str(location), Path(media_root))
+            project = cls._at_url(location, media_root)
         else:
             folder = Path(location).expanduser().resolve()
             if is_project_folder(folder):
@@ -70,9 +74,7 @@ class Project:
     @classmethod
     def open(cls, location: str | Path, media_root: str | Path | None = None) -> Project:
         if is_url(location):
-            if media_root is None:
-                raise ProjectError("a database URL needs a media folder (--media DIR)")
-            project = cls(str(location), Path(media_root))
+            project = cls._at_url(location, media_root)
         else:
             folder = Path(location).expanduser().resolve()
             if not is_project_folder(folder):
