@@ -87,3 +87,31 @@ def test_boxes_without_outline_snap_to_text_or_content_else_stay(renderer):
     assert snap(image, empty, words, proposals) == (empty, "none")
     off = snap_box(image, (600.0, 350.0, 700.0, 450.0), words, proposals)  # hangs over the edge
     assert off[2] <= 640 and off[3] <= 400 and off[0] >= 0 and off[1] >= 0
+
+
+PADDED = """<!doctype html><html><head><style>
+body { margin: 0; background: #fff; font: 16px 'DejaVu Sans', sans-serif; color: #1f2937; }
+a { position: absolute; left: 80px; top: 60px; padding: 12px 28px; color: #1d4ed8; text-decoration: none; }
+div { position: absolute; left: 40px; top: 200px; width: 420px; padding: 14px 12px; }
+</style></head><body>
+<a href="#" data-sl-label="other">Skip</a>
+<div data-sl-label="other">Settings</div>
+</body></html>"""
+
+
+def test_invisible_padding_is_shared_evenly_and_off_centre_content_is_left_as_drawn(renderer):
+    out = renderer.render(PADDED, Viewport("small", 640, 400))
+    image = _rgb(out.png)
+    words, proposals = analyse_image(image, get_engine("rapidocr", "en"))
+    link = next(e for e in out.elements if e.text == "Skip")
+    row = next(e for e in out.elements if e.text == "Settings")
+
+    for d in ((6, 5, 6, 5), (-7, -4, -7, -4), (5, -3, 5, -3)):  # the hand slipped one way
+        rough = _rough(link.box, d)
+        snapped, rule = snap(image, rough, words, proposals)
+        assert rule == "centred", (d, snapped)
+        assert box_iou(snapped, link.box) > box_iou(rough, link.box) + 0.05, (d, snapped, link.box)
+    # a label at the left of a wide row: its x axis stays where it was drawn
+    rough = _rough(row.box, (3, 4, -5, 4))
+    snapped, _rule = snap(image, rough, words, proposals)
+    assert (snapped[0], snapped[2]) == (rough[0], rough[2])
