@@ -194,6 +194,35 @@ def test_welcome_dialog_shows_the_keys_and_remembers_dont_show_again(qtbot):
     assert not should_show_welcome(load_settings())  # survives a save (settings.extra)
 
 
+@pytest.mark.gui
+def test_first_start_shows_the_welcome_until_it_is_turned_off(qtbot, demo_copy):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.ui.app import show_welcome_once
+    from desktop_app.ui.welcome import WelcomeDialog
+    from test_gui_editing import open_window
+
+    window = open_window(qtbot, demo_copy, Settings(annotator="ann", show_suggestions=False))
+    seen = []
+
+    def answer(tick: bool) -> None:
+        dialog = QApplication.activeModalWidget()
+        seen.append(isinstance(dialog, WelcomeDialog))
+        if isinstance(dialog, WelcomeDialog):
+            if tick:
+                dialog.dont_show.click()
+            dialog.accept()
+
+    for tick in (False, True, False):
+        QTimer.singleShot(50, lambda tick=tick: answer(tick))
+        show_welcome_once(window)
+        qtbot.wait(100)
+    # shown at the first start and the second; after "Don't show again" the third start has no dialog
+    assert seen == [True, True, False]
+    assert load_settings().extra.get("welcome_dismissed") is True  # saved for the next start
+
+
 # --------------------------------------------------------------------------- LLM endpoint + browser
 
 
