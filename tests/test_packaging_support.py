@@ -201,6 +201,7 @@ def test_first_start_shows_the_welcome_until_it_is_turned_off(qtbot, demo_copy):
 
     from desktop_app.ui.app import show_welcome_once
     from desktop_app.ui.welcome import WelcomeDialog
+
     from test_gui_editing import open_window
 
     window = open_window(qtbot, demo_copy, Settings(annotator="ann", show_suggestions=False))
