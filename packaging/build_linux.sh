@@ -104,7 +104,8 @@ echo "largest parts:"
 {
     du -sb "$APPDIR"/_internal/* "$APPDIR/screenlab"
     du -sb "$APPDIR"/_internal/playwright/driver/node "$APPDIR"/_internal/PySide6/Qt/lib/libicudata* 2>/dev/null
-} | sort -rn | head -14 | while read -r bytes path; do printf '  %10s  %s\n' "$(mb "$bytes")" "${path#"$APPDIR"/}"; done
+} | sort -rn | head -14 | while read -r bytes path; do printf '  %10s  %s\n' "$(mb "$bytes")" "${path#"$APPDIR"/}"; done \
+    || true  # head closing the pipe early (SIGPIPE) is not a build failure
 BUDGET=$((BUDGET_MB * 1048576))
 if (( SIZE > BUDGET )); then
     echo "SIZE BUDGET EXCEEDED: $(mb "$SIZE") > $BUDGET_MB MB (by $(mb $((SIZE - BUDGET)))); see packaging/README.md"

@@ -21,7 +21,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TARGET="${1:-$(ls -t "$ROOT"/dist/ScreenLab-*-linux-*.tar.gz 2>/dev/null | head -1)}"
+TARGET="${1:-$(ls -t "$ROOT"/dist/ScreenLab-*-linux-*.tar.gz 2>/dev/null | head -1 || true)}"
 [[ -n "$TARGET" && -e "$TARGET" ]] || { echo "nothing to test: run packaging/build_linux.sh first" >&2; exit 2; }
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/screenlab-smoke.XXXXXX")"
@@ -48,6 +48,10 @@ if command -v unshare >/dev/null; then
     elif unshare -rn true 2>/dev/null; then
         NET=(unshare -rn)
     fi
+fi
+if ((${#NET[@]})) && ! command -v ip >/dev/null; then
+    echo "error: 'ip' is needed to bring up loopback in the network namespace: apt-get install iproute2" >&2
+    exit 2
 fi
 if ((${#NET[@]})); then
     # loopback up (the self-check's local OpenAI-compatible server needs it); nothing else exists
@@ -76,9 +80,11 @@ run_smoke() {  # $1: label
     rm -f "$shot"
     t0=$(now)
     # each output line is stamped with the time it arrived
+    set +e  # a failing app is reported below, not a reason to stop the script
     "${NET[@]}" "${ENV[@]}" "SCREENLAB_SMOKE_SCREENSHOT=$shot" "$APP" --smoke 2>"$out.err" \
-        | while IFS= read -r line; do printf '%s %s\n' "$(now)" "$line"; done >"$out" || rc=$?
-    rc=${PIPESTATUS[0]:-$rc}
+        | while IFS= read -r line; do printf '%s %s\n' "$(now)" "$line"; done >"$out"
+    rc=${PIPESTATUS[0]}
+    set -e
     t1=$(now)
     sed 's/^[0-9.]* /  | /' "$out"
     [[ -s "$out.err" ]] && sed 's/^/  ! /' "$out.err" | head -20
@@ -108,8 +114,11 @@ run_smoke second
 
 echo
 echo "== bundle self-check"
+set +e
 "${NET[@]}" "${ENV[@]}" "$APP" --bundle-selfcheck 2>&1 | sed 's/^/  | /'
-[[ ${PIPESTATUS[0]} == 0 ]] || fail "bundle self-check"
+rc=${PIPESTATUS[0]}
+set -e
+[[ $rc == 0 ]] || fail "bundle self-check (exit code $rc)"
 
 if command -v xvfb-run >/dev/null && command -v xwininfo >/dev/null && [[ "${NO_X11:-0}" != 1 ]]; then
     echo

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import text
@@ -160,7 +162,10 @@ def test_boxes_copied_in_one_window_paste_in_another_and_other_text_is_ignored(q
     key(other, "Ctrl+V")
     assert new_box(before, stored(demo_copy, key_)).label == stored(demo_copy, key_)[source].label
 
-    for junk in ("hello", '{"screenlab/boxes": [{"label": "gold", "x1": "zero"}]}', "[1, 2]"):
+    good = {"label": "gold", "x1": 1, "y1": 1, "x2": 5, "y2": 5}
+    for junk in ("hello", "[1, 2]", "{" * 100_000, *(json.dumps({"screenlab/boxes": [dict(good, **bad)]}) for bad in (
+            {"x1": "zero"}, {"x1": 9}, {"label": "great"}, {"element_text": 5}, {"meta": "x"},
+            {"action_type": "teleport"}, {"y2": float("nan")}))):
         QApplication.clipboard().setText(junk)
         before = stored(demo_copy, key_)
         key(other, "Ctrl+V")

@@ -4,6 +4,7 @@ plus packaging/smoke_test.sh, not part of this suite.)"""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -336,3 +337,50 @@ def test_browser_check_says_what_to_install_when_none_is_found(qtbot, tmp_path):
     page.browser_path.setText(str(chrome))
     assert page.check_browser() is True
     assert page.browser_result.text() == f"Rendering will use: {chrome}"
+
+
+def test_quitting_while_a_connection_test_waits_exits_cleanly(tmp_path):
+    # a server that accepts the connection and never answers: the test request waits for its timeout
+    script = tmp_path / "quit_during_test.py"
+    script.write_text(textwrap.dedent("""
+        import socket, sys, time
+        from PySide6.QtWidgets import QApplication
+        from desktop_app.settings import Settings
+        from desktop_app.ui.llm_settings import LlmSettingsPage
+
+        silent = socket.socket()
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        app = QApplication([])
+        page = LlmSettingsPage(Settings(llm_model="m"))
+        page.base_url.setText(f"http://127.0.0.1:{silent.getsockname()[1]}/v1")
+        page.key_source.setCurrentIndex(page.key_source.findData("none"))
+        page.test_button.click()
+        end = time.monotonic() + 0.5
+        while time.monotonic() < end:
+            app.processEvents()
+        assert page.is_testing()
+        print("quitting while testing", flush=True)
+        del page
+        sys.exit(0)
+    """))
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=60)
+    assert "quitting while testing" in result.stdout, result.stderr
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.gui
+def test_a_key_typed_as_the_variable_name_is_refused(qtbot):
+    from desktop_app.ui.llm_settings import KeyStoreError
+
+    page = _page(qtbot, Settings())
+    page.key_source.setCurrentIndex(page.key_source.findData("env"))
+    page.env_var.setText(SECRET)
+    settings = Settings()
+    with pytest.raises(KeyStoreError):
+        page.apply_to(settings)
+    assert SECRET not in json.dumps(settings.__dict__)
+    page.env_var.setText("MY_LLM_KEY")
+    page.apply_to(settings)
+    assert settings.llm_api_key_env == "MY_LLM_KEY"

@@ -104,11 +104,14 @@ def centre_on(rough: Box, content: Box) -> Box:
     """Padding nobody can see (same colour as the page) is usually the same on both sides: on each
     axis where the content sits roughly centred in the rough box, average the two margins, which
     halves the hand's error instead of keeping it. Off-centre content (a left-aligned label in a
-    wide row) leaves that axis as drawn."""
+    wide row) leaves that axis as drawn. No edge moves farther than the snap tolerance: the shift is
+    half the margins' difference, and that difference may be at most 2 * tol (allowing only 1 * tol
+    measured worse on benchmarks/ocr.py: 0.75 vs 0.77 mean IoU on invisible-padding elements)."""
     out = list(rough)
     for lo, hi, tol in ((0, 2, tolerance(rough)[0]), (1, 3, tolerance(rough)[1])):
         before, after = content[lo] - rough[lo], rough[hi] - content[hi]
-        if before >= 0 and after >= 0 and abs(before - after) <= 2 * tol:
+        # a zero margin means the ink touches the drawn edge: its true extent is unknown
+        if before > 0 and after > 0 and abs(before - after) <= 2 * tol:
             pad = (before + after) / 2
             out[lo], out[hi] = content[lo] - pad, content[hi] + pad
     return tuple(out)

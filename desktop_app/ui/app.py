@@ -110,7 +110,10 @@ def report_previous_hard_crash(window: MainWindow) -> None:
 def run_gui(project: str | None = None, media: str | None = None, smoke: bool = False) -> int:
     from desktop_app import crash
 
-    crash.install()  # no silent exits: a log in the user log folder and a dialog pointing to it
+    try:
+        crash.install()  # no silent exits: a log in the user log folder and a dialog pointing to it
+    except OSError as exc:  # an unwritable log folder must not stop the app
+        print(f"ScreenLab: crash logging is off ({exc})", file=sys.stderr)
     app = application()
     window = build_window(project, media)
     window.show()

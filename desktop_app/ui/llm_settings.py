@@ -23,11 +23,13 @@ the message. "Check" says which browser will be used or, when there is none, wha
 from __future__ import annotations
 
 import os
+import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -46,6 +48,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.settings import Settings
 
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 KEY_OWNER = "llm-endpoint"  # the keyring user name LlmEndpoint.client() reads
 TEST_TIMEOUT_S = 20.0
 TEST_PROMPT = "This is a connection test. Reply with the single word: OK"
@@ -53,11 +56,11 @@ SOURCES = (("keyring", "OS keyring (stored securely by your system)"),
            ("env", "Environment variable"),
            ("none", "No key (local server: vLLM, Ollama, LM Studio)"))
 _OK_STYLE, _BAD_STYLE, _BUSY_STYLE = "color: #2e7d32", "color: #c62828", "color: gray"
-_RUNNING: set = set()  # tests still running after their dialog closed (so their thread is not destroyed)
+_RUNNING: set = set()  # result objects of tests still running (kept alive after their dialog closed)
 
 
 class KeyStoreError(RuntimeError):
-    """The typed key could not be put in the OS keyring."""
+    """The typed key could not be put in the OS keyring, or the fields would store a key in the open."""
 
 
 @dataclass
@@ -251,6 +254,11 @@ class LlmSettingsPage(QWidget):
         OS keyring. Raises KeyStoreError when the keyring refuses; settings are then unchanged."""
         source = self.source()
         key = self.api_key.text().strip()
+        name = self.env_var.text().strip()
+        if source == "env" and not ENV_NAME.fullmatch(name):
+            # a key pasted into the name field would otherwise be saved in the settings file
+            raise KeyStoreError("The variable name may hold only letters, digits and _ (e.g. OPENAI_API_KEY). "
+                                "Put the key itself in the OS keyring or in that environment variable.")
         if source == "keyring" and key:
             try:
                 (self._store_key or _default_store_key)(KEY_OWNER, key)
@@ -264,7 +272,7 @@ class LlmSettingsPage(QWidget):
         settings.llm_model = self.model.text().strip()
         settings.llm_temperature = round(float(self.temperature.value()), 2)
         settings.llm_use_keyring = source == "keyring"
-        settings.llm_api_key_env = self.env_var.text().strip() if source == "env" else ""
+        settings.llm_api_key_env = name if source == "env" else ""
         settings.browser_path = self.browser_path.text().strip()
 
     # ------------------------------------------------------------------ test connection
@@ -291,8 +299,6 @@ class LlmSettingsPage(QWidget):
         return ConnectionCheck(url, model, round(float(self.temperature.value()), 2), key)
 
     def start_test(self) -> None:
-        from desktop_app.ui.tasks import Task
-
         if self._task is not None:
             return
         try:
@@ -302,37 +308,41 @@ class LlmSettingsPage(QWidget):
             return
         from_keyring = self.source() == "keyring" and not check.api_key
 
-        def run(_progress):
-            if from_keyring:
-                from desktop_app.secrets import resolve_key
-
-                check.api_key = resolve_key(KEY_OWNER, "", True)
+        def run(result: _TestResult):
             try:
-                return send_test_request(check)
+                if from_keyring:
+                    from desktop_app.secrets import resolve_key
+
+                    check.api_key = resolve_key(KEY_OWNER, "", True)
+                message = send_test_request(check)
             except Exception as exc:
-                raise _Reported(describe_error(exc, check)) from None
+                result.failed.emit(describe_error(exc, check))
+            else:
+                result.finished.emit(message)
+            finally:
+                _RUNNING.discard(result)
 
         self.test_button.setEnabled(False)
         self.test_result.setStyleSheet(_BUSY_STYLE)
         self.test_result.setText(f"Sending one short request to {check.base_url} ...")
-        task = Task(run)
-        task.finished.connect(self._test_done)
-        task.failed.connect(self._test_failed)
-        _RUNNING.add(task)
-        task.finished.connect(lambda _r, t=task: _RUNNING.discard(t))
-        task.failed.connect(lambda _e, t=task: _RUNNING.discard(t))
-        self._task = task
-        task.start()
+        # A daemon thread, not a QThread: a QThread still running when the app quits (the request
+        # can take its whole timeout) aborts the process. The result object outlives this page.
+        result = _TestResult()
+        result.finished.connect(self._test_done)
+        result.failed.connect(self._test_failed)
+        _RUNNING.add(result)
+        self._task = result
+        threading.Thread(target=run, args=(result,), name="llm-connection-test", daemon=True).start()
 
     def _test_done(self, message) -> None:
         self._task = None
         self.test_button.setEnabled(True)
         self._show_test(True, str(message))
 
-    def _test_failed(self, exc) -> None:
+    def _test_failed(self, message) -> None:
         self._task = None
         self.test_button.setEnabled(True)
-        self._show_test(False, str(exc) if isinstance(exc, _Reported) else describe_plain(exc))
+        self._show_test(False, str(message))
 
     def _show_test(self, ok: bool, message: str) -> None:
         self.test_result.setStyleSheet(_OK_STYLE if ok else _BAD_STYLE)
@@ -356,8 +366,11 @@ class LlmSettingsPage(QWidget):
             self.check_browser()
 
 
-class _Reported(RuntimeError):
-    """An error already turned into a message for the user (on the worker thread)."""
+class _TestResult(QObject):
+    """Carries the outcome of a connection test from its thread to the UI thread."""
+
+    finished = Signal(str)
+    failed = Signal(str)
 
 
 def describe_plain(exc: BaseException, key: str = "") -> str:

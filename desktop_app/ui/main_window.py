@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QPointF, QRectF, Qt, QTimer
@@ -28,7 +29,7 @@ from desktop_app.agents.runner import rescore
 from desktop_app.evaluation.step_predictions import step_prediction_rows
 from desktop_app.settings import Settings, save_settings
 from desktop_app.store.audit import current_actor
-from desktop_app.store.models import LABELS
+from desktop_app.store.models import ACTION_TYPES, LABELS
 from desktop_app.store.project import Project, ProjectError, is_project_folder
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.canvas.scene import AnnotationScene
@@ -58,22 +59,33 @@ DUPLICATE_OFFSET = 10
 
 
 def boxes_from_clipboard(text: str) -> list[dict] | None:
-    """Boxes copied by any ScreenLab window; None for anything else on the clipboard."""
+    """Boxes copied by any ScreenLab window; None for anything else on the clipboard (the
+    clipboard is shared with every program, so its content is checked like a file's)."""
+    if not text.lstrip().startswith("{") or len(text) > 10_000_000:
+        return None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     boxes = data.get(CLIPBOARD_KEY) if isinstance(data, dict) else None
-    if not isinstance(boxes, list):
+    if not isinstance(boxes, list) or not all(isinstance(b, dict) for b in boxes):
         return None
     valid = []
     for box in boxes:
-        if not isinstance(box, dict) or box.get("label") not in LABELS:
-            return None
         coords = [box.get(k) for k in ("x1", "y1", "x2", "y2")]
-        if not (all(c is None for c in coords) or all(isinstance(c, int | float) for c in coords)):
+        if all(c is None for c in coords):
+            pass  # a box without a place (text-only target)
+        elif not all(isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c) for c in coords) \
+                or coords[0] > coords[2] or coords[1] > coords[3]:
             return None
-        valid.append({k: box.get(k) for k in BOX_KEYS})
+        if box.get("label") not in LABELS or box.get("action_type", "click") not in ACTION_TYPES:
+            return None
+        texts = [box.get(k, "") for k in ("element_text", "type_text")]
+        if not all(isinstance(t, str) for t in texts) or not isinstance(box.get("meta", {}), dict):
+            return None
+        valid.append({"x1": coords[0], "y1": coords[1], "x2": coords[2], "y2": coords[3],
+                      "label": box["label"], "action_type": box.get("action_type", "click"),
+                      "element_text": texts[0], "type_text": texts[1], "meta": box.get("meta", {})})
     return valid
 
 
@@ -501,9 +513,13 @@ class MainWindow(QMainWindow):
                 self.properties.refresh()
 
     def _welcome(self) -> None:
-        from desktop_app.ui.welcome import WelcomeDialog
+        from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
 
-        WelcomeDialog(self.settings.shortcuts, self).exec()
+        dialog = WelcomeDialog(self.settings.shortcuts, self)
+        dialog.dont_show.setChecked(not should_show_welcome(self.settings))
+        dialog.exec()
+        dialog.apply_to(self.settings)
+        save_settings(self.settings)
 
     def show_shortcuts(self) -> None:
         ShortcutsDialog(self.settings.shortcuts, self).exec()

@@ -73,12 +73,17 @@ class Verdicts:
     def reject_current(self, reason: str | None = None) -> None:
         if not self.can_decide():
             return
+        episode = self.ws.episode
         if reason is None:
             dialog = RejectDialog(self)
             if not dialog.exec():
                 return
             reason = dialog.text()
-        self._record(self.ws.episode, "rejected", reason)
+            current = self.ws.episode
+            if current is None or current.id != episode.id:  # the panel moved on while the dialog was open
+                self.message.emit(f"{episode.key}: not rejected (another sample is shown now)")
+                return
+        self._record(episode, "rejected", reason)
 
     def _record(self, episode, status: str, reason: str = "") -> None:
         set_review(self.ws.project, episode.id, status, self.ws.actor, reason)
