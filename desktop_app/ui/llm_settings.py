@@ -56,7 +56,7 @@ SOURCES = (("keyring", "OS keyring (stored securely by your system)"),
            ("env", "Environment variable"),
            ("none", "No key (local server: vLLM, Ollama, LM Studio)"))
 _OK_STYLE, _BAD_STYLE, _BUSY_STYLE = "color: #2e7d32", "color: #c62828", "color: gray"
-_RUNNING: set = set()  # result objects of tests still running (kept alive after their dialog closed)
+_RUNNING: set = set()  # result objects of running tests (one stays if its page closed first: a few bytes)
 
 
 class KeyStoreError(RuntimeError):
@@ -319,14 +319,13 @@ class LlmSettingsPage(QWidget):
                 result.failed.emit(describe_error(exc, check))
             else:
                 result.finished.emit(message)
-            finally:
-                _RUNNING.discard(result)
 
         self.test_button.setEnabled(False)
         self.test_result.setStyleSheet(_BUSY_STYLE)
         self.test_result.setText(f"Sending one short request to {check.base_url} ...")
         # A daemon thread, not a QThread: a QThread still running when the app quits (the request
-        # can take its whole timeout) aborts the process. The result object outlives this page.
+        # can take its whole timeout) aborts the process. The result object outlives this page and is
+        # released on the UI thread (a QObject must not be deleted from another thread).
         result = _TestResult()
         result.finished.connect(self._test_done)
         result.failed.connect(self._test_failed)
@@ -335,11 +334,13 @@ class LlmSettingsPage(QWidget):
         threading.Thread(target=run, args=(result,), name="llm-connection-test", daemon=True).start()
 
     def _test_done(self, message) -> None:
+        _RUNNING.discard(self._task)
         self._task = None
         self.test_button.setEnabled(True)
         self._show_test(True, str(message))
 
     def _test_failed(self, message) -> None:
+        _RUNNING.discard(self._task)
         self._task = None
         self.test_button.setEnabled(True)
         self._show_test(False, str(message))
