@@ -69,3 +69,35 @@ def test_suggestions_become_boxes_and_sloppy_boxes_snap(qtbot, demo_copy):
     assert layer is not window.scene.suggestions and window.scene.suggestions.items
     assert "(cached)" in window.ocr_label.text()
     window.close()
+
+
+def test_a_sloppy_box_on_a_toolbar_icon_snaps_like_the_icons_already_boxed(qtbot, demo_copy):
+    from sqlmodel import select
+
+    from desktop_app.store.models import Episode
+    from desktop_app.store.project import Project
+
+    with Project.open(demo_copy) as project, project.reading() as s:
+        episode_id = s.exec(select(Episode.id).where(Episode.key == "demo-chat-01")).one()
+    window = open_window(qtbot, demo_copy)
+    window.ws.load_episode(episode_id)
+    QApplication.processEvents()
+    # the header's icons sit in invisible 40 px hit areas; "Voice call", "Search in chat" and
+    # "More options" are boxed, the annotator now boxes "Video call" in a hurry
+    video = next(b for b in window.ws.boxes.values() if b.element_text == "Video call")
+    target = (video.x1, video.y1, video.x2, video.y2)
+    window.ws.delete_boxes([video.id])  # not boxed yet
+    window.view.centerOn(1150, 40)
+    QApplication.processEvents()
+    before = stored(demo_copy, "demo-chat-01")
+    key(window, "W")
+    drag(window.view, (target[0] + 6, target[1] - 6), (target[2] - 6, target[3] + 5))
+    key(window, "Esc")
+    (drawn_id,) = set(stored(demo_copy, "demo-chat-01")) - set(before)
+    drawn = stored(demo_copy, "demo-chat-01")[drawn_id]
+    rough_iou = _iou((drawn.x1, drawn.y1, drawn.x2, drawn.y2), target)
+    key(window, "S")
+    snapped = stored(demo_copy, "demo-chat-01")[drawn_id]
+    assert "sibling" in window.statusBar().currentMessage()
+    assert _iou((snapped.x1, snapped.y1, snapped.x2, snapped.y2), target) >= 0.9 > rough_iou
+    window.close()

@@ -78,7 +78,11 @@ def test_boxes_without_outline_snap_to_text_or_content_else_stay(renderer):
 
     for d in JITTERS:
         snapped, rule = snap(image, _rough(link.box, d), words, proposals)
-        assert rule == "text" and box_iou(snapped, link.box) >= 0.75, (d, snapped, link.box)
+        if d == (-6, -6, 6, 6):
+            # drawn with a margin on every side: read as padding, centred on the text and kept
+            assert rule == "centred" and box_iou(snapped, link.box) >= box_iou(_rough(link.box, d), link.box)
+        else:
+            assert rule == "text" and box_iou(snapped, link.box) >= 0.75, (d, snapped, link.box)
         snapped, rule = snap(image, _rough(icon.box, d), words, proposals)
         # the ring is an outline, so it may be proposed as an element; either way it fits
         assert rule in ("element", "content") and box_iou(snapped, icon.box) >= 0.85, (d, snapped, icon.box)
@@ -115,3 +119,55 @@ def test_invisible_padding_is_shared_evenly_and_off_centre_content_is_left_as_dr
     rough = _rough(row.box, (3, 4, -5, 4))
     snapped, _rule = snap(image, rough, words, proposals)
     assert (snapped[0], snapped[2]) == (rough[0], rough[2])
+
+
+LAYOUT = """<!doctype html><html><head><style>
+body { margin: 0; background: #fff; font: 15px 'DejaVu Sans', sans-serif; color: #1f2937; }
+nav { position: absolute; left: 30px; top: 30px; display: flex; gap: 4px; }
+nav a { padding: 11px 14px; color: #374151; text-decoration: none; }
+ul { position: absolute; left: 30px; top: 140px; width: 300px; margin: 0; padding: 0; list-style: none; }
+li { padding: 13px 16px; }
+</style></head><body>
+<nav><a href="#" data-sl-label="other">Home</a><a href="#" data-sl-label="other">Laptops</a>
+<a href="#" data-sl-label="other">Phones</a><a href="#" data-sl-label="other">Support</a></nav>
+<ul><li data-sl-label="other">Inbox</li><li data-sl-label="other">Drafts and templates</li>
+<li data-sl-label="other">Archive</li></ul>
+</body></html>"""
+
+
+def test_invisible_edges_come_from_siblings_already_boxed_and_from_abutting_rows(renderer):
+    out = renderer.render(LAYOUT, Viewport("small", 640, 400))
+    image = _rgb(out.png)
+    words, proposals = analyse_image(image, get_engine("rapidocr", "en"))
+    dom = {e.text: e.box for e in out.elements}
+
+    # the annotator boxed "Home"; a sloppy box on "Phones" copies its padding and its row
+    for d in JITTERS:
+        rough = _rough(dom["Phones"], d)
+        alone, _ = snap(image, rough, words, proposals)
+        snapped, rule = snap(image, rough, words, proposals, [dom["Home"]])
+        assert rule == "sibling" and box_iou(snapped, dom["Phones"]) >= 0.95, (d, snapped, dom["Phones"])
+        assert box_iou(snapped, dom["Phones"]) > box_iou(alone, dom["Phones"]), (d, alone)
+    # the box around the element is no sibling of it: a nav box around all links lends nothing
+    bar = (dom["Home"][0], dom["Home"][1], dom["Support"][2], dom["Home"][3])
+    snapped, rule = snap(image, _rough(dom["Laptops"], JITTERS[1]), words, proposals, [bar])
+    assert rule != "sibling" and snapped[2] < dom["Phones"][0]
+
+    # the middle row of a list: nothing drawn marks its top or bottom, but its neighbours do
+    middle = dom["Drafts and templates"]
+    for d in JITTERS:
+        snapped, rule = snap(image, _rough(middle, d), words, proposals)
+        assert rule == "stacked" and abs(snapped[1] - middle[1]) <= 1.5 and abs(snapped[3] - middle[3]) <= 1.5, (
+            d, snapped, middle)
+
+
+def test_a_box_drawn_with_a_margin_around_a_label_keeps_the_padding(renderer):
+    out = renderer.render(LAYOUT, Viewport("small", 640, 400))
+    image = _rgb(out.png)
+    words, proposals = analyse_image(image, get_engine("rapidocr", "en"))
+    link = next(e for e in out.elements if e.text == "Laptops").box
+    # 11/14 px padding, drawn 5 px inside it on every side: every edge is within the snap tolerance
+    # of the text, but a box drawn 5-10 px around a label means padding: it must not shrink onto the text
+    rough = (link[0] + 5, link[1] + 5, link[2] - 5, link[3] - 5)
+    snapped, rule = snap(image, rough, words, proposals)
+    assert rule != "text" and box_iou(snapped, link) >= box_iou(rough, link), (snapped, rule, link)

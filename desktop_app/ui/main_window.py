@@ -659,12 +659,17 @@ class MainWindow(QMainWindow):
         after, rules = {}, set()
         for box_id in self.scene.selected_ids():
             b = self.ws.boxes[box_id]
-            (x1, y1, x2, y2), rule = self.ocr.snap((b.x1, b.y1, b.x2, b.y2))
+            (x1, y1, x2, y2), rule = self.ocr.snap((b.x1, b.y1, b.x2, b.y2), self._placed_boxes(box_id))
             rules.add(rule)
             after[box_id] = {"x1": float(x1), "y1": float(y1), "x2": float(x2), "y2": float(y2)}
         if after:
             self.ws.change_boxes(after, "Snap")
             self.statusBar().showMessage(f"Snapped to: {', '.join(sorted(rules))}", 3000)
+
+    def _placed_boxes(self, leave_out: int | None = None) -> list[tuple]:
+        """The screen's boxes with geometry, as (x1, y1, x2, y2): siblings for snapping."""
+        return [(b.x1, b.y1, b.x2, b.y2) for i, b in self.ws.boxes.items()
+                if i != leave_out and b.x1 is not None]
 
     def _boxes_put(self, boxes, select: bool) -> None:
         for box in boxes:
@@ -746,7 +751,7 @@ class MainWindow(QMainWindow):
             return
         box = (rect.left(), rect.top(), rect.right(), rect.bottom())
         if self.settings.snap_on_draw:
-            box = tuple(float(v) for v in self.ocr.snap(box)[0])
+            box = tuple(float(v) for v in self.ocr.snap(box, self._placed_boxes())[0])
         # auto text: a new box gets the OCR words inside it (empty when the screen has no OCR yet)
         self.ws.add_boxes([{"x1": box[0], "y1": box[1], "x2": box[2], "y2": box[3], "label": self.scene.next_label,
                             "source": "manual", "action_type": "click", "element_text": self.ocr.text_in(box)}])

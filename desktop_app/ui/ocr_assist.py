@@ -140,10 +140,11 @@ class OcrAssistant(QObject):
     def text_in(self, box) -> str:
         return text_inside(box, self.outcome.words) if self.outcome else ""
 
-    def snap(self, box) -> tuple[tuple, str]:
+    def snap(self, box, others=()) -> tuple[tuple, str]:
+        """others: the other boxes on the screen, whose padding a sibling may copy."""
         image = self.image()
         if image is None:
             return box, "none"
         words = self.outcome.words if self.outcome else []
         proposals = self.outcome.elements if self.outcome else propose(image, [])
-        return snap(image, box, words, proposals)
+        return snap(image, box, words, proposals, list(others))
