@@ -6,8 +6,14 @@ Keys are never written to a project, an export, a settings file or a log.
 from __future__ import annotations
 
 import os
+import re
 
 KEYRING_SERVICE = "ScreenLab"
+# what an environment variable's name looks like: a key pasted into a "variable name" field is
+# refused instead of saved in a settings or profile file
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+ENV_NAME_RULE = ("The variable name may hold only letters, digits and _ (e.g. OPENAI_API_KEY). "
+                 "Put the key itself in the OS keyring or in that environment variable.")
 
 
 class MissingKey(ValueError):

@@ -49,3 +49,14 @@ def test_unknown_agent_is_a_clear_error(tmp_path, capsys):
     Project.init(tmp_path / "p").close()
     assert main(["run", str(tmp_path / "p"), "--agent", "nobody"]) == 2
     assert "no agent named 'nobody'" in capsys.readouterr().err
+
+
+def test_a_key_given_as_the_variable_name_is_refused_and_not_saved(capsys):
+    from desktop_app.agents.profiles import load_profiles, profiles_path
+
+    code = main(["agents", "add", "leaky", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+                 "--api-key-env", "sk-proj-Abc123.xyz"])
+    err = capsys.readouterr().err
+    assert code != 0 and "letters, digits and _" in err and "sk-proj" not in err
+    assert "leaky" not in load_profiles()
+    assert not profiles_path().exists() or "sk-proj" not in profiles_path().read_text()

@@ -316,6 +316,17 @@ def test_profile_dialog_validates_tests_the_connection_and_saves(qtbot, monkeypa
 
     assert "sk-secret" not in profiles_path().read_text()
 
+    # a key pasted into the "Variable" field is refused, and not echoed or written anywhere
+    pasted = AgentProfileDialog()
+    qtbot.addWidget(pasted)
+    pasted.set_profile(profile)
+    pasted.name.setText("pasted")
+    pasted.key_source.setCurrentIndex(pasted.key_source.findData("env"))
+    pasted.api_key_env.setText("sk-live-abc.def")
+    assert not pasted.save() and "letters, digits and _" in pasted.error.text()
+    assert "sk-live" not in pasted.error.text() and "pasted" not in load_profiles()
+    assert "sk-live" not in profiles_path().read_text()
+
     # a second agent of the same name is refused, inline
     again = AgentProfileDialog()
     qtbot.addWidget(again)

@@ -23,7 +23,6 @@ the message. "Check" says which browser will be used or, when there is none, wha
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -46,9 +45,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.secrets import ENV_NAME, ENV_NAME_RULE
 from desktop_app.settings import Settings
 
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 KEY_OWNER = "llm-endpoint"  # the keyring user name LlmEndpoint.client() reads
 TEST_TIMEOUT_S = 20.0
 TEST_PROMPT = "This is a connection test. Reply with the single word: OK"
@@ -257,8 +256,7 @@ class LlmSettingsPage(QWidget):
         name = self.env_var.text().strip()
         if source == "env" and not ENV_NAME.fullmatch(name):
             # a key pasted into the name field would otherwise be saved in the settings file
-            raise KeyStoreError("The variable name may hold only letters, digits and _ (e.g. OPENAI_API_KEY). "
-                                "Put the key itself in the OS keyring or in that environment variable.")
+            raise KeyStoreError(ENV_NAME_RULE)
         if source == "keyring" and key:
             try:
                 (self._store_key or _default_store_key)(KEY_OWNER, key)
