@@ -13,6 +13,8 @@ Both only propose; snap.py accepts a proposal when it lies near the annotator's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from desktop_app.ocr.base import Box
@@ -31,7 +33,8 @@ def _icon(width: float, height: float) -> bool:
     return max(width, height) <= ICON and width <= 2 * height
 
 
-def sibling_boxes(image: np.ndarray, rough: Box, content: Box, others: list[Box], icons: bool = True) -> list[Box]:
+def sibling_boxes(image: np.ndarray, rough: Box, content: Box, others: Sequence[Box],
+                  icons: bool = True) -> list[Box]:
     """Boxes for the element whose ink is `content`, each copied from a sibling in `others`,
     nearest sibling first. icons=False skips icon siblings (for outlined proposals: the outlined
     button next to a bare icon is seldom the icon's sibling)."""

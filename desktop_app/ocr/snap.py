@@ -20,6 +20,8 @@ roughly centred in it (`centre_on`), else it stays as drawn (only clipped).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from desktop_app.ocr.base import Box, Proposal, Word
@@ -73,13 +75,13 @@ def hugs(rough: Box, candidate: Box) -> bool:
 
 
 def snap_box(image: np.ndarray, rough_box: Box, words: list[Word] | None = None,
-             proposals: list[Proposal] | None = None, others: list[Box] = ()) -> Box:
+             proposals: list[Proposal] | None = None, others: Sequence[Box] = ()) -> Box:
     """The element box under rough_box (x1, y1, x2, y2, image pixels); rough_box when unsure."""
     return snap(image, rough_box, words, proposals, others)[0]
 
 
 def snap(image: np.ndarray, rough_box: Box, words: list[Word] | None = None,
-         proposals: list[Proposal] | None = None, others: list[Box] = ()) -> tuple[Box, str]:
+         proposals: list[Proposal] | None = None, others: Sequence[Box] = ()) -> tuple[Box, str]:
     """(box, rule): rule is "element", "text", "sibling", "content", "stacked", "centred" or "none"
     (the rough box, clipped), so the GUI can say what the box snapped to. `others` are the boxes
     already on the screen (not the one being snapped)."""
@@ -91,7 +93,8 @@ def snap(image: np.ndarray, rough_box: Box, words: list[Word] | None = None,
     if proposals is None:
         proposals = [Proposal(b, "card", "", s) for b, s in find_rects(image)]
 
-    found = _best(rough, [p.box for p in proposals if p.kind in FRAMED])
+    outlined = [p.box for p in proposals if p.kind in FRAMED]
+    found = _best(rough, outlined)
     if found is not None:
         return clip_box(found, w, h), "element"
     # a word belongs when mostly inside, or when its centre is (a box drawn inside the text)
@@ -107,8 +110,7 @@ def snap(image: np.ndarray, rough_box: Box, words: list[Word] | None = None,
     if content is not None:
         # boxes the annotator placed first; then outlined elements, which are often the
         # highlighted member of a row of plain ones (the active tab or nav link)
-        outlined = [p.box for p in proposals if p.kind in FRAMED]
-        candidates = sibling_boxes(image, rough, content, list(others))
+        candidates = sibling_boxes(image, rough, content, others)
         candidates += sibling_boxes(image, rough, content, outlined, icons=False)
         found = next((c for c in candidates if edge_distance(rough, c) is not None), None)
         if found is not None:
