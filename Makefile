@@ -20,6 +20,7 @@ test: $(BIN)/.installed system-deps
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check desktop_app tests benchmarks datasets
+	$(BIN)/python tests/layers.py
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/import_scale.py

@@ -27,10 +27,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from desktop_app.agents.profiles import AgentProfile  # noqa: E402
-from desktop_app.agents.runner import create_run, execute  # noqa: E402
 from desktop_app.evaluation.batch import score_points  # noqa: E402
-from desktop_app.evaluation.scoring import Target, match_text  # noqa: E402
+from desktop_app.evaluation.rules.screenlab import Target, match_text  # noqa: E402
 from desktop_app.formats.transfer import import_path  # noqa: E402
+from desktop_app.runs.engine import create_run, execute  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
 from desktop_app.store.queries import EpisodeFilter  # noqa: E402
 

@@ -38,9 +38,9 @@ from sqlalchemy import func, select  # noqa: E402
 from desktop_app.agents.profiles import AgentProfile  # noqa: E402
 from desktop_app.evaluation.step_predictions import step_prediction_rows  # noqa: E402
 from desktop_app.formats.transfer import import_path  # noqa: E402
+from desktop_app.runs.engine import RunRequest  # noqa: E402
 from desktop_app.store import models as m  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
-from desktop_app.store.queries import EpisodeFilter  # noqa: E402
 from desktop_app.ui.eval.prediction_layer import PredictionLayer, marks_from_rows  # noqa: E402
 from desktop_app.ui.eval.prediction_panel import PredictionPanel  # noqa: E402
 from desktop_app.ui.eval.runs_panel import RunsPanel  # noqa: E402
@@ -118,7 +118,7 @@ def measure(project: Project, base_url: str, concurrency: int, panel: RunsPanel)
     finished = []
     panel.runFinished.connect(lambda run_id: (finished.append(run_id), app.quit()))
     QTimer.singleShot(0, lambda: (last.__setitem__(0, time.perf_counter()), timer.start(),
-                                  panel.start_runs([(profile, EpisodeFilter())])))
+                                  panel.start_runs([RunRequest(profile)])))
     started = time.perf_counter()
     app.exec()
     wall = time.perf_counter() - started

@@ -8,8 +8,8 @@
 * `sys.excepthook` and `threading.excepthook` write `crash-YYYYmmdd-HHMMSS-<pid>-<n>.log` with the
   traceback, the ScreenLab / Python / Qt / key package versions and the platform, print one line
   naming the file to stderr (when there is one), and, when a QApplication exists, show a dialog
-  pointing to the file (`desktop_app.ui.crash_dialog.show_crash_dialog`, queued to the GUI thread,
-  so a worker thread may crash too). Ctrl+C (KeyboardInterrupt) goes to the previous hook unlogged.
+  pointing to the file (the dialog the window registers with `register_window_dialog`:
+  `ui/crash_dialog.show_crash_dialog`, queued to the GUI thread, so a worker thread may crash too). Ctrl+C (KeyboardInterrupt) goes to the previous hook unlogged.
 * `faulthandler` writes into `faulthandler-YYYYmmdd-HHMMSS-<pid>.log` in the same folder, so a hard
   crash (segfault in a C extension, abort in Qt) still leaves the Python stack of every thread.
   The file is removed at a normal exit when nothing was dumped into it; `previous_hard_crashes()`
@@ -62,6 +62,7 @@ class _State:
     previous_sys_hook: Callable | None = None
     previous_thread_hook: Callable | None = None
     dialog_hook: Callable[[Path, str], None] | None = None
+    window_dialog: Callable[[Path, str], None] | None = None  # registered by the UI when it starts
     lock = threading.Lock()
 
 
@@ -112,8 +113,14 @@ def uninstall() -> None:
 
 def set_dialog_hook(hook: Callable[[Path, str], None] | None) -> None:
     """Replace what is called after a log was written: hook(log_path, one_line_summary).
-    None: no dialog. The default shows `desktop_app.ui.crash_dialog` when a QApplication exists."""
+    None: no dialog. The default shows the window's dialog (register_window_dialog) when a QApplication exists."""
     _state.dialog_hook = hook
+
+
+def register_window_dialog(show: Callable[[Path, str], None] | None) -> None:
+    """The window's crash dialog, shown by the default hook while a QApplication runs. The UI
+    registers it when it starts (ui/app.py): the core never imports the UI."""
+    _state.window_dialog = show
 
 
 def log_dir() -> Path | None:
@@ -274,11 +281,10 @@ def _report(exc_type, exc, tb, thread_name: str) -> None:
 
 
 def _default_dialog_hook(path: Path, text: str) -> None:
-    qtwidgets = sys.modules.get("PySide6.QtWidgets")
-    if qtwidgets is not None and qtwidgets.QApplication.instance() is not None:
-        from desktop_app.ui.crash_dialog import show_crash_dialog
-
-        show_crash_dialog(path, text)
+    qtwidgets = sys.modules.get("PySide6.QtWidgets")  # only looked up: Qt is never imported here
+    window_dialog = _state.window_dialog
+    if window_dialog is not None and qtwidgets is not None and qtwidgets.QApplication.instance() is not None:
+        window_dialog(path, text)
     elif sys.platform == "win32" and sys.stderr is None:
         # a windowed build that crashed before Qt was up: no console, so a native message box
         _windows_message_box(f"ScreenLab could not start:\n{text}\n\nDetails were written to:\n{path}")

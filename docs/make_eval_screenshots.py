@@ -37,9 +37,9 @@ from desktop_app.agents.profiles import BASELINES, AgentProfile  # noqa: E402
 from desktop_app.evaluation.step_predictions import step_prediction_rows  # noqa: E402
 from desktop_app.formats.transfer import import_path  # noqa: E402
 from desktop_app.paths import demo_dataset_dir  # noqa: E402
+from desktop_app.runs.engine import RunRequest  # noqa: E402
 from desktop_app.store import models as m  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
-from desktop_app.store.queries import EpisodeFilter  # noqa: E402
 from desktop_app.ui.app import application  # noqa: E402
 from desktop_app.ui.canvas.scene import AnnotationScene  # noqa: E402
 from desktop_app.ui.canvas.view import CanvasView  # noqa: E402
@@ -97,8 +97,7 @@ def run_agents(project: Project, panel: RunsPanel, server: FakeOpenAI) -> list[i
     finished: list[int] = []
     loop = QEventLoop()
     panel.runFinished.connect(lambda run_id: (finished.append(run_id), len(finished) == 3 and loop.quit()))
-    run_ids = panel.start_runs([(BASELINES["center"], EpisodeFilter()), (BASELINES["random"], EpisodeFilter()),
-                                (agent, EpisodeFilter())])
+    run_ids = panel.start_runs([RunRequest(BASELINES["center"]), RunRequest(BASELINES["random"]), RunRequest(agent)])
     QTimer.singleShot(30_000, loop.quit)  # never hang a docs build
     loop.exec()
     if len(finished) != 3:

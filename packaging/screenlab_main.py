@@ -1,5 +1,5 @@
 """Entry point of the packaged app (the script PyInstaller freezes); `screenlab` from pip uses
-desktop_app.cli.main:main directly.
+desktop_app.__main__:main directly.
 
 Besides starting the app it
 * installs the crash handler first (desktop_app.crash), so even an import that fails inside the
@@ -40,9 +40,9 @@ def main() -> int:
         from bundle_selfcheck import main as selfcheck
 
         return selfcheck(sys.argv[2:])
-    from desktop_app.cli.main import main as cli_main
+    from desktop_app.__main__ import main as screenlab_main
 
-    return cli_main()
+    return screenlab_main()
 
 
 if __name__ == "__main__":

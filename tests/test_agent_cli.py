@@ -26,8 +26,10 @@ def test_add_an_agent_run_it_and_read_the_scores(tmp_path, capsys, monkeypatch):
         assert "run 1:" in out and "0 failed" in out
     assert main(["eval", str(project), "--json"]) == 0
     metrics = json.loads(capsys.readouterr().out)
-    overall = metrics["runs"]["1"]["overall"]
-    assert overall["n"] > 0 and set(metrics["runs"]["1"]["by_scenario"]) == {"popup", "chat"}
+    run = metrics["runs"]["1"]
+    assert (run["protocol"], run["status"], run["agent"]) == ("screen", "done", "local")
+    overall = run["metrics"]["screenlab"]["overall"]
+    assert overall["n"] > 0 and set(run["metrics"]["screenlab"]["by_scenario"]) == {"popup", "chat"}
     assert abs(overall["acc_gold"] + overall["acc_dist"] + overall["acc_other"] + overall["acc_inv"] - 1) < 1e-9
     assert main(["eval", str(project), "--per-sample"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -18,12 +18,12 @@ from PySide6.QtWidgets import QGraphicsScene
 from sqlalchemy import select
 
 from desktop_app.agents.profiles import BASELINES, AgentProfile, load_profiles
-from desktop_app.agents.runner import create_run, execute
 from desktop_app.evaluation import tables
-from desktop_app.evaluation.report import run_metrics
 from desktop_app.evaluation.step_predictions import step_prediction_rows
 from desktop_app.formats.transfer import import_path
 from desktop_app.paths import demo_dataset_dir
+from desktop_app.runs.engine import RunRequest, create_run, execute
+from desktop_app.runs.evaluate import evaluate
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
@@ -100,7 +100,8 @@ def test_baselines_from_the_run_dialog_to_the_canvas(qtbot, project):
     assert dialog.selection().steps == 9 + 7 - pending
     assert dialog.estimate().requests == 0  # baselines ask nobody
     runs = dialog.runs()
-    assert [p.name for p, _ in runs] == ["random", "center"]  # the baselines' order
+    assert [r.profile.name for r in runs] == ["random", "center"]  # the baselines' order
+    assert {r.protocol for r in runs} == {"screen"}  # single screens: what these samples fit
 
     finished = []
     panel.runFinished.connect(finished.append)
@@ -110,7 +111,8 @@ def test_baselines_from_the_run_dialog_to_the_canvas(qtbot, project):
     assert set(run_ids) <= set(panel.visible_runs())
     rows = {r.id: r for r in panel.run_rows()}
     assert all(rows[i].status == "done" and rows[i].answered == 15 for i in run_ids)
-    assert panel._items[run_ids[0]].text(5).startswith("gold ")
+    assert panel._items[run_ids[0]].text(6).startswith("gold ")
+    assert panel._items[run_ids[0]].text(1) == "screen"  # the protocol column
 
     # one popup step: the layer's marks carry the verdicts the database holds
     with project.reading() as s:
@@ -174,12 +176,12 @@ def test_a_server_run_cancelled_halfway_resumes_without_asking_twice(qtbot, proj
         controller: RunController = panel.controller
         profile = AgentProfile(name="fake", base_url=server.base_url, model="m", convention="json-text",
                                concurrency=2, max_retries=0, timeout_s=5)
-        (run_id,) = panel.start_runs([(profile, EpisodeFilter())])
+        (run_id,) = panel.start_runs([RunRequest(profile)])
         moved = []
         panel.predictionsChanged.connect(moved.append)
         qtbot.waitUntil(lambda: controller.status(run_id) is not None and controller.status(run_id).done >= 6,
                         timeout=10000)
-        assert panel._items[run_id].text(1) == "running"
+        assert panel._items[run_id].text(2) == "running"
         with qtbot.waitSignal(panel.runFinished, timeout=5000):
             panel.cancel(run_id)
         with project.reading() as s:
@@ -214,9 +216,9 @@ def test_a_failing_run_is_reported_not_raised(qtbot, project, monkeypatch):
     failures = []
     panel.controller.runFailed.connect(lambda run_id, msg: failures.append(msg))
     with qtbot.waitSignal(panel.runFinished, timeout=5000):
-        (run_id,) = panel.start_runs([(profile, EpisodeFilter())])
+        (run_id,) = panel.start_runs([RunRequest(profile)])
     assert "SCREENLAB_TEST_MISSING_KEY" in failures[0] and "SCREENLAB_TEST_MISSING_KEY" in panel.message.text()
-    assert panel._items[run_id].text(1) == "failed"
+    assert panel._items[run_id].text(2) == "failed"
     with project.reading() as s:
         assert s.get(m.Run, run_id).status == "failed"
 
@@ -226,7 +228,7 @@ def test_dashboard_numbers_exports_and_bar_clicks(qtbot, project, tmp_path):
     for name in ("center", "random"):
         run_ids.append(create_run(project, BASELINES[name], EpisodeFilter()))
         execute(project, run_ids[-1])
-    metrics = run_metrics(project, run_ids)
+    metrics = evaluate(project, run_ids, ("screenlab",))
 
     dashboard = DashboardWidget()
     qtbot.addWidget(dashboard)
@@ -236,14 +238,14 @@ def test_dashboard_numbers_exports_and_bar_clicks(qtbot, project, tmp_path):
     with qtbot.waitSignal(dashboard.refreshed, timeout=5000):
         dashboard.refresh(project, run_ids)
     assert dashboard.model.rowCount() == 2
-    assert len(dashboard.bars) == 2 * 3 * 4  # agents x metrics x scenarios
+    assert len(dashboard.bars) == 2 * 4 * 4  # agents x metrics x scenarios
 
     for fmt in ("csv", "md", "tex"):
         dashboard.export_table(tmp_path / f"by_scenario.{fmt}")
     back = tables.read_csv(tmp_path / "by_scenario.csv")
     assert back.rows == [("center", "direct"), ("random", "direct")]
     for run_id, row in zip(run_ids, back.rows, strict=True):
-        expected = metrics["runs"][str(run_id)]
+        expected = metrics["runs"][run_id]["metrics"]["screenlab"]
         assert back.cell(row, tables.ALL)["acc_gold"] == pytest.approx(expected["overall"]["acc_gold"])
         assert back.cell(row, tables.ALL)["acc_inv_ci95"] == pytest.approx(expected["overall"]["acc_inv_ci95"])
         for scenario, numbers in expected["by_scenario"].items():
@@ -252,11 +254,11 @@ def test_dashboard_numbers_exports_and_bar_clicks(qtbot, project, tmp_path):
     md = (tmp_path / "by_scenario.md").read_text()
     assert "| center | direct | 24 |" in md and "popup Acc_dist" in md
     tex = (tmp_path / "by_scenario.tex").read_text()
-    assert r"\toprule" in tex and r"\multicolumn{3}{c}{recommendation}" in tex and r"\bottomrule" in tex
+    assert r"\toprule" in tex and r"\multicolumn{4}{c}{recommendation}" in tex and r"\bottomrule" in tex
     assert dashboard.export_png(tmp_path / "plot.png").stat().st_size > 1000
 
     dashboard.set_breakdown("overall")
-    assert len(dashboard.bars) == 2 * 3
+    assert len(dashboard.bars) == 2 * 4
     # a real click on the bar of random's Acc_inv
     bar = next(b for b in dashboard.bars if b.row == ("random", "direct") and b.metric == "acc_inv")
     view_pos = dashboard.plot_widget.mapFromScene(dashboard.bar_scene_pos(bar))
@@ -348,8 +350,8 @@ def test_run_dialog_counts_requests_and_tokens_per_pattern(qtbot, project):
     dialog.set_statuses("accepted")
     qtbot.waitUntil(lambda: dialog.counted, timeout=5000)
     runs = dialog.runs()
-    assert [(p.name, p.pattern) for p, _ in runs] == [("gpt", "direct"), ("gpt", "cot"), ("center", "direct")]
-    assert all(f.ids == tuple(ids) and f.review_statuses == ("accepted",) for _, f in runs)
+    assert [(r.profile.name, r.profile.pattern) for r in runs] == [("gpt", "direct"), ("gpt", "cot"), ("center", "direct")]
+    assert all(r.episodes.ids == tuple(ids) and r.episodes.review_statuses == ("accepted",) for r in runs)
     steps = dialog.selection().steps
     est = dialog.estimate()
     assert est.requests == steps * (1 + 2)  # cot asks twice; the baseline never

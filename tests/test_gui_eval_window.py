@@ -6,8 +6,8 @@ import pytest
 from sqlalchemy import func, select
 
 from desktop_app.agents.profiles import BASELINES
+from desktop_app.runs.engine import RunRequest
 from desktop_app.store import models as m
-from desktop_app.store.queries import EpisodeFilter
 
 from gui_helpers import key
 from test_gui_editing import open_window
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.gui
 def test_run_markers_filters_and_rescoring(qtbot, demo_copy):
     window = open_window(qtbot, demo_copy)
     with qtbot.waitSignal(window.runs.runFinished, timeout=60000):
-        (run_id,) = window.runs.start_runs([(BASELINES["center"], EpisodeFilter())], "centre clicks")
+        (run_id,) = window.runs.start_runs([RunRequest(BASELINES["center"])], "centre clicks")
     with window.project.reading() as s:
         hit = s.execute(select(m.Prediction, m.Step.episode_id).join(m.Step, m.Step.id == m.Prediction.step_id)
                         .where(m.Prediction.run_id == run_id, m.Prediction.matched_box_id.is_not(None))).first()

@@ -12,10 +12,10 @@ from sqlmodel import select
 
 from desktop_app.cli.main import main
 from desktop_app.formats.transfer import import_path
-from desktop_app.navi.generate import make_ambiguous, marked_screenshot
 from desktop_app.navi.model import navi_of
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
+from desktop_app.synth.ambiguous import make_ambiguous, marked_screenshot
 from desktop_app.synth.llm import LlmEndpoint, LlmSession
 
 from conftest import make_image

@@ -8,9 +8,9 @@ import re
 import pytest
 
 from desktop_app.agents.profiles import AgentProfile
-from desktop_app.agents.runner import create_run, execute
 from desktop_app.formats.transfer import import_path
-from desktop_app.navi.report import navi_metrics
+from desktop_app.runs.engine import create_run, execute
+from desktop_app.runs.evaluate import evaluate
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 
@@ -61,14 +61,18 @@ def asking_agent(body, n):
     return click(step)
 
 
+def navi_metrics(project, run_id):
+    return evaluate(project, [run_id])["runs"][run_id]["metrics"]
+
+
 def profile(server):
     return AgentProfile(name="asker", base_url=server.base_url, model="m", convention="point-px", concurrency=2)
 
 
 def test_ask_is_answered_and_the_step_predicted_again(project):
     with FakeOpenAI(asking_agent) as server:
-        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), mode="navi",
-                            allow_ask=True)
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), protocol="episode",
+                            options={"allow_ask": True})
         status = execute(project, run_id)
         texts = [user_text(b) for b in server.requests]
     assert status.done == 6 and status.errors == 0
@@ -83,8 +87,8 @@ def test_ask_is_answered_and_the_step_predicted_again(project):
 
 def test_without_ask_the_incomplete_setting_loses_the_step(project):
     with FakeOpenAI(asking_agent) as server:
-        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), mode="navi",
-                            allow_ask=False)
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), protocol="episode",
+                            options={"allow_ask": False})
         execute(project, run_id)
         system = server.requests[0]["messages"][0]["content"]
     assert "ask the user" not in system
@@ -98,8 +102,8 @@ def test_a_cancelled_navi_run_resumes_whole_episodes(project):
 
     cancel = threading.Event()
     with FakeOpenAI(lambda body, n: Response(text=asking_agent(body, n).text, delay=0.05)) as server:
-        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), mode="navi",
-                            allow_ask=True)
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), protocol="episode",
+                            options={"allow_ask": True})
         first = execute(project, run_id, cancel=cancel, concurrency=1,
                         progress=lambda st: cancel.set() if st.done >= 2 else None)
         assert first.cancelled

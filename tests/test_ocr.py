@@ -327,8 +327,8 @@ def test_tesseract_missing_binary_says_how_to_install(monkeypatch, tmp_path):
 # -- command line ------------------------------------------------------------------------------
 
 def _cli(argv):
-    from desktop_app.cli.main import _add_project
-    from desktop_app.ocr.cli import add_ocr_command
+    from desktop_app.cli.common import add_project as _add_project
+    from desktop_app.cli.ocr_command import add_ocr_command
 
     parser = argparse.ArgumentParser(prog="screenlab")
     add_ocr_command(parser.add_subparsers(dest="command"), _add_project)

@@ -147,7 +147,8 @@ def test_segfault_leaves_a_faulthandler_log_that_the_next_start_reports(tmp_path
 def test_crash_dialog_opens_from_the_event_loop_and_points_to_the_log(qtbot, tmp_path):
     from desktop_app.ui import crash_dialog
 
-    crash.install(tmp_path)  # with the default dialog hook
+    crash.install(tmp_path)  # with the default dialog hook, and the window's dialog registered as run_gui does
+    crash.register_window_dialog(crash_dialog.show_crash_dialog)
     try:
         try:
             raise OSError("disk full while saving a thumbnail")
@@ -167,6 +168,7 @@ def test_crash_dialog_opens_from_the_event_loop_and_points_to_the_log(qtbot, tmp
         dialog.keep.click()
         qtbot.waitUntil(lambda: crash_dialog.current_dialog() is None, timeout=3000)
     finally:
+        crash.register_window_dialog(None)
         crash.uninstall()
 
 

@@ -9,14 +9,15 @@ import pytest
 from PIL import Image
 
 from desktop_app.agents.profiles import BASELINES
-from desktop_app.agents.runner import create_run, execute
-from desktop_app.cli.main import _add_project
+from desktop_app.cli.common import add_project as _add_project
 from desktop_app.cli.report_command import add_report_command
 from desktop_app.evaluation import tables
 from desktop_app.evaluation.metrics import wilson
-from desktop_app.evaluation.report import prediction_rows, run_metrics
+from desktop_app.evaluation.rows import prediction_rows, verdict_rows
 from desktop_app.formats.transfer import import_path
 from desktop_app.paths import demo_dataset_dir
+from desktop_app.runs.engine import create_run, execute
+from desktop_app.runs.evaluate import evaluate
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 
@@ -46,13 +47,15 @@ def test_tables_pool_rows_and_write_escaped_markdown_and_latex(tmp_path):
     md = tables.to_markdown(table, tmp_path / "t.md")
     assert (tmp_path / "t.md").read_text() == md
     assert "| gpt_4o & co | cot | 6 | 100.0 [" in md  # chat: 1 gold of 1 scored
-    assert "| center | direct | 2 | – | – | – | 0.0 [0.0, 65.8] | 50.0 [" in md
+    # no chat sample for center: "-", never 0 %; then popup with Acc_other and the wrong-format count
+    assert "| center | direct | 2 | - | - | - | - | - | 0.0 [0.0, 65.8] | 50.0 [9.5, 90.5] | 50.0 [" in md
+    assert "| 60.0 [23.1, 88.2] | 20.0 [3.6, 62.4] | 0.0 [0.0, 43.4] | 20.0 [3.6, 62.4] | 1 |" in md
     tex = tables.to_latex(table, tmp_path / "t.tex", label="tab:res")
     assert r"\caption{Results: 100\% of \$ \& \_}" in tex and r"\label{tab:res}" in tex
     assert r"gpt\_4o \& co & cot & 6 & 100.0\,{\scriptsize[" in tex
-    assert tex.count(r"\cmidrule(lr)") == 3 and r"\begin{tabular}{llr ccc ccc ccc}" in tex
+    assert tex.count(r"\cmidrule(lr)") == 3 and r"\begin{tabular}{llr cccc cccc cccc}" in tex
     data = [line for line in tex.splitlines() if line.startswith(("gpt", "center"))]
-    assert [len(re.split(r"(?<!\\)&", line)) for line in data] == [2 + 1 + 3 * 3] * 2  # \& is not a cell
+    assert [len(re.split(r"(?<!\\)&", line)) for line in data] == [2 + 1 + 3 * 4] * 2  # \& is not a cell
     assert tables.latex_escape("a\\b~c^d{e}#") == r"a\textbackslash{}b\textasciitilde{}c\textasciicircum{}d\{e\}\#"
 
 
@@ -113,16 +116,16 @@ def test_screenlab_report_writes_tables_and_plots(project_with_runs, tmp_path, c
         assert len(image.convert("RGB").getcolors(maxcolors=1 << 20)) > 10  # something was drawn
 
     back = tables.read_csv(out / "table_by_scenario.csv")
-    metrics = run_metrics(project, ids)
+    metrics = evaluate(project, ids, ("screenlab",))
     for run_id, agent in zip(ids, ("center", "random"), strict=True):
         got = back.cell((agent, "direct"), tables.ALL)
-        want = metrics["runs"][str(run_id)]["overall"]
+        want = metrics["runs"][run_id]["metrics"]["screenlab"]["overall"]
         assert (got["n"], got["acc_gold"], got["acc_dist"], got["acc_inv"]) == \
             (want["n"], want["acc_gold"], want["acc_dist"], want["acc_inv"])
         assert got["acc_dist_ci95"] == want["acc_dist_ci95"]
     # the light query agrees with the full prediction rows
     assert tables.build_table(prediction_rows(project, ids)).cells == tables.build_table(
-        tables.verdict_rows(project, ids)).cells
+        verdict_rows(project, ids)).cells
 
 
 def test_report_defaults_and_errors(project_with_runs, tmp_path, capsys):

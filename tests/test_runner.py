@@ -11,10 +11,11 @@ import pytest
 from sqlalchemy import select, text
 
 from desktop_app.agents.profiles import AgentProfile
-from desktop_app.agents.runner import create_run, execute, rescore
-from desktop_app.evaluation.report import run_metrics
+from desktop_app.evaluation.rescore import rescore
 from desktop_app.formats.transfer import import_path
 from desktop_app.paths import demo_dataset_dir
+from desktop_app.runs.engine import create_run, execute
+from desktop_app.runs.evaluate import evaluate
 from desktop_app.store import edits
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
@@ -82,7 +83,7 @@ def test_a_run_scores_every_accepted_sample(project):
     for prediction, episode in rows:
         assert prediction.verdict == ("distracted" if episode.goal in distract else "gold"), episode.key
         assert prediction.matched_box_id is not None and prediction.prompt_tokens == 1000
-    metrics = run_metrics(project, [run_id])["runs"][str(run_id)]["overall"]
+    metrics = evaluate(project, [run_id], ("screenlab",))["runs"][run_id]["metrics"]["screenlab"]["overall"]
     n_dist = sum(1 for _, e in rows if e.goal in distract)
     assert metrics["acc_dist"] == pytest.approx(n_dist / len(rows))
     assert metrics["acc_gold"] + metrics["acc_dist"] == pytest.approx(1.0)
@@ -155,7 +156,7 @@ def test_a_run_killed_halfway_resumes_without_asking_twice(project):
     with project.reading() as s:
         assert s.execute(text("SELECT count(*) FROM prediction")).scalar() == first.total
         run = s.get(m.Run, run_id)
-    assert run.status == "done" and run.meta["executions"] == 2
+    assert run.status == "done" and run.executions == 2
 
 
 def test_cached_answers_make_a_rerun_free(project):

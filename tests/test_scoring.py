@@ -4,8 +4,8 @@ import pytest
 
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.evaluation.metrics import summarize, wilson
-from desktop_app.evaluation.scoring import ScoringOptions, Target, judge
-from desktop_app.evaluation.textmatch import normalize, token_f1
+from desktop_app.evaluation.rules.screenlab import ScoringOptions, Target, judge
+from desktop_app.textmatch import normalize, token_f1
 
 POPUP = [
     Target(1, "gold", "Button <icon-cross>", (900, 100, 930, 130), "close"),
@@ -97,6 +97,33 @@ def test_metrics_with_wilson_intervals():
     assert wilson(0, 0) == (0.0, 0.0)
 
 
+def test_a_run_whose_every_request_failed_has_no_rates_not_zero_percent():
+    out = summarize([{"verdict": "error"}] * 5)["overall"]
+    assert (out["n"], out["errors"]) == (0, 5)
+    assert out["acc_gold"] is None and out["acc_inv"] is None and out["acc_gold_ci95"] is None
+
+
+def test_independent_flags_count_a_sample_in_two_rates_and_excluded_ones_in_none():
+    rows = [{"verdict": "gold", "gold": True, "distracted": True, "available": True},
+            {"verdict": "other", "gold": False, "distracted": False, "available": True},
+            {"verdict": "invalid", "gold": False, "distracted": False, "available": False},
+            {"verdict": "invalid", "gold": False, "distracted": False, "available": False, "excluded": "no bad label"}]
+    out = summarize(rows)["overall"]
+    assert (out["n"], out["excluded"], out["both"]) == (3, 1, 1)
+    assert (out["acc_gold"], out["acc_dist"], out["acc_other"], out["acc_inv"]) == (
+        pytest.approx(1 / 3), pytest.approx(1 / 3), pytest.approx(1 / 3), pytest.approx(1 / 3))
+
+
+def test_dropping_filler_words_never_lowers_f1_below_plain_token_f1():
+    # the chat example of the engine issue: plain token F1 ("click" kept) 0.50; "click" and "icon"
+    # dropped as filler 0.40; only the leading verb dropped 0.57 (the authors' IGNORE_OUT gives 0.57 too)
+    assert token_f1("click Headphone icon at the bottom left", "Headphone icon") == pytest.approx(4 / 7)
+    chat = [Target(1, "distracted", "Headphone icon", (0, 0, 10, 10))]
+    assert judge(says("click Headphone icon at the bottom left"), chat, "chat").verdict == "distracted"
+    # stripping still helps where it should: "Click the Submit button" names "Submit"
+    assert token_f1("Click the Submit button", "Submit") == 1.0
+
+
 def test_vectorised_point_scoring_agrees_with_judge():
     import random
 
@@ -121,3 +148,32 @@ def test_vectorised_point_scoring_agrees_with_judge():
     verdicts, _ = score_points(px, py, box_sample, boxes, labels)
     for (point, targets), code in zip(samples, verdicts, strict=True):
         assert judge(click(*point), targets).verdict == CODE_NAMES[code]
+
+
+def test_overlap_first_follows_annotation_order_in_a_stored_project(project, tmp_path):
+    """Boxes come back from the database by id, not by the (step, label) index: the first box drawn
+    decides with overlap="first", although "distracted" sorts before "gold"."""
+    import json
+
+    from sqlalchemy import select
+
+    from desktop_app.agents.profiles import BASELINES
+    from desktop_app.evaluation.rescore import rescore
+    from desktop_app.formats.transfer import import_path
+    from desktop_app.runs.engine import create_run, execute
+    from desktop_app.store import models as m
+
+    from conftest import make_image
+
+    make_image(tmp_path / "data" / "s.png", size=(200, 100))
+    line = {"id": "nested", "goal": "Keep browsing", "scenario": "popup", "steps": [{"image": "s.png", "actions": [
+        {"label": "gold", "box": [0, 0, 200, 100], "element_text": "the page"},
+        {"label": "distracted", "box": [50, 20, 150, 80], "element_text": "Subscribe"}]}]}
+    (tmp_path / "data" / "episodes.jsonl").write_text(json.dumps(line) + "\n")
+    import_path(project, tmp_path / "data", "screenlab")
+    execute(project, create_run(project, BASELINES["center"]))  # clicks (100, 50): inside both boxes
+    with project.reading() as s:
+        assert s.execute(select(m.Prediction.verdict)).scalar_one() == "distracted"  # the smallest box
+    assert rescore(project, scoring=ScoringOptions(overlap="first")) == 1
+    with project.reading() as s:
+        assert s.execute(select(m.Prediction.verdict)).scalar_one() == "gold"  # the first box drawn

@@ -104,7 +104,7 @@ class OcrMatchAgent:
         self.ocr_lookup = ocr_lookup
 
     async def act(self, sample: Sample) -> Answer:
-        from desktop_app.evaluation.textmatch import token_f1
+        from desktop_app.textmatch import token_f1
 
         # OCR takes about a second of CPU on a fresh screen: keep it off the event loop
         words = await asyncio.to_thread(self.ocr_lookup, sample) if self.ocr_lookup else []

@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 
+from desktop_app.cli.common import rules_argument
 from desktop_app.store.queries import EpisodeFilter
 
 WHERE_KEYS = {"scenario": "scenarios", "status": "review_statuses", "split": "splits", "id": "ids",
@@ -92,10 +93,11 @@ def cmd_agents_remove(args) -> int:
 def cmd_run(args) -> int:
     from dataclasses import replace
 
+    from desktop_app import api
     from desktop_app.agents.profiles import get_profile
-    from desktop_app.agents.runner import create_run, execute, run_profile
-    from desktop_app.cli.main import _open
+    from desktop_app.cli.common import open_project
     from desktop_app.cli.progress import ProgressBar
+    from desktop_app.runs.engine import load_run
 
     if not args.agent and not args.resume:
         print("error: give --agent NAME (or --resume RUN_ID)", file=sys.stderr)
@@ -103,27 +105,43 @@ def cmd_run(args) -> int:
     cancel = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: cancel.set())  # Ctrl+C stops cleanly; `--resume` continues
     bar = ProgressBar()
-    with _open(args) as project:
+    with open_project(args) as project:
         if args.resume:
             run_id = args.resume
-            _, profile = run_profile(project, run_id)
+            run, profile = load_run(project, run_id)
             if args.agent:
                 profile = get_profile(args.agent)  # a fresh key lookup; the snapshot has no key
+            print(f"resuming run {run_id} ({run.protocol}): {run.name}")
         else:
             profile = get_profile(args.agent)
             if args.pattern:
                 profile = replace(profile, pattern=args.pattern)
             flt = EpisodeFilter(**args.where)
-            mode = args.mode or ("navi" if set(flt.scenarios) & {"ambiguous", "navigation"} else "steps")
-            run_id = create_run(project, profile, flt, args.name or "", mode=mode,
-                                allow_ask=mode == "navi" and not args.no_ask)
-        status = execute(project, run_id, profile=profile, cancel=cancel, concurrency=args.concurrency,
-                         progress=lambda st: bar("asking agent", st.skipped + st.done, st.total),
-                         use_cache=not args.no_cache)
+            plan = api.plan_run(project, flt, args.protocol, args.include_unlabelled)
+            options = {"allow_ask": not args.no_ask} if plan.protocol == "episode" else {}
+            run_id = api.create_run(project, profile, flt, plan.protocol, args.name or "",
+                                    args.include_unlabelled, **options)
+            how = "chosen" if args.protocol else "suggested by the samples"
+            print(f"run {run_id}: {plan.protocol} protocol ({how}), {plan.steps} samples in {plan.units} "
+                  f"unit{'s' if plan.units != 1 else ''}")
+            if plan.excluded:
+                print(f"  {plan.excluded_text} (--include-unlabelled keeps them)")
+        try:
+            status = api.execute_run(project, run_id, agent=profile, cancel=cancel, concurrency=args.concurrency,
+                                     on_progress=lambda st: bar("asking agent", st.skipped + st.done, st.total),
+                                     use_cache=not args.no_cache)
+        except Exception as exc:
+            print(f"run {run_id} failed: {exc}\nfix the cause, then continue with: "
+                  f"screenlab run {args.project} --resume {run_id}", file=sys.stderr)
+            return 2
+    from desktop_app.runs.state import error_summary
+
     verdicts = ", ".join(f"{v} {n}" for v, n in sorted(status.verdicts.items())) or "none"
     print(f"run {run_id}: {status.done} answered, {status.skipped} already done, {status.errors} failed, "
           f"{status.cached} from cache; {verdicts}; {status.prompt_tokens + status.completion_tokens} tokens"
           + (f", ${status.cost:.4f}" if status.cost else "") + f", {status.elapsed_s:.1f} s")
+    if status.errors:
+        print(f"  failed requests: {error_summary(status.error_kinds)}; `--resume {run_id}` asks them again")
     if status.cancelled:
         print(f"stopped; continue with: screenlab run {args.project} --resume {run_id}")
         return 130
@@ -131,54 +149,43 @@ def cmd_run(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    from desktop_app.cli.main import _open
-    from desktop_app.evaluation.report import latest_run_id, prediction_rows, run_metrics, runs
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+    from desktop_app.runs.evaluate import DEFAULT_RULES, summary_lines
 
-    with _open(args) as project:
-        run_ids = args.run or ([latest_run_id(project)] if latest_run_id(project) else [])
-        if not run_ids:
+    rules = args.rules or DEFAULT_RULES
+    with open_project(args) as project:
+        runs = [r for r in api.runs(project) if not args.run or r.id in args.run]
+        missing = sorted(set(args.run or ()) - {r.id for r in runs})
+        if missing:
+            print(f"error: no run {', '.join(map(str, missing))} in this project (runs: "
+                  f"{', '.join(str(r.id) for r in api.runs(project)) or 'none'})", file=sys.stderr)
+            return 2
+        if not runs:
             print("error: this project has no runs yet (start one with `screenlab run`)", file=sys.stderr)
             return 2
-        navi_runs = [r.id for r in runs(project) if r.id in run_ids and r.meta.get("mode") == "navi"]
-        if navi_runs:
-            from desktop_app.navi.report import navi_metrics
-
-            reports = [navi_metrics(project, run_id) for run_id in navi_runs]
-            if args.per_sample:
-                for report in reports:
-                    for row in report["per_episode"]:
-                        print(json.dumps({"run": report["run"], **row}, ensure_ascii=False))
-            elif args.json:
-                print(json.dumps({"runs": {str(r["run"]): r for r in reports}}, indent=2))
-            else:
-                def pct(value):
-                    return "-" if value is None else f"{value:.1%}"
-
-                for r in reports:
-                    ask = r["ask"]
-                    print(f"run {r['run']} (episodes, ASK {'on' if r['allow_ask'] else 'off'}): {r['episodes']} "
-                          f"episodes  SSR {pct(r['ssr'])}  SR {pct(r['sr'])}  SSR before/after ASK "
-                          f"{pct(r['ssr_before_ask'])}/{pct(r['ssr_after_ask'])}  ASK precision "
-                          f"{pct(ask['precision'])} FPR {pct(ask['fpr'])} F1 {pct(ask['f1'])}  "
-                          f"question F1 {pct(r['question_f1'])}")
-            run_ids = [r for r in run_ids if r not in navi_runs]
-            if not run_ids:
-                return 0
+        if args.latest and not args.run:
+            runs = runs[-1:]
+        ids = [r.id for r in runs]
         if args.per_sample:
-            for row in prediction_rows(project, run_ids):
+            screen = [r.id for r in runs if r.protocol == "screen"]
+            for row in api.per_sample(project, screen, rules):
                 print(json.dumps(row, ensure_ascii=False))
+            result = api.evaluate(project, [r.id for r in runs if r.protocol != "screen"], rules)
+            for run_id, info in result["runs"].items():
+                for row in info["metrics"].get("per_episode", []):
+                    print(json.dumps({"run": run_id, "protocol": info["protocol"], **row}, ensure_ascii=False))
             return 0
-        metrics = run_metrics(project, run_ids)
+        result = api.evaluate(project, ids, rules)
     if args.json:
-        print(json.dumps(metrics, indent=2))
+        print(json.dumps(result, indent=2))
         return 0
-    for run_id, r in metrics["runs"].items():
-        o = r["overall"]
-        print(f"run {run_id} {r['name']} ({r['status']}): n={o['n']}  Acc_gold {o['acc_gold']:.1%}  "
-              f"Acc_dist {o['acc_dist']:.1%}  Acc_inv {o['acc_inv']:.1%}  wrong format {o['wrong_format']}")
-        for scenario, s in r["by_scenario"].items():
-            print(f"    {scenario or '(none)':<16} n={s['n']:<5} gold {s['acc_gold']:.1%}  dist {s['acc_dist']:.1%}  "
-                  f"inv {s['acc_inv']:.1%}")
+    which = ("the newest run" if args.latest and not args.run else
+             "the runs asked for" if args.run else "every run in this project")
+    print(f"{len(ids)} run{'s' if len(ids) != 1 else ''} ({which}: {', '.join(map(str, ids))}); rules: "
+          f"{', '.join(rules)}. Rates in % of scored samples, [95% Wilson interval]; - : no scored sample.")
+    for line in summary_lines(result):
+        print(line)
     return 0
 
 
@@ -238,6 +245,8 @@ def add_commands(sub, add_project) -> None:
     r.add_argument("name")
     r.set_defaults(func=cmd_agents)
 
+    from desktop_app.runs.protocols import PROTOCOLS
+
     p = sub.add_parser("run", help="run an agent on samples and score every answer")
     add_project(p)
     p.add_argument("--agent", help="agent profile name (or a baseline: random, center, ocr-match)")
@@ -245,21 +254,27 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--where", type=parse_where, default={},
                    help="samples, e.g. scenario=popup|search,status=accepted (default statuses: "
                         "accepted, edited, unreviewed)")
+    p.add_argument("--protocol", choices=list(PROTOCOLS),
+                   help="; ".join(f"{name}: {proto.description}" for name, proto in PROTOCOLS.items())
+                   + " (default: the one the samples fit: episode when most selected episodes have several steps)")
+    p.add_argument("--include-unlabelled", action="store_true",
+                   help="also ask about samples with no goal or no labelled action (left out by default)")
+    p.add_argument("--no-ask", action="store_true", help="episode protocol without the ASK action (the 'incomplete' setting)")
     p.add_argument("--concurrency", type=int)
-    p.add_argument("--name", help="a name for the run")
-    p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped run")
+    p.add_argument("--name", help="a name for the run (default: agent · pattern · samples)")
+    p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped, cancelled or failed run")
     p.add_argument("--no-cache", action="store_true", help="ask again even when the answer is cached")
-    p.add_argument("--mode", choices=("steps", "navi"),
-                   help="steps: every screen on its own; navi: episodes step by step with ASK answered "
-                        "(default: navi when --where selects scenario ambiguous or navigation)")
-    p.add_argument("--no-ask", action="store_true", help="navi mode without the ASK action (the 'incomplete' setting)")
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("eval", help="metrics of runs (default: the latest run)")
+    p = sub.add_parser("eval", help="metrics of runs (default: every run), under both rule sets side by side")
     add_project(p)
     p.add_argument("--run", type=int, action="append", help="run id (repeat for several)")
+    p.add_argument("--latest", action="store_true", help="only the newest run")
+    p.add_argument("--rules", type=rules_argument, metavar="NAMES",
+                   help="rule sets, comma-separated: screenlab (one verdict per answer, the default view) and "
+                        "envdistraction (the EnvDistraction authors' scorer, their numbers); default: both")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--per-sample", action="store_true", help="one JSON object per prediction")
+    p.add_argument("--per-sample", action="store_true", help="one JSON object per prediction (episodes: per episode)")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser("parse-action", help="parse a model answer the way a run would (debug coordinates)")

@@ -9,40 +9,16 @@ from pathlib import Path
 
 from desktop_app import __version__
 from desktop_app.agents.profiles import ProfileError
+from desktop_app.cli.common import add_filters, add_project, filter_of, open_project
 from desktop_app.formats import FORMATS
 from desktop_app.formats.ingest import ImportOptions
 from desktop_app.formats.records import FormatError
 from desktop_app.images import DEFAULT_MAX_PIXELS
 from desktop_app.store.migrate import SchemaTooNew
 from desktop_app.store.project import Project, ProjectError
-from desktop_app.store.queries import EpisodeFilter
 
 # Errors caused by the user's input: reported in one line, exit status 2.
 USER_ERRORS = (FormatError, ProjectError, SchemaTooNew, ProfileError)
-
-
-def _csv(value: str) -> tuple[str, ...]:
-    return tuple(v.strip() for v in value.split(",") if v.strip())
-
-
-def _add_project(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("project", help="project folder, or a database URL (then give --media)")
-    parser.add_argument("--media", metavar="DIR", help="media folder for a database-URL project")
-
-
-def _add_filters(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scenario", type=_csv, default=(), help="only these scenarios (comma-separated)")
-    parser.add_argument("--status", type=_csv, default=(),
-                        help="only these review statuses: unreviewed, pending, accepted, rejected, edited")
-    parser.add_argument("--split", type=_csv, default=(), help="only these splits")
-
-
-def _filter(args) -> EpisodeFilter:
-    return EpisodeFilter(scenarios=args.scenario, review_statuses=args.status, splits=args.split)
-
-
-def _open(args) -> Project:
-    return Project.open(args.project, args.media)
 
 
 def cmd_init(args) -> int:
@@ -54,7 +30,7 @@ def cmd_init(args) -> int:
 def cmd_info(args) -> int:
     from desktop_app.store.queries import project_counts
 
-    with _open(args) as project, project.reading() as session:
+    with open_project(args) as project, project.reading() as session:
         counts = project_counts(session)
     if args.json:
         print(json.dumps(counts, indent=2, sort_keys=True))
@@ -78,7 +54,7 @@ def cmd_import(args) -> int:
 
     options = ImportOptions(images_dir=Path(args.images) if args.images else None, max_pixels=args.max_pixels,
                             bbox_format=args.bbox_format, split=args.set_split)
-    with _open(args) as project:
+    with open_project(args) as project:
         report = import_path(project, Path(args.path), args.format, options,
                              progress=ProgressBar() if not args.quiet else lambda *a: None)
     print(json.dumps(report.as_dict()) if args.json else report.summary())
@@ -88,20 +64,19 @@ def cmd_import(args) -> int:
 def cmd_export(args) -> int:
     from desktop_app.formats.transfer import export_path
 
-    with _open(args) as project:
-        report = export_path(project, Path(args.out), args.format, _filter(args))
+    with open_project(args) as project:
+        report = export_path(project, Path(args.out), args.format, filter_of(args))
     print(report.summary())
     return 0
 
 
 def cmd_gui(args) -> int:
-    try:
-        from desktop_app.ui.app import run_gui
-    except ImportError as exc:  # the GUI needs Qt's system libraries; say which one is missing
-        print(f"error: cannot start the GUI: {exc}", file=sys.stderr)
+    launcher = getattr(args, "gui_launcher", None)
+    if launcher is None:  # this program was built without the window (desktop_app/__main__.py wires it)
+        print("error: this command line has no GUI; run `screenlab` or `python -m desktop_app`", file=sys.stderr)
         return 2
-    return run_gui(getattr(args, "project", None), media=getattr(args, "media", None),
-                   smoke=getattr(args, "smoke", False))
+    return launcher(getattr(args, "project", None), media=getattr(args, "media", None),
+                    smoke=getattr(args, "smoke", False))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,18 +89,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("init", help="create an empty project")
-    _add_project(p)
+    add_project(p)
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("info", help="counts by scenario, label and review status")
-    _add_project(p)
+    add_project(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_info)
 
     readable = [n for n, s in FORMATS.items() if s.read]
     p = sub.add_parser("import", help="import a dataset (all or nothing)",
                        description="Formats: " + "; ".join(f"{n}: {FORMATS[n].description}" for n in readable))
-    _add_project(p)
+    add_project(p)
     p.add_argument("path", help="file or folder to import")
     p.add_argument("--format", "-f", required=True, choices=readable)
     p.add_argument("--images", metavar="DIR", help="folder to resolve relative image paths against")
@@ -140,20 +115,20 @@ def build_parser() -> argparse.ArgumentParser:
     writable = [n for n, s in FORMATS.items() if s.write]
     p = sub.add_parser("export", help="export episodes to a new folder",
                        description="Formats: " + "; ".join(f"{n}: {FORMATS[n].description}" for n in writable))
-    _add_project(p)
+    add_project(p)
     p.add_argument("out", help="output folder (must not exist, or be empty)")
     p.add_argument("--format", "-f", required=True, choices=writable)
-    _add_filters(p)
+    add_filters(p)
     p.set_defaults(func=cmd_export)
 
     from desktop_app.cli import agent_commands, synth_commands
+    from desktop_app.cli.ocr_command import add_ocr_command
     from desktop_app.cli.report_command import add_report_command
-    from desktop_app.ocr.cli import add_ocr_command
 
-    add_ocr_command(sub, _add_project)
-    add_report_command(sub, _add_project)
-    synth_commands.add_commands(sub, _add_project)
-    agent_commands.add_commands(sub, _add_project)
+    add_ocr_command(sub, add_project)
+    add_report_command(sub, add_project)
+    synth_commands.add_commands(sub, add_project)
+    agent_commands.add_commands(sub, add_project)
 
     p = sub.add_parser("gui", help="open the annotation window on a project")
     p.add_argument("project", nargs="?", help="project folder (default: the demo project)")
@@ -163,9 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, gui=None) -> int:
+    """`gui(project, media=, smoke=) -> exit code` opens the window (no command, or `gui`). The CLI
+    never imports the UI itself: desktop_app/__main__.py passes it in."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.gui_launcher = gui
     func = getattr(args, "func", cmd_gui)
     try:
         return func(args)

@@ -1,12 +1,6 @@
-"""`screenlab report PROJECT [--runs 1,2,3] [--out DIR]`: result tables and plots for a paper.
+"""`screenlab report PROJECT [--runs 1,2,3] [--rules ...] [--out DIR]`: tables and plots of runs.
 
-Writes, into DIR:
-  table_by_scenario.{csv,md,tex}   agents x patterns rows, a column group per scenario (+ all)
-  table_by_pattern.{csv,md,tex}    agents rows, a column group per working pattern (+ all)
-  table_scenario_<name>.{...}      per scenario: agents x patterns (the paper's Tables 3-6)
-  plot_overall.png, plot_by_scenario.png, plot_by_pattern.png
-                                   grouped bars of Acc_gold / Acc_dist / Acc_inv with 95 % intervals
-No window is shown: plots are rendered offscreen (see evaluation/plots.py).
+What it writes is listed in desktop_app/runs/report.py. No window is shown and Qt is not needed.
 """
 
 from __future__ import annotations
@@ -15,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from desktop_app.store.project import Project
+from desktop_app.cli.common import open_project, rules_argument
 
 DEFAULT_OUT = "screenlab-report"
 
@@ -30,47 +24,16 @@ def _run_ids(text: str) -> list[int]:
     return ids
 
 
-def write_report(project: Project, run_ids: list[int] | None, out: Path | str, plots: bool = True,
-                 palette: str = "colorblind") -> list[Path]:
-    """Everything `screenlab report` writes; returns the files. run_ids None: every run."""
-    from desktop_app.evaluation import tables
-    from desktop_app.evaluation.report import runs
-
-    known = [r.id for r in runs(project)]
-    if run_ids is None:
-        run_ids = known
-    missing = sorted(set(run_ids) - set(known))
-    if missing:
-        raise ValueError(f"no run {', '.join(map(str, missing))} in this project (runs: "
-                         f"{', '.join(map(str, known)) or 'none'})")
-    if not run_ids:
-        raise ValueError("this project has no runs yet (start one with `screenlab run`)")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    rows = tables.verdict_rows(project, run_ids)
-    written: list[Path] = []
-    for name, table in tables.paper_tables(rows).items():
-        for fmt in ("csv", "md", "tex"):
-            written.append(tables.write(table, out / f"table_{name}.{fmt}"))
-    if plots:
-        from desktop_app.evaluation.plots import render_png
-
-        for name, table in (("overall", tables.overall_table(rows)),
-                            ("by_scenario", tables.breakdown_table(rows, "scenario")),
-                            ("by_pattern", tables.breakdown_table(rows, "pattern"))):
-            written.append(render_png(table, out / f"plot_{name}.png", palette))
-    return written
-
-
 def cmd_report(args) -> int:
-    with Project.open(args.project, args.media) as project:
+    from desktop_app import api
+    from desktop_app.runs.evaluate import DEFAULT_RULES
+
+    with open_project(args) as project:
         try:
-            files = write_report(project, args.runs, Path(args.out), plots=not args.no_plots, palette=args.palette)
+            files = api.write_report(project, Path(args.out), args.runs, plots=not args.no_plots,
+                                     rules=args.rules or DEFAULT_RULES, palette=args.palette)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
-            return 2
-        except ImportError as exc:  # Qt's system libraries are missing: the tables are still useful
-            print(f"error: cannot draw plots ({exc}); use --no-plots", file=sys.stderr)
             return 2
     print(f"wrote {len(files)} files to {Path(args.out).resolve()}")
     for path in files:
@@ -80,13 +43,14 @@ def cmd_report(args) -> int:
 
 def add_report_command(subparsers, add_project) -> None:
     p = subparsers.add_parser("report", help="result tables (CSV, Markdown, LaTeX) and plots of runs",
-                              description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-                              formatter_class=argparse.RawDescriptionHelpFormatter)
+                              description="Tables and plots of runs; see desktop_app/runs/report.py for the files.")
     add_project(p)
     p.add_argument("--runs", type=_run_ids, default=None, metavar="IDS",
                    help="comma-separated run ids (default: every run)")
+    p.add_argument("--rules", type=rules_argument, metavar="NAMES",
+                   help="rule sets, comma-separated (default: screenlab,envdistraction, side by side)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output folder (default: ./{DEFAULT_OUT})")
-    p.add_argument("--no-plots", action="store_true", help="tables only (no Qt needed)")
+    p.add_argument("--no-plots", action="store_true", help="tables only")
     p.add_argument("--palette", default="colorblind", choices=("colorblind", "default"),
-                   help="bar colours (default: colour-blind safe blue / orange / grey)")
+                   help="bar colours (default: colour-blind safe blue / orange / sky blue / grey)")
     p.set_defaults(func=cmd_report)

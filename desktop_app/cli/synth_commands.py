@@ -28,13 +28,13 @@ def cmd_derived(args, settings, endpoint) -> int:
     """`synth ambiguous` and `synth overlay`: new samples made from episodes already in the project."""
     import random
 
-    from desktop_app.cli.main import _open
+    from desktop_app.cli.common import open_project
     from desktop_app.cli.progress import ProgressBar
     from desktop_app.synth.llm import LlmSession, SynthError
 
     rng = random.Random(args.seed)
     made, failed = [], []
-    with _open(args) as project:
+    with open_project(args) as project:
         sources = _sources(project, args.where, multi_step=args.scenario == "ambiguous")
         if not sources:
             print("error: no episodes to build on (ambiguous tasks need multi-step episodes)", file=sys.stderr)
@@ -43,7 +43,7 @@ def cmd_derived(args, settings, endpoint) -> int:
         session = LlmSession(endpoint) if endpoint else None
         bar = ProgressBar()
         if args.scenario == "ambiguous":
-            from desktop_app.navi.generate import make_ambiguous
+            from desktop_app.synth.ambiguous import make_ambiguous
 
             for n, episode_id in enumerate(chosen, 1):
                 try:
@@ -68,7 +68,7 @@ def cmd_derived(args, settings, endpoint) -> int:
 
 
 def cmd_synth(args) -> int:
-    from desktop_app.cli.main import _open
+    from desktop_app.cli.common import open_project
     from desktop_app.cli.progress import ProgressBar
     from desktop_app.render.browser import BrowserNotFound
     from desktop_app.render.renderer import Renderer
@@ -102,7 +102,7 @@ def cmd_synth(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        with _open(args) as project, Renderer(browser_path=settings.browser_path) as renderer:
+        with open_project(args) as project, Renderer(browser_path=settings.browser_path) as renderer:
             report = generate(project, options, renderer, endpoint, progress=ProgressBar())
     except BrowserNotFound as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -1,4 +1,10 @@
-"""Acc_gold, Acc_dist, Acc_inv (EnvDistraction Eq. 6) with 95 % Wilson intervals."""
+"""Acc_gold, Acc_dist, Acc_other, Acc_inv (EnvDistraction Eq. 6) with 95 % Wilson intervals.
+
+A row is one prediction: {"verdict", "wrong_format"} and, when a rule set scored it with independent
+flags, {"gold", "distracted", "available", "excluded"} (evaluation/rules/base.py). Without flags they
+follow from the verdict. Requests that failed (verdict "error") and samples a rule set excludes are
+left out of n and counted on their own; a rate over n = 0 is None, shown as "-", never as 0 %.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 Z95 = 1.959963984540054
+RATES = (("acc_gold", "gold"), ("acc_dist", "distracted"), ("acc_other", "other"), ("acc_inv", "invalid"))
 
 
 def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -20,46 +27,67 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def row_flags(row: dict) -> tuple[bool, bool, bool]:
+    """(gold, distracted, available) of a row: its own flags, else those of its single verdict."""
+    if "available" in row:
+        return bool(row["gold"]), bool(row["distracted"]), bool(row["available"])
+    verdict = row.get("verdict")
+    return verdict == "gold", verdict == "distracted", verdict in ("gold", "distracted", "other")
+
+
 @dataclass
 class Metric:
     n: int = 0
     gold: int = 0
     distracted: int = 0
-    other: int = 0
-    invalid: int = 0
+    other: int = 0  # available but neither gold nor distracted
+    invalid: int = 0  # matched no annotated action
+    both: int = 0  # gold and distracted at once (only rule sets with independent flags)
     wrong_format: int = 0
     errors: int = 0  # no answer obtained: left out of the rates, reported
+    excluded: int = 0  # the rule set does not count the sample (e.g. no distracted label)
 
     def add(self, verdict: str, wrong_format: bool = False) -> None:
-        if verdict == "error":
+        self.add_row({"verdict": verdict, "wrong_format": wrong_format})
+
+    def add_row(self, row: dict) -> None:
+        if row.get("verdict") == "error":
             self.errors += 1
             return
+        if row.get("excluded"):
+            self.excluded += 1
+            return
+        gold, distracted, available = row_flags(row)
         self.n += 1
-        setattr(self, verdict, getattr(self, verdict) + 1)
-        self.wrong_format += bool(wrong_format)
+        self.gold += gold
+        self.distracted += distracted
+        self.other += available and not gold and not distracted
+        self.invalid += not available
+        self.both += gold and distracted
+        self.wrong_format += bool(row.get("wrong_format"))
 
-    def rate(self, name: str) -> float:
-        return getattr(self, name) / self.n if self.n else 0.0
+    def rate(self, name: str) -> float | None:
+        return getattr(self, name) / self.n if self.n else None
 
     def as_dict(self) -> dict:
-        out = {"n": self.n, "errors": self.errors, "wrong_format": self.wrong_format}
-        for key, field in (("acc_gold", "gold"), ("acc_dist", "distracted"), ("acc_other", "other"),
-                           ("acc_inv", "invalid")):
-            low, high = wilson(getattr(self, field), self.n)
-            out[key] = round(self.rate(field), 6)
-            out[key + "_ci95"] = [round(low, 6), round(high, 6)]
-        out["wrong_format_rate"] = round(self.wrong_format / self.n, 6) if self.n else 0.0
+        out = {"n": self.n, "errors": self.errors, "wrong_format": self.wrong_format, "excluded": self.excluded,
+               "both": self.both}
+        for key, field in RATES:
+            rate = self.rate(field)
+            out[key] = None if rate is None else round(rate, 6)
+            out[key + "_ci95"] = None if rate is None else [round(v, 6) for v in wilson(getattr(self, field), self.n)]
+        out["wrong_format_rate"] = round(self.wrong_format / self.n, 6) if self.n else None
         return out
 
 
 def summarize(rows: Iterable[dict], by: tuple[str, ...] = ()) -> dict:
-    """rows: {"verdict", "wrong_format", and the keys named in `by`} -> overall and grouped metrics."""
+    """rows: prediction rows (see the module docstring) -> overall and grouped metrics."""
     overall = Metric()
     groups: dict[str, dict[str, Metric]] = {key: defaultdict(Metric) for key in by}
     for row in rows:
-        overall.add(row["verdict"], row.get("wrong_format", False))
+        overall.add_row(row)
         for key in by:
-            groups[key][str(row.get(key, ""))].add(row["verdict"], row.get("wrong_format", False))
+            groups[key][str(row.get(key, "") or "")].add_row(row)
     out = {"overall": overall.as_dict()}
     for key in by:
         out["by_" + key] = {name: m.as_dict() for name, m in sorted(groups[key].items())}

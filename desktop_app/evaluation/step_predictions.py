@@ -15,7 +15,8 @@ from desktop_app.store.project import Project
 COLUMNS = (m.Prediction.run_id, m.Prediction.step_id, m.Prediction.parsed, m.Prediction.x, m.Prediction.y,
            m.Prediction.element_text, m.Prediction.verdict, m.Prediction.wrong_format, m.Prediction.matched_box_id,
            m.Prediction.latency_ms, m.Prediction.prompt_tokens, m.Prediction.completion_tokens, m.Prediction.error,
-           m.Prediction.raw_text, m.Run.name, m.Run.meta, m.ActionBox.x1, m.ActionBox.y1, m.ActionBox.x2,
+           m.Prediction.raw_text, m.Run.name, m.Run.agent, m.Run.pattern, m.Run.convention, m.Run.model,
+           m.Run.protocol, m.ActionBox.x1, m.ActionBox.y1, m.ActionBox.x2,
            m.ActionBox.y2, m.ActionBox.label)
 
 
@@ -33,11 +34,11 @@ def step_prediction_rows(project: Project, step_id: int, run_ids: list[int]) -> 
             .order_by(m.Prediction.run_id)).all()
     out = []
     for (run_id, step, parsed, x, y, element, verdict, wrong_format, box_id, latency, p_tokens, c_tokens, error,
-         raw, run_name, meta, x1, y1, x2, y2, box_label) in result:
-        parsed, meta = parsed or {}, meta or {}
+         raw, run_name, agent, pattern, convention, model, protocol, x1, y1, x2, y2, box_label) in result:
+        parsed = parsed or {}
         out.append({
-            "run": run_id, "run_name": run_name, "agent": meta.get("agent", ""), "pattern": meta.get("pattern", ""),
-            "convention": meta.get("convention", ""), "model": meta.get("model", ""), "step_id": step,
+            "run": run_id, "run_name": run_name, "agent": agent, "pattern": pattern, "protocol": protocol,
+            "convention": convention, "model": model, "step_id": step,
             "action_type": parsed.get("action_type"), "point": [x, y] if x is not None else None,
             "element": element or None, "text": parsed.get("text"), "verdict": verdict,
             "wrong_format": bool(wrong_format), "matched_box": box_id,

@@ -1,13 +1,15 @@
 """Result tables shaped like EnvDistraction's Tables 3-7, and their CSV / Markdown / LaTeX writers.
 
 A table has one row per agent (and working pattern) and one column group per scenario (or per
-pattern), each group holding Acc_gold, Acc_dist and Acc_inv with 95 % Wilson intervals:
+pattern, or per rule set), each group holding Acc_gold, Acc_dist, Acc_other and Acc_inv with 95 %
+Wilson intervals, and the wrong-format count (Markdown and the dashboard):
 
     | Agent  | Pattern | n  | popup Acc_gold    | popup Acc_dist   | ... |
     | center | direct  | 24 | 11.1 [2.0, 43.5]  | 0.0 [0.0, 29.9]  | ... |
 
 Cells pool every run with the same row key (two runs of one agent and pattern count together).
-Rates are computed by metrics.summarize, so the dashboard, `screenlab eval` and these files agree.
+Rates are computed by metrics.Metric, so the dashboard, `screenlab eval` and these files agree. A
+rate over no scored sample is "-" (an empty field in the CSV), never 0.
 
 The CSV is tidy (one line per row x column cell, rates as 0-1 fractions, counts included) so
 pandas or R read it directly, and `read_csv` rebuilds the Table from it. Markdown and LaTeX show
@@ -22,21 +24,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import select
-
 from desktop_app.evaluation.metrics import Metric
-from desktop_app.store import models as m
-from desktop_app.store.project import Project
 
-METRICS = ("acc_gold", "acc_dist", "acc_inv")
+METRICS = ("acc_gold", "acc_dist", "acc_other", "acc_inv")
 TITLES = {"acc_gold": "Acc_gold", "acc_dist": "Acc_dist", "acc_inv": "Acc_inv", "acc_other": "Acc_other"}
 # the verdict a metric counts: what a click on its bar filters the browser to
 METRIC_VERDICT = {"acc_gold": "gold", "acc_dist": "distracted", "acc_inv": "invalid", "acc_other": "other"}
 ALL = "all"  # the column pooling every scenario (or pattern)
-FIELD_TITLES = {"agent": "Agent", "pattern": "Pattern", "scenario": "Scenario", "run": "Run"}
+FIELD_TITLES = {"agent": "Agent", "pattern": "Pattern", "scenario": "Scenario", "run": "Run", "rules": "Rules"}
+NO_DATA = "-"  # a rate over no scored sample: never shown as 0 %
 SCORED = {"gold", "distracted", "other", "invalid", "error"}
 # CSV columns after the row and column keys; rates are 0-1, _lo/_hi the Wilson interval
-CSV_VALUES = ("n", "errors", "wrong_format", "gold", "distracted", "other", "invalid",
+CSV_VALUES = ("n", "errors", "excluded", "wrong_format", "both", "gold", "distracted", "other", "invalid",
               *(f"{k}{s}" for k in ("acc_gold", "acc_dist", "acc_other", "acc_inv") for s in ("", "_lo", "_hi")),
               "runs")
 
@@ -69,34 +68,13 @@ class Table:
         return [c for c in self.columns if c != ALL] or list(self.columns)
 
 
-# -- rows --------------------------------------------------------------------------
-def verdict_rows(project: Project, run_ids: list[int]) -> list[dict]:
-    """The few fields tables need, per prediction: lighter than report.prediction_rows (no raw
-    answers), so a dashboard over 100,000 predictions stays quick. Same keys where they overlap."""
-    with project.reading() as s:
-        meta = {r.id: r.meta or {} for r in s.execute(select(m.Run).where(m.Run.id.in_(run_ids))).scalars()}
-        result = s.execute(
-            select(m.Prediction.run_id, m.Prediction.verdict, m.Prediction.wrong_format, m.Episode.id,
-                   m.Episode.scenario, m.Prediction.step_id)
-            .join(m.Step, m.Step.id == m.Prediction.step_id)
-            .join(m.Episode, m.Episode.id == m.Step.episode_id)
-            .where(m.Prediction.run_id.in_(run_ids)).order_by(m.Prediction.run_id, m.Episode.id))
-        out = []
-        for run_id, verdict, wrong_format, episode_id, scenario, step_id in result:
-            info = meta.get(run_id, {})
-            out.append({"run": run_id, "agent": info.get("agent", ""), "pattern": info.get("pattern", ""),
-                        "scenario": scenario, "verdict": verdict, "wrong_format": bool(wrong_format),
-                        "episode_id": episode_id, "step_id": step_id})
-    return out
-
-
 def _key(row: dict, fields: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(str(row.get(f, "") or "") for f in fields)
 
 
 def build_table(rows: Iterable[dict], row_fields: tuple[str, ...] = ("agent", "pattern"),
                 column_field: str = "scenario", title: str = "", with_all: bool = True) -> Table:
-    """rows: report.prediction_rows() or verdict_rows() dicts. Rows keep the order their first
+    """rows: evaluation.rows dicts (one rule set, or several with "rules" as a key field). Rows keep the order their first
     prediction came in (runs by id); columns are sorted, ALL last when there is more than one."""
     metrics: dict[tuple, Metric] = defaultdict(Metric)
     runs: dict[tuple, set[int]] = defaultdict(set)
@@ -110,7 +88,7 @@ def build_table(rows: Iterable[dict], row_fields: tuple[str, ...] = ("agent", "p
         order.setdefault(key, None)
         columns.add(column)
         for cell in ((key, column), (key, ALL)):
-            metrics[cell].add(row["verdict"], row.get("wrong_format", False))
+            metrics[cell].add_row(row)
             runs[cell].add(int(row.get("run", 0) or 0))
     cols = sorted(columns)
     if with_all and len(cols) > 1:
@@ -131,18 +109,28 @@ def _cell(metric: Metric, runs: set[int]) -> dict:
 
 def paper_tables(rows: list[dict]) -> dict[str, Table]:
     """The tables a report writes: agents x scenarios (the paper's overview), agents x patterns,
-    and for each scenario agents x patterns (the paper's per-scenario Tables 3-6)."""
+    and for each scenario agents x patterns (the paper's per-scenario Tables 3-6). Rows of several
+    rule sets (key "rules") give each table once per rule set (suffix "_<rules>" after the first)
+    and a table of the rule sets side by side."""
     rows = list(rows)
-    tables = {
-        "by_scenario": build_table(rows, ("agent", "pattern"), "scenario",
-                                   "Acc_gold / Acc_dist / Acc_inv by scenario (95% Wilson intervals)"),
-        "by_pattern": build_table(rows, ("agent",), "pattern",
-                                  "Acc_gold / Acc_dist / Acc_inv by working pattern (95% Wilson intervals)"),
-    }
-    for scenario in sorted({str(r.get("scenario", "") or "") for r in rows}):
-        mine = [r for r in rows if str(r.get("scenario", "") or "") == scenario]
-        tables[f"scenario_{scenario or 'none'}"] = build_table(
-            mine, ("agent",), "pattern", f"Scenario {scenario or '(none)'}: by working pattern", with_all=False)
+    rule_sets = list(dict.fromkeys(str(r.get("rules") or "") for r in rows)) or [""]
+    tables: dict[str, Table] = {}
+    if len(rule_sets) > 1:
+        tables["by_rules"] = build_table(rows, ("agent", "pattern"), "rules",
+                                         "Rule sets side by side, all samples (95% Wilson intervals)", with_all=False)
+    for i, rules in enumerate(rule_sets):
+        mine = [r for r in rows if str(r.get("rules") or "") == rules]
+        suffix = f"_{rules}" if i else ""
+        named = f" ({rules} rules)" if rules else ""
+        tables[f"by_scenario{suffix}"] = build_table(
+            mine, ("agent", "pattern"), "scenario", f"Results by scenario{named} (95% Wilson intervals)")
+        tables[f"by_pattern{suffix}"] = build_table(
+            mine, ("agent",), "pattern", f"Results by working pattern{named} (95% Wilson intervals)")
+        for scenario in sorted({str(r.get("scenario", "") or "") for r in mine}):
+            these = [r for r in mine if str(r.get("scenario", "") or "") == scenario]
+            tables[f"scenario_{scenario or 'none'}{suffix}"] = build_table(
+                these, ("agent",), "pattern", f"Scenario {scenario or '(none)'}: by working pattern{named}",
+                with_all=False)
     return tables
 
 
@@ -157,11 +145,13 @@ def overall_table(rows: Iterable[dict], row_fields: tuple[str, ...] = ("agent", 
 
 
 def breakdown_table(rows: Iterable[dict], breakdown: str) -> Table:
-    """What the dashboard shows for a breakdown: overall, scenario or pattern."""
+    """What the dashboard shows for a breakdown: overall, scenario, pattern or rules (side by side)."""
     if breakdown == "overall":
         return overall_table(rows)
     if breakdown == "pattern":
         return build_table(rows, ("agent",), "pattern", "By working pattern")
+    if breakdown == "rules":
+        return build_table(rows, ("agent", "pattern"), "rules", "Rule sets side by side", with_all=False)
     return build_table(rows, ("agent", "pattern"), "scenario", "By scenario")
 
 
@@ -171,17 +161,21 @@ def percent(value: float) -> str:
 
 
 def cell_text(cell: dict | None, metric: str) -> str:
-    """'45.0 [30.1, 60.9]': percent and its 95 % interval; an en dash where there is no data."""
-    if cell is None or not cell.get("n"):
-        return "–"
+    """'45.0 [30.1, 60.9]': percent and its 95 % interval; "-" where no sample was scored."""
+    if cell is None or not cell.get("n") or cell.get(metric) is None:
+        return NO_DATA
     lo, hi = cell[f"{metric}_ci95"]
     return f"{percent(cell[metric])} [{percent(lo)}, {percent(hi)}]"
+
+
+def count_text(cell: dict | None, key: str) -> str:
+    return NO_DATA if cell is None else str(cell.get(key, 0))
 
 
 def header(table: Table) -> list[str]:
     names = [FIELD_TITLES.get(f, f.title()) for f in table.row_fields] + ["n"]
     for column in table.columns:
-        names += [f"{column or '(none)'} {TITLES[k]}" for k in METRICS]
+        names += [f"{column or '(none)'} {TITLES[k]}" for k in METRICS] + [f"{column or '(none)'} wrong format"]
     return names
 
 
@@ -192,7 +186,7 @@ def body(table: Table) -> list[list[str]]:
         line = [v or "(none)" for v in row] + [str(table.row_n(row))]
         for column in table.columns:
             cell = table.cell(row, column)
-            line += [cell_text(cell, k) for k in METRICS]
+            line += [cell_text(cell, k) for k in METRICS] + [count_text(cell, "wrong_format")]
         out.append(line)
     return out
 
@@ -208,10 +202,10 @@ def to_csv(table: Table, path: Path | str) -> Path:
                 cell = table.cell(row, column)
                 if cell is None:
                     continue
-                values = [cell["n"], cell["errors"], cell["wrong_format"], cell["gold"], cell["distracted"],
-                          cell["other"], cell["invalid"]]
+                values = [cell[k] for k in ("n", "errors", "excluded", "wrong_format", "both", "gold", "distracted",
+                                            "other", "invalid")]
                 for key in ("acc_gold", "acc_dist", "acc_other", "acc_inv"):
-                    values += [cell[key], *cell[f"{key}_ci95"]]
+                    values += [cell[key], *cell[f"{key}_ci95"]] if cell[key] is not None else ["", "", ""]
                 values.append(";".join(str(r) for r in cell["runs"]))
                 writer.writerow([*row, column, *values])
     return path
@@ -230,12 +224,13 @@ def read_csv(path: Path | str, title: str = "") -> Table:
                 continue
             values = dict(zip(head[n_keys:], line[n_keys:], strict=True))
             row, column = tuple(line[:n_keys - 1]), line[n_keys - 1]
-            cell: dict = {k: int(values[k]) for k in ("n", "errors", "wrong_format", "gold", "distracted",
-                                                       "other", "invalid")}
+            cell: dict = {k: int(values[k]) for k in ("n", "errors", "excluded", "wrong_format", "both", "gold",
+                                                       "distracted", "other", "invalid")}
             for key in ("acc_gold", "acc_dist", "acc_other", "acc_inv"):
-                cell[key] = float(values[key])
-                cell[f"{key}_ci95"] = [float(values[f"{key}_lo"]), float(values[f"{key}_hi"])]
-            cell["wrong_format_rate"] = round(cell["wrong_format"] / cell["n"], 6) if cell["n"] else 0.0
+                empty = values[key] == ""
+                cell[key] = None if empty else float(values[key])
+                cell[f"{key}_ci95"] = None if empty else [float(values[f"{key}_lo"]), float(values[f"{key}_hi"])]
+            cell["wrong_format_rate"] = round(cell["wrong_format"] / cell["n"], 6) if cell["n"] else None
             cell["runs"] = [int(r) for r in values["runs"].split(";") if r]
             table.cells[(row, column)] = cell
             if row not in table.rows:
@@ -259,7 +254,8 @@ def to_markdown(table: Table, path: Path | str | None = None) -> str:
     lines.append("|" + "|".join(":---" if i < keys else "---:" for i in range(len(head))) + "|")
     for line in body(table):
         lines.append("| " + " | ".join(_md_escape(c) for c in line) + " |")
-    lines += ["", "Percent of scored samples; brackets: 95% Wilson interval. n: samples per row."]
+    lines += ["", "Percent of scored samples; brackets: 95% Wilson interval; n: samples per row; "
+                  f"{NO_DATA}: no scored sample."]
     text = "\n".join(lines) + "\n"
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
@@ -276,30 +272,30 @@ def latex_escape(text: str) -> str:
 
 
 def _latex_cell(cell: dict | None, metric: str) -> str:
-    if cell is None or not cell.get("n"):
+    if cell is None or not cell.get("n") or cell.get(metric) is None:
         return "--"
     lo, hi = cell[f"{metric}_ci95"]
     return f"{percent(cell[metric])}\\,{{\\scriptsize[{percent(lo)}, {percent(hi)}]}}"
 
 
 def to_latex(table: Table, path: Path | str | None = None, label: str = "") -> str:
-    """A booktabs table: a column group per scenario (\\cmidrule under its name), three metrics each."""
+    """A booktabs table: a column group per scenario (\\cmidrule under its name), one column per metric."""
     keys = len(table.row_fields)
-    spec = "l" * keys + "r" + "".join(" ccc" for _ in table.columns)
+    k = len(METRICS)
+    spec = "l" * keys + "r" + "".join(" " + "c" * k for _ in table.columns)
     lines = [r"% needs \usepackage{booktabs}", r"\begin{table}[t]", r"\centering", r"\small"]
     if table.title:
         lines.append(rf"\caption{{{latex_escape(table.title)}}}")
     if label:
         lines.append(rf"\label{{{latex_escape(label)}}}")
     lines += [rf"\begin{{tabular}}{{{spec}}}", r"\toprule"]
-    groups = [rf"\multicolumn{{3}}{{c}}{{{latex_escape(c or '(none)')}}}" for c in table.columns]
+    groups = [rf"\multicolumn{{{k}}}{{c}}{{{latex_escape(c or '(none)')}}}" for c in table.columns]
     lines.append(" & " * keys + " & " + " & ".join(groups) + r" \\")
     first = keys + 2
-    lines.append(" ".join(rf"\cmidrule(lr){{{first + 3 * i}-{first + 3 * i + 2}}}"
+    lines.append(" ".join(rf"\cmidrule(lr){{{first + k * i}-{first + k * i + k - 1}}}"
                           for i in range(len(table.columns))))
     names = [latex_escape(FIELD_TITLES.get(f, f.title())) for f in table.row_fields] + ["$n$"]
-    metric_names = [r"$\mathrm{Acc}_{\mathrm{gold}}$", r"$\mathrm{Acc}_{\mathrm{dist}}$",
-                    r"$\mathrm{Acc}_{\mathrm{inv}}$"]
+    metric_names = [rf"$\mathrm{{Acc}}_{{\mathrm{{{name}}}}}$" for name in ("gold", "dist", "other", "inv")]
     lines.append(" & ".join(names + metric_names * len(table.columns)) + r" \\")
     lines.append(r"\midrule")
     for row in table.rows:

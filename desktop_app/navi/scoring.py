@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from desktop_app.agents.actions import ParsedAction
-from desktop_app.evaluation.textmatch import normalize, token_f1
+from desktop_app.textmatch import normalize, token_f1
 
 # predicted action types that mean the same as the dataset's
 _SAME = {"press_back": "navigate_back", "press_home": "navigate_home", "long_press": "long_press",

@@ -25,6 +25,9 @@ REVIEW_STATUSES = ("pending", "accepted", "rejected", "edited")
 EPISODE_REVIEW_STATUSES = ("unreviewed", *REVIEW_STATUSES)
 # wrong_format is a separate flag on a prediction (its verdict is invalid); error = no answer was obtained
 VERDICTS = ("gold", "distracted", "other", "invalid", "error")
+# pending: created, never executed; done_with_errors: finished, some requests failed after retries
+# (resume asks them again); failed: stopped by an error (Run.failure says which); cancelled: stopped by the user
+RUN_STATES = ("pending", "running", "done", "done_with_errors", "failed", "cancelled")
 
 
 def _json_column() -> Any:
@@ -169,14 +172,36 @@ class AgentProfile(SQLModel, table=True):
 
 
 class Run(SQLModel, table=True):
+    """One evaluation: a frozen agent profile, a protocol, a sample selection, and how it went.
+
+    Identity fields are columns (filtered and shown in every front end); `selection` and `options`
+    are JSON read through typed dataclasses (runs/selection.py, the protocol's options type).
+    """
+
     __tablename__ = "run"
+    __table_args__ = (CheckConstraint(_in("status", RUN_STATES), name="ck_run_status"),)
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(default="")
     profile_id: int = _fk("agent_profile.id", ondelete="RESTRICT")
-    selection: dict = _json_column()  # how the samples were chosen
-    status: str = Field(default="created", max_length=16)  # created, running, done, cancelled, failed
-    meta: dict = _json_column()
+    protocol: str = Field(default="screen", max_length=32)  # a key of runs.protocols.PROTOCOLS
+    selection: dict = _json_column()  # EpisodeFilter fields + include_unlabelled
+    options: dict = _json_column()  # the protocol's own options (e.g. allow_ask)
+    status: str = Field(default="pending", max_length=16)
+    failure: str = Field(default="")  # why the last execution failed (status failed)
+    agent: str = Field(default="")  # the profile's name, kind, model, pattern and convention when created
+    kind: str = Field(default="openai", max_length=16)
+    model: str = Field(default="")
+    pattern: str = Field(default="direct", max_length=32)
+    convention: str = Field(default="", max_length=32)
+    samples: int = Field(default=0)  # steps the run asks about (its selection minus those left out)
+    excluded: int = Field(default=0)  # steps left out: no goal or no labelled action
+    # totals over every execution (a resumed run adds to them)
+    prompt_tokens: int = Field(default=0)
+    completion_tokens: int = Field(default=0)
+    cost: float = Field(default=0.0)
+    cached: int = Field(default=0)
+    executions: int = Field(default=0)
     created_at: datetime = _time_column()
     started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)

@@ -109,11 +109,13 @@ def report_previous_hard_crash(window: MainWindow) -> None:
 
 def run_gui(project: str | None = None, media: str | None = None, smoke: bool = False) -> int:
     from desktop_app import crash
+    from desktop_app.ui.crash_dialog import show_crash_dialog
 
     try:
         crash.install()  # no silent exits: a log in the user log folder and a dialog pointing to it
     except OSError as exc:  # an unwritable log folder must not stop the app
         print(f"ScreenLab: crash logging is off ({exc})", file=sys.stderr)
+    crash.register_window_dialog(show_crash_dialog)
     app = application()
     window = build_window(project, media)
     window.show()

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.agents.runner import rescore
+from desktop_app.evaluation.rescore import rescore
 from desktop_app.evaluation.step_predictions import step_prediction_rows
 from desktop_app.settings import Settings, save_settings
 from desktop_app.store.audit import current_actor

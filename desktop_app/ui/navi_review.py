@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy import select
 
-from desktop_app.navi.generate import REVIEW_KIND
 from desktop_app.navi.model import CHECKLIST, NaviInfo, QAPair, navi_of, with_navi
 from desktop_app.store import models as m
 from desktop_app.store.review import review_counts, set_review
+from desktop_app.synth.ambiguous import REVIEW_KIND
 from desktop_app.ui.review_panel import Verdicts
 from desktop_app.ui.workspace import Workspace
 
@@ -228,7 +228,7 @@ class NaviReviewPanel(Verdicts, QWidget):
 
     def regenerate(self) -> None:
         """A new ambiguous variant from the same source episode, written by the LLM (off the UI thread)."""
-        from desktop_app.navi.generate import make_ambiguous
+        from desktop_app.synth.ambiguous import make_ambiguous
         from desktop_app.synth.llm import LlmSession
         from desktop_app.ui.tasks import Task
 

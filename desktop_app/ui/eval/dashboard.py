@@ -1,12 +1,15 @@
-"""The metrics dashboard: grouped bars (Acc_gold / Acc_dist / Acc_inv, 95 % Wilson error bars) per
-agent, broken down overall, by scenario or by pattern; the same numbers in a table; exports.
+"""The metrics dashboard: grouped bars (Acc_gold / Acc_dist / Acc_other / Acc_inv, 95 % Wilson error
+bars) per agent, broken down overall, by scenario or by pattern, under ScreenLab's rules, the
+EnvDistraction authors' rules, or both side by side; the same numbers in a table (with the
+wrong-format count, "-" where nothing was scored); exports.
 
-    dashboard.refresh(project, run_ids)        # the query runs off the UI thread; refreshed() after
+    dashboard.refresh(project, run_ids)        # the queries run off the UI thread; refreshed() after
     dashboard.barClicked.connect(filter_browser)
-        # {"run_ids", "agent", "pattern", "scenario", "verdict", "metric", "episode_ids", "step_ids"}
+        # {"run_ids", "agent", "pattern", "scenario", "rules", "verdict", "metric", "episode_ids", "step_ids"}
         # pattern / scenario are None when the bar pools them
 
-Numbers come from tables.py (metrics.summarize), so they match `screenlab eval` and the report.
+Numbers come from tables.py (metrics.Metric over evaluation.rows), so they match `screenlab eval`
+and the report. Only single-screen runs have these rates; episode runs are listed as left out.
 """
 
 from __future__ import annotations
@@ -31,12 +34,19 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.evaluation import tables
-from desktop_app.evaluation.plots import Bar, draw_table
+from desktop_app.evaluation.metrics import row_flags
+from desktop_app.evaluation.rows import rule_rows
+from desktop_app.evaluation.rules import RULES
 from desktop_app.evaluation.tables import ALL, METRIC_VERDICT, Table
+from desktop_app.runs.evaluate import list_runs
 from desktop_app.store.project import Project
 from desktop_app.ui.eval.background import run_in_background
+from desktop_app.ui.eval.plots import Bar, draw_table
 
 BREAKDOWNS = (("overall", "Overall"), ("scenario", "By scenario"), ("pattern", "By pattern"))
+BOTH = "both"
+SIDE_BY_SIDE = "rules · "  # the column field of a side-by-side table: "rules · scenario"
+METRIC_FLAG = {"acc_gold": "gold", "acc_dist": "distracted", "acc_other": "other", "acc_inv": "invalid"}
 EXPORTS = (("csv", "CSV…", "CSV (*.csv)"), ("md", "Markdown…", "Markdown (*.md)"), ("tex", "LaTeX…", "LaTeX (*.tex)"))
 CLICK_SLACK = 0.03  # a click this close above a short bar still hits it (0-height bars stay clickable)
 
@@ -55,7 +65,8 @@ class DashboardWidget(QWidget):
         self.dark = dark
         self.project: Project | None = None
         self.run_ids: list[int] = []
-        self._rows: list[dict] = []
+        self._rows: dict[str, list[dict]] = {}  # rule set -> prediction rows
+        self._shown: list[dict] = []  # the rows behind the current table
         self._table = Table("", ("agent", "pattern"), "scenario")
         self.bars: list[Bar] = []
         self._generation = 0
@@ -65,12 +76,20 @@ class DashboardWidget(QWidget):
             self.breakdown.addItem(text, key)
         self.breakdown.setCurrentIndex(1)
         self.breakdown.currentIndexChanged.connect(self._redraw)
+        self.rules = QComboBox()
+        for name, rule_set in RULES.items():
+            self.rules.addItem(rule_set.title, name)
+        self.rules.addItem("Both, side by side", BOTH)
+        self.rules.setToolTip("\n".join(f"{r.name}: {r.description}" for r in RULES.values()))
+        self.rules.currentIndexChanged.connect(self._redraw)
         self.status = QLabel("No runs selected")
         self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.export_buttons: dict[str, QPushButton] = {}
         bar = QHBoxLayout()
         bar.addWidget(QLabel("Breakdown:"))
         bar.addWidget(self.breakdown)
+        bar.addWidget(QLabel("Rules:"))
+        bar.addWidget(self.rules)
         bar.addWidget(self.status, 1)
         bar.addWidget(QLabel("Export:"))
         for fmt, text, pattern in EXPORTS:
@@ -117,15 +136,23 @@ class DashboardWidget(QWidget):
             return
         self.status.setText("Loading…")
         ids = list(run_ids)
-        run_in_background(self, lambda: tables.verdict_rows(project, ids),
-                          lambda rows: generation == self._generation and self.set_rows(rows),
+
+        def load() -> dict[str, list[dict]]:
+            screen = [r.id for r in list_runs(project, ids) if r.protocol == "screen"]
+            return {name: rule_rows(project, screen, name) for name in RULES}
+
+        run_in_background(self, load, lambda rows: generation == self._generation and self.set_rows(rows),
                           lambda exc: generation == self._generation and self._failed(exc))
 
-    def set_rows(self, rows: list[dict]) -> None:
-        """Show these prediction rows (verdict_rows() or prediction_rows() dicts) now."""
-        self._rows = list(rows)
+    def set_rows(self, rows: dict[str, list[dict]] | list[dict]) -> None:
+        """Show these prediction rows now: {rule set: evaluation.rows dicts}, or one list of ScreenLab rows."""
+        self._rows = dict(rows) if isinstance(rows, dict) else {"screenlab": list(rows)}
         self._redraw()
         self.refreshed.emit()
+
+    def set_rules(self, key: str) -> None:
+        """A rule set's name, or "both"."""
+        self.rules.setCurrentIndex(self.rules.findData(key))
 
     def _failed(self, exc: Exception) -> None:
         self.status.setText(f"Could not load the runs: {exc}")
@@ -149,16 +176,36 @@ class DashboardWidget(QWidget):
     def _apply_colours(self) -> None:
         self.plot_widget.setBackground("#1f1f1f" if self.dark else "w")
 
+    def _current_rows(self) -> tuple[list[dict], str]:
+        """The rows to tabulate and the breakdown to use; side by side, each column is a rule set
+        (crossed with the breakdown's column)."""
+        breakdown, rules = self.breakdown.currentData(), self.rules.currentData()
+        if rules != BOTH:
+            return self._rows.get(rules, []), breakdown
+        rows = []
+        for name, mine in self._rows.items():
+            for row in mine:
+                column = name if breakdown == "overall" else f"{name} · {row.get(breakdown, '') or '(none)'}"
+                rows.append({**row, SIDE_BY_SIDE + breakdown: column})
+        return rows, SIDE_BY_SIDE + breakdown
+
     def _redraw(self, *_) -> None:
-        self._table = tables.breakdown_table(self._rows, self.breakdown.currentData())
+        rows, breakdown = self._current_rows()
+        self._shown = rows
+        if breakdown.startswith(SIDE_BY_SIDE):
+            row_fields = ("agent",) if breakdown.endswith("pattern") else ("agent", "pattern")
+            self._table = tables.build_table(rows, row_fields, breakdown, "Rule sets side by side", with_all=False)
+        else:
+            self._table = tables.breakdown_table(rows, breakdown)
         foreground = "#e6e6e6" if self.dark else "#303030"
         self.bars = draw_table(self.plot_widget.ci, self._table, self.palette_name, foreground)
         self._fill_model()
-        runs = len({r.get("run") for r in self._rows})
-        scored = sum(1 for r in self._rows if r.get("verdict") in tables.SCORED - {"error"})
-        errors = sum(1 for r in self._rows if r.get("verdict") == "error")
-        self.status.setText(f"{runs} run(s) · {scored} scored predictions" + (f" · {errors} failed" if errors else "")
-                            if self._rows else "No predictions in the selected runs")
+        first = next(iter(self._rows.values()), [])
+        runs = len({r.get("run") for r in first})
+        scored = sum(1 for r in first if r.get("verdict") in tables.SCORED - {"error"})
+        errors = sum(1 for r in first if r.get("verdict") == "error")
+        self.status.setText(f"{runs} single-screen run(s) · {scored} answered" + (f" · {errors} failed" if errors else "")
+                            if first else "No single-screen predictions in the selected runs")
         for button in self.export_buttons.values():
             button.setEnabled(bool(self._table.rows))
 
@@ -175,11 +222,14 @@ class DashboardWidget(QWidget):
                 if i >= keys:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 if i > keys:
-                    column = table.columns[(i - keys - 1) // len(tables.METRICS)]
+                    column = table.columns[(i - keys - 1) // (len(tables.METRICS) + 1)]
                     cell = table.cell(row, column)
                     if cell is not None:
-                        item.setToolTip(f"n = {cell['n']}, wrong format {cell['wrong_format']}, "
-                                        f"failed requests {cell['errors']}; runs {', '.join(map(str, cell['runs']))}")
+                        item.setToolTip(
+                            f"n = {cell['n']}, wrong format {cell['wrong_format']}, failed requests {cell['errors']}"
+                            + (f", not counted by these rules {cell['excluded']}" if cell["excluded"] else "")
+                            + (f", gold and distracted at once {cell['both']}" if cell["both"] else "")
+                            + f"; runs {', '.join(map(str, cell['runs']))}")
                 items.append(item)
             self.model.appendRow(items)
 
@@ -210,18 +260,27 @@ class DashboardWidget(QWidget):
         table = self._table
         key = dict(zip(table.row_fields, bar.row, strict=True))
         column = None if bar.column == ALL else bar.column
+        flag = METRIC_FLAG[bar.metric]
+        rules = self.rules.currentData()
         info = {"agent": key.get("agent"), "pattern": key.get("pattern"), "scenario": None,
-                "verdict": METRIC_VERDICT[bar.metric], "metric": bar.metric}
+                "rules": None if rules == BOTH else rules, "verdict": METRIC_VERDICT[bar.metric], "metric": bar.metric}
         if table.column_field in ("scenario", "pattern") and column is not None:
             info[table.column_field] = column
         cell = table.cell(bar.row, bar.column) or {}
         info["run_ids"] = list(cell.get("runs", []))
 
+        def has_flag(r: dict) -> bool:  # the rule set's own flags: a sample may be gold and distracted at once
+            if r.get("verdict") == "error" or r.get("excluded"):
+                return False
+            gold, distracted, available = row_flags(r)
+            return {"gold": gold, "distracted": distracted, "other": available and not gold and not distracted,
+                    "invalid": not available}[flag]
+
         def matches(r: dict) -> bool:
-            return (r.get("verdict") == info["verdict"] and all(str(r.get(f, "") or "") == v for f, v in key.items())
+            return (has_flag(r) and all(str(r.get(f, "") or "") == v for f, v in key.items())
                     and (column is None or str(r.get(table.column_field, "") or "") == column))
 
-        mine = [r for r in self._rows if matches(r)]
+        mine = [r for r in self._shown if matches(r)]
         info["episode_ids"] = sorted({r["episode_id"] for r in mine if r.get("episode_id") is not None})
         info["step_ids"] = sorted({r["step_id"] for r in mine if r.get("step_id") is not None})
         return info

@@ -1,6 +1,6 @@
 """Runs executed off the UI thread, reported to it at most ~10 times a second per run.
 
-runner.execute() blocks (it runs its own asyncio loop in a thread), so each run gets a plain
+api.execute_run() blocks (the engine runs its own asyncio loop in a thread), so each run gets a plain
 Python thread here. The runner's progress callback fires once per answer - up to hundreds a
 second - on the runner's loop thread; it only copies the status into the job (no Qt call, no
 lock: one reference assignment). A QTimer on the UI thread looks at the jobs every
@@ -37,10 +37,9 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from desktop_app.agents import runner
+from desktop_app import api
 from desktop_app.agents.profiles import AgentProfile
-from desktop_app.agents.runner import RunStatus
-from desktop_app.store import models as m
+from desktop_app.runs.state import RunProgress
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 
@@ -98,7 +97,7 @@ class _Job:
     run_id: int
     cancel: threading.Event = field(default_factory=threading.Event)
     thread: threading.Thread | None = None
-    status: RunStatus | None = None  # the latest copy, written by the runner's thread
+    status: RunProgress | None = None  # the latest copy, written by the runner's thread
     shown: int = -1  # status.done when the UI last heard of it
     finished: bool = False  # set last by the worker thread
     error: str = ""
@@ -130,7 +129,7 @@ class RunController(QObject):
         super().__init__(parent)
         self.project = project
         self._jobs: dict[int, _Job] = {}
-        self._last: dict[int, RunStatus] = {}  # final status of runs that ended in this session
+        self._last: dict[int, RunProgress] = {}  # final status of runs that ended in this session
         self._errors: dict[int, str] = {}
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
@@ -139,9 +138,11 @@ class RunController(QObject):
 
     # starting and stopping -------------------------------------------------------
     def start_new(self, profile: AgentProfile, flt: EpisodeFilter, name: str = "",
-                  concurrency: int | None = None) -> int:
-        """Create a run (frozen profile + selection) and start it. Raises ProfileError for a bad profile."""
-        run_id = runner.create_run(self.project, profile, flt, name)
+                  concurrency: int | None = None, protocol: str | None = None, options: dict | None = None,
+                  include_unlabelled: bool = False) -> int:
+        """Create a run (frozen profile, protocol, selection) and start it. Raises ProfileError for a
+        bad profile, OptionsError for options the protocol does not have."""
+        run_id = api.create_run(self.project, profile, flt, protocol, name, include_unlabelled, **(options or {}))
         self.start(run_id, profile=profile, concurrency=concurrency)
         return run_id
 
@@ -153,21 +154,21 @@ class RunController(QObject):
         job = _Job(run_id)
         self._errors.pop(run_id, None)
 
-        def progress(status: RunStatus) -> None:
+        def progress(status: RunProgress) -> None:
             # runner thread: copy, because the runner keeps mutating its status object
             snap = copy.copy(status)
             snap.verdicts = dict(status.verdicts)
+            snap.error_kinds = status.error_kinds.copy()
             job.status = snap
 
         def work() -> None:
             try:
-                final = runner.execute(self.project, run_id, profile=profile, progress=progress,
-                                       cancel=job.cancel, concurrency=concurrency)
+                final = api.execute_run(self.project, run_id, agent=profile, on_progress=progress,
+                                        cancel=job.cancel, concurrency=concurrency)
                 job.status = copy.copy(final)
-            except Exception as exc:  # shown in the runs list; never raised into Qt
+            except Exception as exc:  # the engine marked the run failed; shown in the runs list, never raised into Qt
                 log.exception("run %s failed", run_id)
                 job.error = describe(exc)
-                self._mark_failed(run_id, job.error)
             finally:
                 job.finished = True
 
@@ -207,7 +208,7 @@ class RunController(QObject):
     def running_ids(self) -> list[int]:
         return sorted(self._jobs)
 
-    def status(self, run_id: int) -> RunStatus | None:
+    def status(self, run_id: int) -> RunProgress | None:
         """The latest status of a run started in this session (live, or how it ended)."""
         job = self._jobs.get(run_id)
         if job is not None:
@@ -244,16 +245,3 @@ class RunController(QObject):
                 self.runFinished.emit(run_id)
         if not self._jobs:
             self._timer.stop()
-
-    def _mark_failed(self, run_id: int, message: str) -> None:
-        """The runner marks a run 'running' before it asks for a key; a run that stops on an
-        exception would stay 'running' for ever. Best effort: the database may be the problem."""
-        try:
-            with self.project.transaction() as s:
-                run = s.get(m.Run, run_id)
-                if run is not None:
-                    run.status = "failed"
-                    run.meta = {**(run.meta or {}), "last_error": message[:500]}
-                    s.add(run)
-        except Exception:
-            log.exception("could not mark run %s failed", run_id)

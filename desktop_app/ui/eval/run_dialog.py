@@ -5,10 +5,11 @@ many requests and tokens that is before anything is sent.
     if dialog.exec() == RunDialog.Accepted:
         runs_panel.start_runs(dialog.runs(), dialog.run_name())
 
-runs() gives one (profile, EpisodeFilter) per run: every ticked agent x every ticked pattern
-(baselines run once: their clicks do not depend on the prompt). The sample count and the token
-estimate (desktop_app/agents/estimate.py) are computed off the UI thread, a moment after the
-last change.
+runs() gives one RunRequest per run: every ticked agent x every ticked pattern (baselines run
+once: their clicks do not depend on the prompt), with the protocol (automatic: the one the samples
+fit) and its options. The sample count, what is left out and why (no goal, no labelled action),
+and the token estimate (desktop_app/agents/estimate.py) are computed off the UI thread, a moment
+after the last change.
 """
 
 from __future__ import annotations
@@ -35,9 +36,12 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy import select
 
+from desktop_app import api
 from desktop_app.agents.estimate import Estimate, Selection, count_selection, estimate_run, human_tokens
 from desktop_app.agents.profiles import BASELINES, PATTERNS, AgentProfile, ProfileError, load_profiles
-from desktop_app.agents.runner import DEFAULT_STATUSES, with_default_statuses
+from desktop_app.runs.engine import Plan, RunRequest
+from desktop_app.runs.protocols import PROTOCOLS
+from desktop_app.runs.selection import DEFAULT_STATUSES, with_default_statuses
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
@@ -72,6 +76,7 @@ class RunDialog(QDialog):
         self.episode_ids = list(episode_ids or [])
         self._profiles: dict[str, AgentProfile] = {}
         self._selection: Selection | None = None
+        self._plan: Plan | None = None
         self._estimate: Estimate | None = None
         self._generation = 0
         self.counted = False  # the numbers shown belong to the current choices
@@ -146,6 +151,33 @@ class RunDialog(QDialog):
         self.name_edit.setPlaceholderText("agent / pattern")
         grid.addWidget(self.name_edit, 5, 1)
 
+        # protocol: how each unit is asked and scored (runs/protocols); automatic = what the samples fit
+        protocol_box = QGroupBox("Protocol")
+        protocol_layout = QVBoxLayout(protocol_box)
+        self.protocol_group = QButtonGroup(self)
+        self.protocol_buttons: dict[str, QRadioButton] = {}
+        for i, (key, text, tip) in enumerate(
+                [("auto", "Automatic: what the samples fit", "single screens, or episodes when most selected "
+                                                              "episodes have several steps")]
+                + [(n, p.title, p.description) for n, p in PROTOCOLS.items()]):
+            button = QRadioButton(text)
+            button.setToolTip(tip)
+            self.protocol_group.addButton(button, i)
+            self.protocol_buttons[key] = button
+            protocol_layout.addWidget(button)
+        self.protocol_buttons["auto"].setChecked(True)
+        self.protocol_group.idToggled.connect(lambda _id, on: on and self._changed())
+        self.allow_ask = QCheckBox("Offer the ASK action (a simulated user answers)")
+        self.allow_ask.setChecked(True)
+        self.allow_ask.setToolTip("Episodes only. Off: the 'incomplete' setting, the task without the ASK action")
+        self.allow_ask.toggled.connect(self._changed)
+        protocol_layout.addWidget(self.allow_ask)
+        self.include_unlabelled = QCheckBox("Also ask about samples with no goal or no labelled action")
+        self.include_unlabelled.setToolTip("Left out by default: they cannot be scored and only lower every rate")
+        self.include_unlabelled.toggled.connect(self._changed)
+        protocol_layout.addWidget(self.include_unlabelled)
+        protocol_layout.addStretch(1)
+
         self.summary = QLabel("Counting…")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -160,6 +192,7 @@ class RunDialog(QDialog):
         top = QHBoxLayout()
         top.addWidget(agents_box, 3)
         top.addWidget(patterns_box, 2)
+        top.addWidget(protocol_box, 2)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(samples_box)
@@ -171,7 +204,7 @@ class RunDialog(QDialog):
         self._debounce.setInterval(DEBOUNCE_MS)
         self._debounce.timeout.connect(self._count)
         self.reload_profiles(profiles)
-        self.resize(720, 560)
+        self.resize(900, 580)
 
     # agents ---------------------------------------------------------------------------
     def reload_profiles(self, profiles: dict[str, AgentProfile] | None = None) -> None:
@@ -265,16 +298,31 @@ class RunDialog(QDialog):
     def run_name(self) -> str:
         return self.name_edit.text().strip()
 
-    def runs(self) -> list[tuple[AgentProfile, EpisodeFilter]]:
+    def set_protocol(self, name: str) -> None:
+        """auto, or a protocol's name."""
+        self.protocol_buttons[name].setChecked(True)
+
+    def protocol_choice(self) -> str | None:
+        """The protocol chosen, or None for automatic."""
+        key = next(k for k, b in self.protocol_buttons.items() if b.isChecked())
+        return None if key == "auto" else key
+
+    def protocol(self) -> str | None:
+        """The protocol runs will use: the chosen one, else the one the samples fit (once counted)."""
+        return self.protocol_choice() or (self._plan.suggested if self._plan else None)
+
+    def runs(self) -> list[RunRequest]:
         flt = self.selection_filter()
         patterns = self.patterns()
+        protocol = self.protocol()
+        options = {"allow_ask": self.allow_ask.isChecked()} if protocol == "episode" else None
+        include = self.include_unlabelled.isChecked()
         out = []
         for name in self.checked_agent_names():
             profile = self._profiles[name]
-            if profile.kind != "openai" or patterns is None:
-                out.append((profile, flt))  # baselines once: their clicks ignore the prompt
-            else:
-                out += [(replace(profile, pattern=p), flt) for p in patterns]
+            variants = [profile] if profile.kind != "openai" or patterns is None else \
+                [replace(profile, pattern=p) for p in patterns]  # baselines once: their clicks ignore the prompt
+            out += [RunRequest(p, flt, protocol, options, include) for p in variants]
         return out
 
     # the estimate -----------------------------------------------------------------------
@@ -291,6 +339,7 @@ class RunDialog(QDialog):
     def _changed(self, *_) -> None:
         for check in self.pattern_checks.values():
             check.setEnabled(not self.own_pattern.isChecked())
+        self.allow_ask.setEnabled(self.protocol() in (None, "episode"))
         self.counted = False
         self._update_summary()
         self._debounce.start()
@@ -299,18 +348,22 @@ class RunDialog(QDialog):
         self._generation += 1
         generation = self._generation
         flt = with_default_statuses(self.selection_filter())
-        project = self.project
-        run_in_background(self, lambda: count_selection(project, flt),
-                          lambda sel: self._counted(generation, sel),
+        project, protocol, include = self.project, self.protocol_choice(), self.include_unlabelled.isChecked()
+
+        def count():
+            return count_selection(project, flt), api.plan_run(project, flt, protocol, include)
+
+        run_in_background(self, count, lambda found: self._counted(generation, *found),
                           lambda exc: self._count_failed(generation, exc))
 
-    def _counted(self, generation: int, selection: Selection) -> None:
+    def _counted(self, generation: int, selection: Selection, plan: Plan) -> None:
         if generation != self._generation:
             return  # the choices changed while counting
-        self._selection = selection
+        self._selection, self._plan = selection, plan
+        asked = planned_selection(selection, plan)
         total = Estimate()
-        for profile, _ in self.runs():
-            total.add(estimate_run(profile, selection))
+        for request in self.runs():
+            total.add(estimate_run(request.profile, asked))
         self._estimate = total
         self.counted = True
         self._update_summary()
@@ -327,13 +380,25 @@ class RunDialog(QDialog):
             self.summary.setText(f"{len(runs)} run(s) · counting samples…")
             ok.setEnabled(bool(runs))
             return
-        sel, est = self._selection, self._estimate
-        text = (f"{len(runs)} run(s) · {sel.steps} samples ({sel.episodes} episodes) each · "
-                f"{est.requests} requests")
+        sel, est, plan = self._selection, self._estimate, self._plan
+        protocol = PROTOCOLS[plan.protocol].title.lower()
+        text = (f"{len(runs)} run(s) · {protocol} · {plan.steps} samples ({plan.units} "
+                f"{'episodes' if plan.protocol == 'episode' else 'units'}) each")
+        if plan.excluded:
+            text += f" · {plan.excluded_text}"
+        text += f" · {est.requests} requests"
         if est.requests:
             text += (f" · ≈ {human_tokens(est.prompt_tokens)} prompt tokens, "
                      f"≈ {human_tokens(est.completion_tokens)} completion tokens")
             if est.cost:
                 text += f" · ≈ ${est.cost:.2f}"
         self.summary.setText(text)
-        ok.setEnabled(bool(runs) and sel.steps > 0)
+        ok.setEnabled(bool(runs) and plan.steps > 0 and sel.steps > 0)
+
+
+def planned_selection(selection: Selection, plan: Plan) -> Selection:
+    """The selection as the run will ask it: the steps left out removed (screen sizes scaled alike)."""
+    if not selection.steps or plan.steps == selection.steps:
+        return selection
+    share = plan.steps / selection.steps
+    return replace(selection, steps=plan.steps, sizes=tuple((w, h, round(n * share)) for w, h, n in selection.sizes))

@@ -30,8 +30,9 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy import func, select
 
-from desktop_app.agents.profiles import AgentProfile
-from desktop_app.agents.runner import run_filter
+from desktop_app.runs.engine import RunRequest, error_kinds
+from desktop_app.runs.protocols import PROTOCOLS
+from desktop_app.runs.state import RESUMABLE, error_summary
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
@@ -41,8 +42,9 @@ from desktop_app.ui.eval.run_controller import RunController
 __all__ = ["RunController", "RunsPanel", "RunRow", "load_run_rows"]
 
 DEFAULT_VISIBLE = 4  # on opening a project, the latest runs shown on the canvas
-COLUMNS = ("Run", "Status", "Progress", "Answers/s", "Errors", "Verdicts")
+COLUMNS = ("Run", "Protocol", "Status", "Progress", "Answers/s", "Errors", "Verdicts")
 VERDICT_SHORT = (("gold", "gold"), ("distracted", "dist"), ("other", "other"), ("invalid", "inv"))
+STATUS_TEXT = {"done_with_errors": "done, with errors", "pending": "not started"}
 
 
 @dataclass
@@ -57,7 +59,10 @@ class RunRow:
     status: str
     total: int  # samples in its selection
     verdicts: dict[str, int] = field(default_factory=dict)  # including "error"
-    last_error: str = ""
+    failure: str = ""  # why the run stopped (status failed)
+    protocol: str = "screen"
+    errors: str = ""  # failed requests by kind: "APIConnectionError x 12"
+    excluded: int = 0  # samples of its selection left out (no goal, no labelled action)
 
     @property
     def answered(self) -> int:
@@ -65,7 +70,7 @@ class RunRow:
 
     @property
     def label(self) -> str:
-        return f"{self.agent} / {self.pattern}" if self.agent else self.name
+        return self.name or (f"{self.agent} / {self.pattern}" if self.agent else f"run {self.id}")
 
 
 def load_run_rows(project: Project) -> list[RunRow]:
@@ -76,18 +81,11 @@ def load_run_rows(project: Project) -> list[RunRow]:
         for run_id, verdict, n in s.execute(select(m.Prediction.run_id, m.Prediction.verdict, func.count())
                                             .group_by(m.Prediction.run_id, m.Prediction.verdict)):
             tally.setdefault(run_id, {})[verdict] = n
-        rows = []
-        for run in runs:
-            meta = run.meta or {}
-            try:
-                where = run_filter(run).where()
-                total = s.execute(select(func.count(m.Step.id)).join(m.Episode, m.Episode.id == m.Step.episode_id)
-                                  .where(*where)).scalar_one()
-            except (TypeError, ValueError):  # a selection written by a newer version
-                total = 0
-            rows.append(RunRow(run.id, run.name, meta.get("agent", ""), meta.get("pattern", ""),
-                               meta.get("model", ""), run.status, total, tally.get(run.id, {}),
-                               meta.get("last_error", "")))
+        rows = [RunRow(run.id, run.name, run.agent, run.pattern, run.model, run.status, run.samples,
+                       tally.get(run.id, {}), run.failure, run.protocol, excluded=run.excluded) for run in runs]
+    kinds = error_kinds(project, [r.id for r in rows])
+    for row in rows:
+        row.errors = error_summary(kinds[row.id])
     return rows
 
 
@@ -203,13 +201,18 @@ class RunsPanel(QWidget):
             item.setCheckState(0, Qt.Checked if row.id in self._visible else Qt.Unchecked)
             item.setIcon(0, swatch(run_colour(row.id)))
             item.setText(0, f"#{row.id}  {row.label}")
-            item.setToolTip(0, f"{row.name}\nmodel: {row.model or '(offline baseline)'}\n"
-                               "Tick to show its answers on the canvas")
+            item.setToolTip(0, f"{row.name}\nagent {row.agent} · pattern {row.pattern} · model "
+                               f"{row.model or '(offline baseline)'}"
+                               + (f"\n{row.excluded} samples left out (no goal or no labelled action)"
+                                  if row.excluded else "")
+                               + "\nTick to show its answers on the canvas")
+            item.setText(1, row.protocol)
+            item.setToolTip(1, PROTOCOLS[row.protocol].description if row.protocol in PROTOCOLS else row.protocol)
             bar = QProgressBar()
             bar.setTextVisible(True)
             bar.setFormat("%v / %m")
             bar.setMaximumHeight(16)
-            self.tree.setItemWidget(item, 2, bar)
+            self.tree.setItemWidget(item, 3, bar)
             self._items[row.id] = item
             self._bars[row.id] = bar
             item.setSelected(row.id in selected)
@@ -225,29 +228,32 @@ class RunsPanel(QWidget):
             return
         live = self.controller.status(run_id) if self.controller else None
         running = self.controller is not None and self.controller.is_running(run_id)
-        error = (self.controller.error(run_id) if self.controller else "") or row.last_error
+        failure = (self.controller.error(run_id) if self.controller else "") or row.failure
         if running:
             status = "cancelling…" if self.controller.is_cancelling(run_id) else "running"
         else:
-            status = row.status if not error or row.status != "failed" else "failed"
+            status = STATUS_TEXT.get(row.status, row.status)
         verdicts = {k: v for k, v in row.verdicts.items() if k != "error"}
         if live is not None and running:
             total, done, errors = live.total or row.total, live.skipped + live.done, live.errors
             for verdict, n in live.verdicts.items():
                 verdicts[verdict] = verdicts.get(verdict, 0) + n
             rate = self.controller.throughput(run_id)
+            summary = error_summary(live.error_kinds)
         else:
             total, done, errors = row.total, row.answered + row.verdicts.get("error", 0), row.verdicts.get("error", 0)
             rate = self.controller.throughput(run_id) if live is not None else 0.0
-        item.setText(1, status)
-        item.setToolTip(1, error or status)
+            summary = row.errors
+        item.setText(2, status)
+        item.setToolTip(2, f"failed: {failure}" if failure else status)
         if bar is not None:
             bar.setMaximum(max(total, 1))
             bar.setValue(min(done, max(total, 1)))
-        item.setText(3, f"{rate:.1f}" if rate else "")
-        item.setText(4, str(errors) if errors else "")
-        item.setToolTip(4, error or "requests that failed; Resume asks them again")
-        item.setText(5, "  ".join(f"{short} {verdicts.get(v, 0)}" for v, short in VERDICT_SHORT))
+        item.setText(4, f"{rate:.1f}" if rate else "")
+        # the run-level summary, not only per card: "APIConnectionError x 12"
+        item.setText(5, summary or (f"{errors}" if errors else ""))
+        item.setToolTip(5, (summary + "; Resume asks them again") if summary else "requests that failed after retries")
+        item.setText(6, "  ".join(f"{short} {verdicts.get(v, 0)}" for v, short in VERDICT_SHORT))
 
     def _progressed(self, run_id: int) -> None:
         if run_id not in self._rows:
@@ -304,7 +310,7 @@ class RunsPanel(QWidget):
     def _selection_changed(self) -> None:
         ids = self.selected_runs()
         running = [i for i in ids if self.controller and self.controller.is_running(i)]
-        resumable = [i for i in ids if i not in running and self._rows.get(i) and self._rows[i].status != "done"]
+        resumable = [i for i in ids if i not in running and self._rows.get(i) and self._rows[i].status in RESUMABLE]
         self.cancel_button.setEnabled(bool(running))
         self.resume_button.setEnabled(bool(resumable))
         self.new_button.setEnabled(self.project is not None)
@@ -326,16 +332,17 @@ class RunsPanel(QWidget):
         self._selection_changed()
         return started
 
-    def start_runs(self, runs: list[tuple[AgentProfile, EpisodeFilter]], name: str = "") -> list[int]:
+    def start_runs(self, requests: list[RunRequest], name: str = "") -> list[int]:
         """Create and start runs (what RunDialog.runs() returns); they are shown on the canvas."""
         if self.controller is None:
             return []
         started, problems = [], []
-        for profile, flt in runs:
+        for r in requests:
             try:
-                started.append(self.controller.start_new(profile, flt, name))
+                started.append(self.controller.start_new(r.profile, r.episodes, r.name or name, protocol=r.protocol,
+                                                         options=r.options, include_unlabelled=r.include_unlabelled))
             except Exception as exc:  # a bad profile must not take the window down
-                problems.append(f"{profile.name}: {exc}")
+                problems.append(f"{r.profile.name}: {exc}")
         self._show_message("; ".join(problems))
         self._visible |= set(started)
         self.reload()

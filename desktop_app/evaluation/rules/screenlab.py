@@ -1,9 +1,9 @@
-"""Judging one prediction: gold, distracted, other or invalid.
+"""ScreenLab's own rules (the default): one verdict per prediction, gold, distracted, other or invalid.
 
-Points: inside a box, bounds inclusive; where boxes overlap, the smallest box
-containing the point decides (the authors' code counted such a point twice).
-Texts: token F1 >= threshold against every annotated action, with or without a
-box; the best match decides. A parse failure is invalid and flagged wrong_format.
+Points: inside a box, bounds inclusive; where boxes overlap, the smallest box containing the point
+decides (the authors' code counted such a point twice); overlap="first" uses annotation order (box
+id) instead. Texts: token F1 >= threshold against every annotated action, with or without a box;
+the best match decides. A parse failure is invalid and flagged wrong_format. Decisions 0010, 0015.
 """
 
 from __future__ import annotations
@@ -11,25 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from desktop_app.agents.actions import ParsedAction
-from desktop_app.evaluation.textmatch import CHAT_THRESHOLD, DEFAULT_THRESHOLD, best_f1
+from desktop_app.evaluation.rules.base import Flags, ScoringInput, Target
+from desktop_app.textmatch import CHAT_THRESHOLD, DEFAULT_THRESHOLD, best_f1
 
 POSITIONAL = {"click", "double_click", "right_click", "long_press", "hover", "type", "select", "drag"}
 
-
-@dataclass(frozen=True)
-class Target:
-    """An annotated action as scoring sees it."""
-
-    id: int
-    label: str  # gold, distracted, other
-    text: str
-    box: tuple[float, float, float, float] | None
-    role: str = ""
-
-    @property
-    def area(self) -> float:
-        x1, y1, x2, y2 = self.box
-        return (x2 - x1) * (y2 - y1)
+__all__ = ["POSITIONAL", "ScoringOptions", "ScreenLabRules", "Target", "Verdict", "judge", "match_point",
+           "match_text", "threshold_for"]
 
 
 @dataclass(frozen=True)
@@ -53,14 +41,15 @@ def threshold_for(scenario: str, options: ScoringOptions) -> float:
     return CHAT_THRESHOLD if scenario == "chat" else DEFAULT_THRESHOLD
 
 
-def match_point(x: float, y: float, targets: list[Target], overlap: str = "smallest") -> Target | None:
+def match_point(x: float, y: float, targets, overlap: str = "smallest") -> Target | None:
+    """`targets` in annotation order (callers load boxes ORDER BY id): "first" relies on it."""
     inside = [t for t in targets if t.box and t.box[0] <= x <= t.box[2] and t.box[1] <= y <= t.box[3]]
     if not inside:
         return None
     return min(inside, key=lambda t: t.area) if overlap == "smallest" else inside[0]
 
 
-def match_text(element: str, targets: list[Target], threshold: float) -> tuple[Target | None, float]:
+def match_text(element: str, targets, threshold: float) -> tuple[Target | None, float]:
     best, best_score = None, 0.0
     for target in targets:
         score = best_f1(element, target.text, target.role)
@@ -69,8 +58,7 @@ def match_text(element: str, targets: list[Target], threshold: float) -> tuple[T
     return (best, best_score) if best is not None and best_score >= threshold else (None, best_score)
 
 
-def judge(action: ParsedAction, targets: list[Target], scenario: str = "",
-          options: ScoringOptions = ScoringOptions()) -> Verdict:
+def judge(action: ParsedAction, targets, scenario: str = "", options: ScoringOptions = ScoringOptions()) -> Verdict:
     if action.wrong_format or action.action_type is None:
         return Verdict("invalid", wrong_format=True, how="none")
     if action.point is not None and action.action_type in POSITIONAL:
@@ -81,3 +69,24 @@ def judge(action: ParsedAction, targets: list[Target], scenario: str = "",
         return Verdict(hit.label, hit.id, score, how="text") if hit else Verdict("invalid", score=score, how="text")
     # scroll, back, finished, ask...: valid actions, but none that was annotated on this screen
     return Verdict("invalid", how="none")
+
+
+def flags_of(verdict: str, wrong_format: bool = False, **extra) -> Flags:
+    """The flags of a single verdict (also used for verdicts read back from the database)."""
+    return Flags(gold=verdict == "gold", distracted=verdict == "distracted",
+                 available=verdict in ("gold", "distracted", "other"), wrong_format=wrong_format,
+                 verdict=verdict, **extra)
+
+
+class ScreenLabRules:
+    name = "screenlab"
+    title = "ScreenLab (one verdict per answer)"
+    description = ("each answer gets exactly one verdict; the smallest box containing a point decides; "
+                   "text answers match by token F1 (filler words never lower it); wrong formats counted")
+
+    def __init__(self, options: ScoringOptions = ScoringOptions()):
+        self.options = options
+
+    def score(self, item: ScoringInput) -> Flags:
+        v = judge(item.parsed, item.targets, item.scenario, self.options)
+        return flags_of(v.verdict, v.wrong_format, target_id=v.target_id, how=v.how, score=v.score)

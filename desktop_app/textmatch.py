@@ -33,6 +33,11 @@ def normalize(text: str) -> str:
     return " ".join(text.split())
 
 
+# An answer often starts with its action ("click Headphone icon"); dropping only that verb keeps
+# widget nouns the annotator may also have written ("Headphone icon").
+_VERBS = {"click", "tap", "press", "select", "type", "type_text"}
+
+
 @lru_cache(maxsize=200_000)
 def tokens(text: str) -> tuple[str, ...]:
     words = normalize(text).split()
@@ -40,16 +45,31 @@ def tokens(text: str) -> tuple[str, ...]:
     return tuple(kept or words)  # "Button" alone still has to match something
 
 
-def token_f1(prediction: str, gold: str) -> float:
-    p, g = tokens(prediction), tokens(gold)
-    if not p or not g:
-        return float(p == g and bool(prediction.strip()))
+@lru_cache(maxsize=200_000)
+def token_views(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The same text three ways: filler words dropped, only a leading action verb dropped, as is."""
+    words = tuple(normalize(text).split())
+    verbless = words[1:] if len(words) > 1 and words[0] in _VERBS else words
+    return tokens(text), verbless, words
+
+
+def _f1(p: tuple[str, ...], g: tuple[str, ...]) -> float:
     common = Counter(p) & Counter(g)
     same = sum(common.values())
     if same == 0:
         return 0.0
     precision, recall = same / len(p), same / len(g)
     return 2 * precision * recall / (precision + recall)
+
+
+def token_f1(prediction: str, gold: str) -> float:
+    """Token F1, the best of three views applied to both sides alike, so dropping filler words can
+    only help: "click Headphone icon at the bottom left" vs "Headphone icon" is 0.57 (verb dropped),
+    not the 0.40 that dropping "icon" as a filler word would give."""
+    pv, gv = token_views(prediction), token_views(gold)
+    if not pv[2] or not gv[2]:
+        return float(pv[2] == gv[2] and bool(prediction.strip()))
+    return max(_f1(p, g) for p, g in zip(pv, gv, strict=True) if p and g)
 
 
 def is_close_label(text: str) -> bool:

@@ -1,0 +1,158 @@
+"""ScreenLab's Python API: what the command line and the window do, for scripts and notebooks.
+
+    from desktop_app import api
+
+    project = api.open_project("myproject")                      # or api.init_project("new")
+    api.import_data(project, "output_popupbox.jsonl", format="envdistraction", images="web_data/")
+    agent = api.agent("gpt4o")                                    # a saved profile, or api.agent(name=..., ...)
+    run_id = api.create_run(project, agent, where={"scenarios": ["popup"]})
+    api.execute_run(project, run_id)                              # blocks; on_progress=, cancel= for control
+    result = api.evaluate(project, [run_id])                      # both rule sets, side by side
+    print(result["runs"][run_id]["metrics"]["envdistraction"]["overall"]["acc_gold"])
+    api.write_report(project, "report/", runs=[run_id])           # CSV / Markdown / LaTeX tables, PNG plots
+
+Every function is a thin layer over the same core function the CLI and the GUI call, so a number
+printed by `screenlab eval`, shown in the dashboard and returned here is the same number. Errors the
+caller can fix are raised with a message that says what to do (ProfileError for a missing key,
+FormatError with the file / line / field for a bad import, ValueError for an unknown run or name).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from desktop_app.agents.profiles import AgentProfile, ProfileError, get_profile
+from desktop_app.evaluation.rows import prediction_rows
+from desktop_app.formats.ingest import ImportOptions, ImportReport
+from desktop_app.formats.records import FormatError
+from desktop_app.formats.spec import ExportReport
+from desktop_app.formats.transfer import export_path, import_path
+from desktop_app.runs import engine
+from desktop_app.runs.engine import Plan
+from desktop_app.runs.evaluate import DEFAULT_RULES, list_runs
+from desktop_app.runs.evaluate import evaluate as _evaluate
+from desktop_app.runs.report import write_report as _write_report
+from desktop_app.runs.state import RunProgress
+from desktop_app.store.models import Run
+from desktop_app.store.project import Project, ProjectError
+from desktop_app.store.queries import EpisodeFilter
+
+__all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError", "RunProgress", "agent",
+           "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_project",
+           "per_sample", "plan_run", "run", "runs", "where", "write_report"]
+
+Where = EpisodeFilter | dict | None
+
+
+# -- projects and data ------------------------------------------------------------
+def open_project(location: str | Path, media: str | Path | None = None) -> Project:
+    """A project folder, or a database URL with its media folder. Use it as a context manager to close it."""
+    return Project.open(location, media)
+
+
+def init_project(location: str | Path, media: str | Path | None = None) -> Project:
+    return Project.init(location, media)
+
+
+def import_data(project: Project, path: str | Path, format: str, images: str | Path | None = None,
+                **options) -> ImportReport:
+    """All or nothing: a bad record raises FormatError naming file, line and field; the project is unchanged.
+    `options`: ImportOptions fields (bbox_format, split, max_pixels)."""
+    return import_path(project, Path(path), format,
+                       ImportOptions(images_dir=Path(images) if images else None, **options))
+
+
+def export_data(project: Project, out: str | Path, format: str, where: Where = None) -> ExportReport:
+    return export_path(project, Path(out), format, _filter(where))
+
+
+def where(**fields) -> EpisodeFilter:
+    """A sample selection: scenarios=, review_statuses=, splits=, has_label=, text=, ids= (lists are fine)."""
+    return _filter(fields)
+
+
+def _filter(value: Where) -> EpisodeFilter:
+    if value is None:
+        return EpisodeFilter()
+    if isinstance(value, EpisodeFilter):
+        return value
+    unknown = set(value) - set(EpisodeFilter.__dataclass_fields__)
+    if unknown:
+        raise ValueError(f"unknown selection field(s) {', '.join(sorted(unknown))} "
+                         f"(one of {', '.join(EpisodeFilter.__dataclass_fields__)})")
+    return EpisodeFilter(**{k: tuple(v) if isinstance(v, list | set) else v for k, v in value.items()})
+
+
+# -- agents and runs ----------------------------------------------------------------
+def agent(name: str | None = None, **fields) -> AgentProfile:
+    """A saved profile by name (or a baseline: random, center, ocr-match), optionally changed
+    (api.agent("gpt4o", pattern="cot")); or a new one from fields (name=, base_url=, model=,
+    convention=, api_key_env=, ...). Keys are never given here: api_key_env names a variable."""
+    if name is not None and not fields:
+        return get_profile(name)
+    if name is not None:
+        try:
+            return replace(get_profile(name), **fields)
+        except ProfileError:
+            pass
+    profile = AgentProfile(name=name or fields.pop("name", ""), **fields)
+    profile.validate()
+    return profile
+
+
+def plan_run(project: Project, where: Where = None, protocol: str | None = None,
+             include_unlabelled: bool = False) -> Plan:
+    """What a run would ask before anything is sent: the protocol, samples, and what is left out and why."""
+    return engine.plan_run(project, _filter(where), protocol, include_unlabelled)
+
+
+def create_run(project: Project, agent: AgentProfile | str, where: Where = None, protocol: str | None = None,
+               name: str = "", include_unlabelled: bool = False, **options) -> int:
+    """A pending run; `protocol` None: the one the samples fit. `options`: the protocol's
+    (episode: allow_ask=False for the 'incomplete' setting)."""
+    profile = get_profile(agent) if isinstance(agent, str) else agent
+    return engine.create_run(project, profile, _filter(where), name, protocol, options or None, include_unlabelled)
+
+
+def execute_run(project: Project, run_id: int, on_progress: Callable[[RunProgress], None] | None = None,
+                cancel: threading.Event | None = None, concurrency: int | None = None, use_cache: bool = True,
+                agent: AgentProfile | None = None) -> RunProgress:
+    """Execute or resume a run (only unanswered samples are asked). Blocks; set `cancel` from another
+    thread to stop (the run is then 'cancelled' and resumable). On an error the run is marked 'failed'
+    with the reason, and the error is raised."""
+    return engine.execute(project, run_id, profile=agent, progress=on_progress, cancel=cancel,
+                          concurrency=concurrency, use_cache=use_cache)
+
+
+def run(project: Project, agent: AgentProfile | str, where: Where = None, protocol: str | None = None,
+        **kw) -> tuple[int, RunProgress]:
+    """create_run + execute_run."""
+    run_kw = {k: kw.pop(k) for k in ("on_progress", "cancel", "concurrency", "use_cache") if k in kw}
+    run_id = create_run(project, agent, where, protocol, **kw)
+    return run_id, execute_run(project, run_id, **run_kw)
+
+
+def runs(project: Project) -> list[Run]:
+    """Every run in id order (typed rows: protocol, agent, model, status, failure, totals)."""
+    return list_runs(project)
+
+
+# -- results -------------------------------------------------------------------------
+def evaluate(project: Project, run_ids: list[int] | None = None, rules: tuple[str, ...] = DEFAULT_RULES) -> dict:
+    """Metrics of runs (default: every run) under the rule sets: {"rules", "runs": {id: {..., "metrics"}}}.
+    Single-screen runs: metrics[rules]["overall" | "by_scenario"][...] = n, acc_gold, acc_dist,
+    acc_other, acc_inv (None when n = 0) with *_ci95 Wilson intervals, wrong_format, errors, excluded."""
+    return _evaluate(project, run_ids, tuple(rules))
+
+
+def per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DEFAULT_RULES) -> list[dict]:
+    """One dict per prediction of single-screen runs: the answer, its parse, each rule set's flags."""
+    return prediction_rows(project, run_ids, tuple(rules))
+
+
+def write_report(project: Project, out: str | Path, runs: list[int] | None = None, plots: bool = True,
+                 rules: tuple[str, ...] = DEFAULT_RULES, palette: str = "colorblind") -> list[Path]:
+    return _write_report(project, runs, out, plots=plots, palette=palette, rules=tuple(rules))

@@ -1,0 +1,45 @@
+"""What every command shares: the project argument, opening it, the episode filter flags.
+
+Command modules import this, never cli/main.py (which imports them): no import cycle.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from desktop_app.store.project import Project
+from desktop_app.store.queries import EpisodeFilter
+
+
+def csv_values(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def add_project(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("project", help="project folder, or a database URL (then give --media)")
+    parser.add_argument("--media", metavar="DIR", help="media folder for a database-URL project")
+
+
+def add_filters(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scenario", type=csv_values, default=(), help="only these scenarios (comma-separated)")
+    parser.add_argument("--status", type=csv_values, default=(),
+                        help="only these review statuses: unreviewed, pending, accepted, rejected, edited")
+    parser.add_argument("--split", type=csv_values, default=(), help="only these splits")
+
+
+def filter_of(args) -> EpisodeFilter:
+    return EpisodeFilter(scenarios=args.scenario, review_statuses=args.status, splits=args.split)
+
+
+def rules_argument(text: str) -> tuple[str, ...]:
+    from desktop_app.evaluation.rules import RULES
+
+    names = tuple(dict.fromkeys(v.strip() for v in text.split(",") if v.strip()))
+    unknown = [n for n in names if n not in RULES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"--rules: one or more of {', '.join(RULES)}, comma-separated")
+    return names
+
+
+def open_project(args) -> Project:
+    return Project.open(args.project, args.media)

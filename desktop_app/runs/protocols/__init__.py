@@ -1,0 +1,33 @@
+"""The registry of evaluation protocols, as formats and conventions are registries.
+
+    screen   single screens (EnvDistraction): gold / distracted / other / invalid
+    episode  multi-step episodes with ASK answered by a simulated user (Navi-plus)
+
+`suggest()` picks the protocol a selection fits when the user does not choose one.
+"""
+
+from __future__ import annotations
+
+from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
+from desktop_app.runs.protocols.episode import EpisodeProtocol
+from desktop_app.runs.protocols.screen import ScreenProtocol
+
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol())}
+DEFAULT = "screen"
+
+
+def get_protocol(name: str) -> Protocol:
+    try:
+        return PROTOCOLS[name]
+    except KeyError:
+        raise OptionsError(f"unknown protocol {name!r} (one of {', '.join(PROTOCOLS)})") from None
+
+
+def suggest(summary: SampleSummary) -> str:
+    """The first registered protocol that fits the samples (screen for an empty selection)."""
+    if not summary.episodes:
+        return DEFAULT
+    return next((name for name, p in PROTOCOLS.items() if p.fits(summary)), DEFAULT)
+
+
+__all__ = ["DEFAULT", "PROTOCOLS", "OptionsError", "Protocol", "SampleSummary", "WorkUnit", "get_protocol", "suggest"]

@@ -1,0 +1,68 @@
+"""Single screens (EnvDistraction): one request per step, scored as it arrives.
+
+Each step is asked on its own with the episode's goal (and the step's instruction, if any); the
+answer is parsed by the agent's output convention and judged by ScreenLab's rules into one verdict
+(gold, distracted, other, invalid). Evaluating under the authors' rules happens later, from the
+stored raw answers (evaluation/rules), so it can change without asking again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar
+
+from desktop_app.agents.client import RequestFailed
+from desktop_app.evaluation.report import screen_metrics
+from desktop_app.evaluation.rules.screenlab import ScoringOptions, judge
+from desktop_app.runs.context import RunContext, answer_values
+from desktop_app.runs.protocols.base import Protocol, SampleSummary, WorkUnit, step_units
+from desktop_app.runs.text import rate_cells
+from desktop_app.runs.work import WorkItem
+
+
+class ScreenProtocol(Protocol):
+    name: ClassVar[str] = "screen"
+    title: ClassVar[str] = "Single screens"
+    description: ClassVar[str] = ("every screen asked on its own with its goal; answers judged gold, distracted, "
+                                  "other or invalid (EnvDistraction)")
+
+    def __init__(self, scoring: ScoringOptions = ScoringOptions()):
+        self.scoring = scoring
+
+    def fits(self, summary: SampleSummary) -> bool:
+        return summary.multi_step_episodes * 2 <= summary.episodes
+
+    def units(self, items: list[WorkItem], include_unlabelled: bool = False) -> tuple[list[WorkUnit], Counter]:
+        return step_units(items, include_unlabelled)
+
+    async def act(self, ctx: RunContext, unit: WorkUnit) -> None:
+        (item,) = unit.items
+        try:
+            answer = await ctx.ask(ctx.sample(item))
+        except RequestFailed as exc:
+            await ctx.write_failure(item, exc)
+            ctx.step_done()
+            return
+        parsed = ctx.parse(answer.reply.text, item)
+        verdict = judge(parsed, item.targets, item.scenario, self.scoring)
+        await ctx.write(item, {
+            **answer_values(answer, parsed), "verdict": verdict.verdict, "matched_box_id": verdict.target_id,
+            "wrong_format": verdict.wrong_format,
+            "parsed": {**parsed.to_json(), "calls": answer.calls, "how": verdict.how, "score": verdict.score}})
+        ctx.step_done(verdict.verdict)
+
+    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+        return screen_metrics(project, [r.id for r in runs], rules)["runs"]
+
+    def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:
+        lines = []
+        width = max(len(r) for r in rules)
+        for name in rules:
+            overall = metrics[name]["overall"]
+            lines.append(f"{name:<{width}}  n={overall['n']:<5} " + rate_cells(overall)
+                         + f"  wrong format {overall['wrong_format']}"
+                         + (f"  excluded {overall['excluded']}" if overall["excluded"] else "")
+                         + (f"  gold+dist {overall['both']}" if overall["both"] else ""))
+            for scenario, cell in metrics[name]["by_scenario"].items():
+                lines.append(f"{'':<{width}}    {scenario or '(none)':<14} n={cell['n']:<5} " + rate_cells(cell))
+        return lines

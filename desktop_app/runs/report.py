@@ -1,0 +1,53 @@
+"""`screenlab report` (and api.write_report): result tables and plots of runs, for a paper.
+
+Writes, into the output folder:
+  summary.md                       every run: protocol, state, failures, its metrics in words
+  table_by_rules.{csv,md,tex}      the rule sets side by side (single-screen runs, all samples)
+  table_by_scenario.{csv,md,tex}   agents x patterns rows, a column group per scenario (+ all)
+  table_by_pattern.{csv,md,tex}    agents rows, a column group per working pattern (+ all)
+  table_scenario_<name>.{...}      per scenario: agents x patterns (the paper's Tables 3-6)
+                                   (each of these again with a _<rules> suffix for the second rule set)
+  plot_overall.png, plot_by_scenario.png, plot_by_pattern.png, plot_by_rules.png
+Plots are drawn with Pillow (evaluation/chart_png.py): no window, no Qt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from desktop_app.evaluation import tables
+from desktop_app.evaluation.chart_png import render_png
+from desktop_app.evaluation.rows import rule_rows
+from desktop_app.runs.evaluate import DEFAULT_RULES, evaluate, list_runs, summary_lines
+from desktop_app.store.project import Project
+
+
+def write_report(project: Project, run_ids: list[int] | None, out: Path | str, plots: bool = True,
+                 palette: str = "colorblind", rules: tuple[str, ...] = DEFAULT_RULES) -> list[Path]:
+    """Everything `screenlab report` writes; returns the files. run_ids None: every run."""
+    runs = list_runs(project, run_ids)
+    if not runs:
+        raise ValueError("this project has no runs yet (start one with `screenlab run`)")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    summary = out / "summary.md"
+    lines = ["# Runs", "", "```", *summary_lines(evaluate(project, [r.id for r in runs], rules)), "```", ""]
+    summary.write_text("\n".join(lines), encoding="utf-8")
+    written.append(summary)
+    screen = [r.id for r in runs if r.protocol == "screen"]
+    if not screen:
+        return written
+    rows = [row for name in rules for row in rule_rows(project, screen, name)]
+    for name, table in tables.paper_tables(rows).items():
+        for fmt in ("csv", "md", "tex"):
+            written.append(tables.write(table, out / f"table_{name}.{fmt}"))
+    if plots:
+        first = [r for r in rows if r["rules"] == rules[0]]
+        charts = [("overall", tables.overall_table(first)), ("by_scenario", tables.breakdown_table(first, "scenario")),
+                  ("by_pattern", tables.breakdown_table(first, "pattern"))]
+        if len(rules) > 1:
+            charts.append(("by_rules", tables.breakdown_table(rows, "rules")))
+        for name, table in charts:
+            written.append(render_png(table, out / f"plot_{name}.png", palette))
+    return written
