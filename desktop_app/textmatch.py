@@ -53,12 +53,19 @@ def token_views(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str,
     return tokens(text), verbless, words
 
 
-def _f1(p: tuple[str, ...], g: tuple[str, ...]) -> float:
-    common = Counter(p) & Counter(g)
-    same = sum(common.values())
+@lru_cache(maxsize=200_000)
+def _bags(text: str) -> tuple[frozenset[str], tuple[tuple[Counter, int] | None, ...]]:
+    """Every word of the text, and each view as (token counts, length), cached: scoring compares one
+    answer with many labels and one label with many answers."""
+    views = token_views(text)
+    return frozenset(views[2]), tuple((Counter(v), len(v)) if v else None for v in views)
+
+
+def _f1(p: Counter, p_len: int, g: Counter, g_len: int) -> float:
+    same = sum((p & g).values())
     if same == 0:
         return 0.0
-    precision, recall = same / len(p), same / len(g)
+    precision, recall = same / p_len, same / g_len
     return 2 * precision * recall / (precision + recall)
 
 
@@ -66,17 +73,26 @@ def token_f1(prediction: str, gold: str) -> float:
     """Token F1, the best of three views applied to both sides alike, so dropping filler words can
     only help: "click Headphone icon at the bottom left" vs "Headphone icon" is 0.57 (verb dropped),
     not the 0.40 that dropping "icon" as a filler word would give."""
-    pv, gv = token_views(prediction), token_views(gold)
-    if not pv[2] or not gv[2]:
-        return float(pv[2] == gv[2] and bool(prediction.strip()))
-    return max(_f1(p, g) for p, g in zip(pv, gv, strict=True) if p and g)
+    p_words, p_views = _bags(prediction)
+    g_words, g_views = _bags(gold)
+    if not p_words or not g_words:
+        return float(p_words == g_words and bool(prediction.strip()))
+    if p_words.isdisjoint(g_words):
+        return 0.0  # every view is a subset of the words: nothing in common in any of them
+    return max(_f1(*p, *g) for p, g in zip(p_views, g_views, strict=True) if p and g)
 
 
 def is_close_label(text: str) -> bool:
     low = text.lower()
-    return any(m in low for m in _CLOSE_MARKERS) or normalize(text) in {normalize(s) for s in CLOSE_SYNONYMS}
+    return any(m in low for m in _CLOSE_MARKERS) or normalize(text) in _close_names()
 
 
+@lru_cache(maxsize=1)
+def _close_names() -> frozenset[str]:
+    return frozenset(normalize(s) for s in CLOSE_SYNONYMS)
+
+
+@lru_cache(maxsize=200_000)
 def label_variants(text: str, role: str = "") -> tuple[str, ...]:
     """The texts an annotated action answers to: its own, plus the close synonyms for a close button."""
     if role == "close" or is_close_label(text):

@@ -49,6 +49,31 @@ def make_image(path: Path, size=(200, 100), color="white", fmt=None) -> Path:
     return path
 
 
+SHOE_BOXES = [[20, 20, 120, 60], [200, 100, 300, 140], [40, 220, 380, 280]]
+
+
+def write_shoe_episodes(folder: Path, episodes: int = 2) -> Path:
+    """Multi-step ambiguous episodes in our JSONL: three steps each (one gold box per step); the size
+    was taken out of the task and is asked for at step 1 ("Which size do you need?" -> "Size 42.")."""
+    import json
+
+    lines = []
+    for e in range(episodes):
+        steps = []
+        for i, box in enumerate(SHOE_BOXES):
+            make_image(folder / "images" / f"e{e}s{i}.png", size=(400, 300), color=(40 * i, 90, 30 * e))
+            steps.append({"image": f"images/e{e}s{i}.png", "instruction": f"Tap button {i + 1}",
+                          "actions": [{"box": box, "label": "gold", "element_text": f"button {i + 1}"}]})
+        navi = {"original_task": "Order the blue shoes in size 42", "ambiguous_task": "Order the blue shoes",
+                "qa_pairs": [{"ask_step": 1, "removed_step": 1, "question": "Which size do you need?",
+                              "answer": "Size 42.", "overlap": "in size 42"}],
+                "step_kinds": ["transactional", "informative", "transactional"]}
+        lines.append({"id": f"shoes-{e}", "goal": "Order the blue shoes", "scenario": "ambiguous",
+                      "review_status": "accepted", "meta": {"navi": navi}, "steps": steps})
+    (folder / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return folder
+
+
 def snapshot(project) -> dict:
     """Everything a user could lose: every row of every table and every media file."""
     state = {}

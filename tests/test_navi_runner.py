@@ -14,31 +14,16 @@ from desktop_app.runs.evaluate import evaluate
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 
-from conftest import make_image
+from conftest import SHOE_BOXES, write_shoe_episodes
 from openai_server import FakeOpenAI, Response, user_text
 
-BOXES = [[20, 20, 120, 60], [200, 100, 300, 140], [40, 220, 380, 280]]
+BOXES = SHOE_BOXES
 
 
 @pytest.fixture
 def project(tmp_path):
-    folder = tmp_path / "data"
-    lines = []
-    for e in range(2):
-        steps = []
-        for i, box in enumerate(BOXES):
-            make_image(folder / "images" / f"e{e}s{i}.png", size=(400, 300), color=(40 * i, 90, 30 * e))
-            steps.append({"image": f"images/e{e}s{i}.png", "instruction": f"Tap button {i + 1}",
-                          "actions": [{"box": box, "label": "gold", "element_text": f"button {i + 1}"}]})
-        navi = {"original_task": "Order the blue shoes in size 42", "ambiguous_task": "Order the blue shoes",
-                "qa_pairs": [{"ask_step": 1, "removed_step": 1, "question": "Which size do you need?",
-                              "answer": "Size 42.", "overlap": "in size 42"}],
-                "step_kinds": ["transactional", "informative", "transactional"]}
-        lines.append({"id": f"shoes-{e}", "goal": "Order the blue shoes", "scenario": "ambiguous",
-                      "review_status": "accepted", "meta": {"navi": navi}, "steps": steps})
-    (folder / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     with Project.init(tmp_path / "p") as p:
-        import_path(p, folder, "screenlab")
+        import_path(p, write_shoe_episodes(tmp_path / "data"), "screenlab")
         yield p
 
 

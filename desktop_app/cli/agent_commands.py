@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import signal
 import sys
@@ -91,19 +92,26 @@ def cmd_agents_remove(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from dataclasses import replace
+    if not args.agent and not args.resume:
+        print("error: give --agent NAME (or --resume RUN_ID)", file=sys.stderr)
+        return 2
+    cancel = threading.Event()
+    # Ctrl+C stops cleanly (`--resume` continues); the previous handler is back when the command returns
+    previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    try:
+        return _run(args, cancel)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
+
+def _run(args, cancel: threading.Event) -> int:
     from desktop_app import api
     from desktop_app.agents.profiles import get_profile
     from desktop_app.cli.common import open_project
     from desktop_app.cli.progress import ProgressBar
     from desktop_app.runs.engine import load_run
+    from desktop_app.runs.state import error_summary
 
-    if not args.agent and not args.resume:
-        print("error: give --agent NAME (or --resume RUN_ID)", file=sys.stderr)
-        return 2
-    cancel = threading.Event()
-    signal.signal(signal.SIGINT, lambda *_: cancel.set())  # Ctrl+C stops cleanly; `--resume` continues
     bar = ProgressBar()
     with open_project(args) as project:
         if args.resume:
@@ -115,7 +123,7 @@ def cmd_run(args) -> int:
         else:
             profile = get_profile(args.agent)
             if args.pattern:
-                profile = replace(profile, pattern=args.pattern)
+                profile = dataclasses.replace(profile, pattern=args.pattern)
             flt = EpisodeFilter(**args.where)
             plan = api.plan_run(project, flt, args.protocol, args.include_unlabelled)
             options = {"allow_ask": not args.no_ask} if plan.protocol == "episode" else {}
@@ -131,11 +139,9 @@ def cmd_run(args) -> int:
                                      on_progress=lambda st: bar("asking agent", st.skipped + st.done, st.total),
                                      use_cache=not args.no_cache)
         except Exception as exc:
-            print(f"run {run_id} failed: {exc}\nfix the cause, then continue with: "
+            print(f"run {run_id} failed: {type(exc).__name__}: {exc}\nfix the cause, then continue with: "
                   f"screenlab run {args.project} --resume {run_id}", file=sys.stderr)
             return 2
-    from desktop_app.runs.state import error_summary
-
     verdicts = ", ".join(f"{v} {n}" for v, n in sorted(status.verdicts.items())) or "none"
     print(f"run {run_id}: {status.done} answered, {status.skipped} already done, {status.errors} failed, "
           f"{status.cached} from cache; {verdicts}; {status.prompt_tokens + status.completion_tokens} tokens"

@@ -7,9 +7,10 @@
 from __future__ import annotations
 
 from desktop_app.evaluation.rules.base import Flags, RuleSet, ScoringInput, Target
+from desktop_app.evaluation.rules.envdistraction import EnvDistractionRules
 from desktop_app.evaluation.rules.screenlab import ScreenLabRules
 
-RULES: dict[str, RuleSet] = {r.name: r for r in (ScreenLabRules(),)}
+RULES: dict[str, RuleSet] = {r.name: r for r in (ScreenLabRules(), EnvDistractionRules())}
 DEFAULT = "screenlab"
 
 

@@ -16,7 +16,7 @@ from desktop_app.evaluation.report import screen_metrics
 from desktop_app.evaluation.rules.screenlab import ScoringOptions, judge
 from desktop_app.runs.context import RunContext, answer_values
 from desktop_app.runs.protocols.base import Protocol, SampleSummary, WorkUnit, step_units
-from desktop_app.runs.text import rate_cells
+from desktop_app.runs.text import rate_header, rate_line
 from desktop_app.runs.work import WorkItem
 
 
@@ -55,14 +55,13 @@ class ScreenProtocol(Protocol):
         return screen_metrics(project, [r.id for r in runs], rules)["runs"]
 
     def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:
-        lines = []
-        width = max(len(r) for r in rules)
+        lines = [rate_header("rules", "samples")]
         for name in rules:
             overall = metrics[name]["overall"]
-            lines.append(f"{name:<{width}}  n={overall['n']:<5} " + rate_cells(overall)
-                         + f"  wrong format {overall['wrong_format']}"
-                         + (f"  excluded {overall['excluded']}" if overall["excluded"] else "")
-                         + (f"  gold+dist {overall['both']}" if overall["both"] else ""))
+            notes = [f"{overall['errors']} failed requests left out"] if overall["errors"] else []
+            notes += [f"{overall['excluded']} not counted by these rules"] if overall["excluded"] else []
+            notes += [f"{overall['both']} both gold and distracted"] if overall["both"] else []
+            lines.append(rate_line(name, "all", overall) + (f"   ({'; '.join(notes)})" if notes else ""))
             for scenario, cell in metrics[name]["by_scenario"].items():
-                lines.append(f"{'':<{width}}    {scenario or '(none)':<14} n={cell['n']:<5} " + rate_cells(cell))
+                lines.append(rate_line("", scenario or "(none)", cell))
         return lines

@@ -339,7 +339,6 @@ class RunDialog(QDialog):
     def _changed(self, *_) -> None:
         for check in self.pattern_checks.values():
             check.setEnabled(not self.own_pattern.isChecked())
-        self.allow_ask.setEnabled(self.protocol() in (None, "episode"))
         self.counted = False
         self._update_summary()
         self._debounce.start()
@@ -374,6 +373,8 @@ class RunDialog(QDialog):
             self.summary.setText(f"Could not count the samples: {exc}")
 
     def _update_summary(self) -> None:
+        # ASK is an episode option: enabled while episodes are chosen, or may be (not counted yet)
+        self.allow_ask.setEnabled(self.protocol() in (None, "episode"))
         runs = self.runs()
         ok = self.buttons.button(QDialogButtonBox.Ok)
         if not self.counted or self._selection is None:
