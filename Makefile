@@ -19,7 +19,7 @@ test: $(BIN)/.installed system-deps
 	$(BIN)/python -m pytest
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check desktop_app tests benchmarks datasets
+	$(BIN)/ruff check desktop_app tests benchmarks datasets docs packaging
 	$(BIN)/python tests/layers.py
 
 bench: $(BIN)/.installed

@@ -8,7 +8,9 @@ gold element, except on every third goal where it falls for the distraction - th
 
   docs/eval-overlay.png    one pop-up screen: its boxes, every agent's marker and verdict badge,
                            the legend, the answers panel and the runs list
-  docs/eval-dashboard.png  the dashboard, by scenario
+  docs/eval-dashboard.png  the dashboard, by scenario (ScreenLab's rules)
+  docs/eval-rules.png      the dashboard, the two rule sets side by side, by scenario
+  docs/eval-new-run.png    the New run dialog: agents, patterns, the protocol, what is left out
 
 Offscreen; nothing of yours is touched (settings go to a temporary folder).
 """
@@ -28,6 +30,7 @@ DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS.parent))
 sys.path.insert(0, str(DOCS.parent / "tests"))
 
+from PIL import Image as PILImage  # noqa: E402
 from PySide6.QtCore import QEventLoop, QRectF, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtWidgets import QApplication, QSplitter, QVBoxLayout, QWidget  # noqa: E402
@@ -40,12 +43,14 @@ from desktop_app.paths import demo_dataset_dir  # noqa: E402
 from desktop_app.runs.engine import RunRequest  # noqa: E402
 from desktop_app.store import models as m  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
+from desktop_app.store.queries import EpisodeFilter  # noqa: E402
 from desktop_app.ui.app import application  # noqa: E402
 from desktop_app.ui.canvas.scene import AnnotationScene  # noqa: E402
 from desktop_app.ui.canvas.view import CanvasView  # noqa: E402
 from desktop_app.ui.eval.dashboard import DashboardWidget  # noqa: E402
 from desktop_app.ui.eval.prediction_layer import PredictionLayer, draw_legend, marks_from_rows  # noqa: E402
 from desktop_app.ui.eval.prediction_panel import PredictionPanel  # noqa: E402
+from desktop_app.ui.eval.run_dialog import RunDialog  # noqa: E402
 from desktop_app.ui.eval.runs_panel import RunsPanel  # noqa: E402
 from desktop_app.ui.theme import apply_theme  # noqa: E402
 
@@ -168,6 +173,31 @@ def main() -> None:
             settle()
             dashboard.grab().save(str(DOCS / "eval-dashboard.png"))
             print(f"wrote {DOCS / 'eval-dashboard.png'}")
+            dashboard.set_rules("both")
+            settle()
+            dashboard.grab().save(str(DOCS / "eval-rules.png"))
+            print(f"wrote {DOCS / 'eval-rules.png'}")
+
+            shots = scratch.parent / "shots"  # two screenshots nobody labelled yet: the dialog leaves them out
+            for i in range(2):
+                shots.mkdir(exist_ok=True)
+                PILImage.new("RGB", (1280, 800), (240, 240, 240 - 20 * i)).save(shots / f"raw-{i}.png")
+            import_path(project, shots, "images")
+            gpt = AgentProfile(name="gpt-4o", base_url="https://api.openai.com/v1", model="gpt-4o",
+                               convention="json-text", image_detail="low", price_in_per_mtok=2.5,
+                               price_out_per_mtok=10)
+            dialog = RunDialog(project, current_filter=EpisodeFilter(), profiles={"gpt-4o": gpt})
+            dialog.set_agents(["gpt-4o", "center"])
+            dialog.set_patterns(["direct", "cot"])
+            dialog.show()
+            loop = QEventLoop()
+            dialog.estimateChanged.connect(loop.quit)
+            QTimer.singleShot(10_000, loop.quit)
+            loop.exec()
+            settle()
+            dialog.grab().save(str(DOCS / "eval-new-run.png"))
+            print(f"wrote {DOCS / 'eval-new-run.png'}")
+            dialog.close()
             panel.shutdown()
             window.close()
             dashboard.close()

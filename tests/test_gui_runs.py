@@ -20,6 +20,7 @@ from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui.eval.background import wait_all
+from desktop_app.ui.eval.dashboard import DashboardWidget
 from desktop_app.ui.eval.run_dialog import RunDialog
 from desktop_app.ui.eval.runs_panel import RunsPanel
 
@@ -146,3 +147,36 @@ def test_failures_show_in_the_runs_panel_for_every_protocol(qtbot, project, monk
     row = row_text(panel, run_id)
     assert row["status"] == "done, with errors" and row["errors"] == "HTTP 500 x 4"
     assert row["run"] == f"#{run_id}  fake · direct · chat"  # a readable name: agent · pattern · samples
+
+
+def test_the_dashboard_shows_both_rule_sets_side_by_side(qtbot, project):
+    """A text answer 'Close (\\u00d7)' (a JSON escape): ScreenLab reads the JSON, the authors' regex
+    takes the escape literally and drops its backslash, so the two rule sets disagree on it."""
+    def respond(body, n):
+        return Response(text='{"action_type": "click", "element": "Close (\\u00d7)"}')
+
+    with FakeOpenAI(respond) as server:
+        panel = RunsPanel(project)
+        qtbot.addWidget(panel)
+        with qtbot.waitSignal(panel.runFinished, timeout=10000):
+            (run_id,) = panel.start_runs([RunRequest(agent(server, convention="json-text", concurrency=4),
+                                                     EpisodeFilter(scenarios=("popup",)), "screen")])
+    dashboard = DashboardWidget()
+    qtbot.addWidget(dashboard)
+    dashboard.resize(1200, 700)
+    with qtbot.waitSignal(dashboard.refreshed, timeout=10000):
+        dashboard.refresh(project, [run_id])
+    dashboard.set_breakdown("overall")
+    dashboard.set_rules("both")
+    table = dashboard.table()
+    assert table.columns == ["screenlab", "envdistraction"]
+    (row,) = table.rows
+    ours, theirs = table.cell(row, "screenlab"), table.cell(row, "envdistraction")
+    assert table.row_n(row) == ours["n"] == theirs["n"] == 9  # each sample counted once, not per rule set
+    assert ours["acc_gold"] == 1.0 and theirs["acc_gold"] == 0.0 and theirs["acc_inv"] == 1.0
+    assert len(dashboard.bars) == 2 * 4
+    bar = next(b for b in dashboard.bars if b.column == "envdistraction" and b.metric == "acc_inv")
+    info = dashboard.bar_info(bar)
+    assert len(info["episode_ids"]) == 9 and info["metric"] == "acc_inv"
+    header = [dashboard.model.horizontalHeaderItem(i).text() for i in range(dashboard.model.columnCount())]
+    assert "envdistraction Acc_other" in header and "screenlab wrong format" in header

@@ -96,3 +96,23 @@ def test_a_cancelled_navi_run_resumes_whole_episodes(project):
     assert second.done + second.skipped == 6
     metrics = navi_metrics(project, run_id)
     assert metrics["episodes"] == 2 and metrics["ssr"] == 1.0
+
+
+def test_a_label_fix_does_not_rescore_episode_steps_with_the_single_screen_judge(project):
+    """Episode predictions say whether the step was right (Dual-Stream), not which box was clicked."""
+    from sqlalchemy import select
+
+    from desktop_app.evaluation.rescore import rescore
+    from desktop_app.store import edits
+    from desktop_app.store import models as m
+
+    with FakeOpenAI(asking_agent) as server:
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("ambiguous",)), protocol="episode")
+        execute(project, run_id)
+    with project.reading() as s:
+        before = dict(s.execute(select(m.Prediction.id, m.Prediction.verdict)).all())
+        box = s.execute(select(m.ActionBox)).scalars().first()
+    edits.update_boxes(project, [(box.id, {"label": "distracted"})])
+    assert rescore(project, step_ids=[box.step_id]) == 0
+    with project.reading() as s:
+        assert dict(s.execute(select(m.Prediction.id, m.Prediction.verdict)).all()) == before

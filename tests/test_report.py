@@ -109,7 +109,12 @@ def test_screenlab_report_writes_tables_and_plots(project_with_runs, tmp_path, c
     for scenario in ("chat", "popup", "recommendation", "search"):
         assert {f"table_scenario_{scenario}.{fmt}" for fmt in ("csv", "md", "tex")} <= names
     assert {"table_by_scenario.csv", "table_by_scenario.md", "table_by_scenario.tex", "table_by_pattern.csv",
-            "plot_overall.png", "plot_by_scenario.png", "plot_by_pattern.png"} <= names
+            "plot_overall.png", "plot_by_scenario.png", "plot_by_pattern.png", "summary.md",
+            "table_by_rules.csv", "table_by_scenario_envdistraction.csv", "plot_by_rules.png"} <= names
+    side = tables.read_csv(out / "table_by_rules.csv")
+    assert side.columns == ["screenlab", "envdistraction"]  # both rule sets, side by side, ours first
+    summary = (out / "summary.md").read_text()
+    assert all(f"run {i}" in summary for i in ids) and "envdistraction" in summary
     assert f"wrote {len(names)} files" in capsys.readouterr().out
     with Image.open(out / "plot_by_scenario.png") as image:
         assert image.width > image.height > 200

@@ -52,6 +52,8 @@ class Subplot:
 def column_title(table: Table, column: str) -> str:
     if column == ALL:
         return "all samples"
+    if "rules" in table.column_field:  # rule sets side by side: "popup · envdistraction" says it all
+        return column or "(none)"
     return f"{table.column_field}: {column or '(none)'}"
 
 

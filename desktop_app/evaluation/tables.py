@@ -49,12 +49,16 @@ class Table:
     columns: list[str] = field(default_factory=list)
     # (row, column) -> Metric.as_dict() plus "gold".."invalid" counts and "runs": [run ids]
     cells: dict[tuple[tuple[str, ...], str], dict] = field(default_factory=dict)
+    # row -> distinct samples scored (run, step); set when columns may share samples (rule sets side by side)
+    totals: dict[tuple[str, ...], int] = field(default_factory=dict)
 
     def cell(self, row: tuple[str, ...], column: str) -> dict | None:
         return self.cells.get((tuple(row), column))
 
     def row_n(self, row: tuple[str, ...]) -> int:
-        """Samples behind a row: its ALL cell, else the sum over its columns."""
+        """Samples behind a row: counted when built, else its ALL cell, else the sum over its columns."""
+        if tuple(row) in self.totals:
+            return self.totals[tuple(row)]
         total = self.cell(row, ALL)
         if total is not None:
             return total["n"]
@@ -73,11 +77,14 @@ def _key(row: dict, fields: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def build_table(rows: Iterable[dict], row_fields: tuple[str, ...] = ("agent", "pattern"),
-                column_field: str = "scenario", title: str = "", with_all: bool = True) -> Table:
-    """rows: evaluation.rows dicts (one rule set, or several with "rules" as a key field). Rows keep the order their first
-    prediction came in (runs by id); columns are sorted, ALL last when there is more than one."""
+                column_field: str = "scenario", title: str = "", with_all: bool = True,
+                column_order: list[str] | None = None) -> Table:
+    """rows: evaluation.rows dicts (one rule set, or several with "rules" in a key field). Rows keep
+    the order their first prediction came in (runs by id); columns follow `column_order` (the rest
+    sorted), ALL last when there is more than one."""
     metrics: dict[tuple, Metric] = defaultdict(Metric)
     runs: dict[tuple, set[int]] = defaultdict(set)
+    samples: dict[tuple, set] = defaultdict(set)
     order: dict[tuple[str, ...], None] = {}
     columns: set[str] = set()
     for row in rows:
@@ -90,13 +97,17 @@ def build_table(rows: Iterable[dict], row_fields: tuple[str, ...] = ("agent", "p
         for cell in ((key, column), (key, ALL)):
             metrics[cell].add_row(row)
             runs[cell].add(int(row.get("run", 0) or 0))
-    cols = sorted(columns)
+        if row.get("verdict") != "error" and not row.get("excluded"):
+            samples[key].add((row.get("run"), row.get("step_id", id(row))))
+    cols = [c for c in (column_order or []) if c in columns] + sorted(columns - set(column_order or []))
     if with_all and len(cols) > 1:
         cols.append(ALL)
     table = Table(title, tuple(row_fields), column_field, list(order), cols)
     for (key, column), metric in metrics.items():
         if column in cols:
             table.cells[(key, column)] = _cell(metric, runs[(key, column)])
+    if not with_all:  # columns may share samples (rule sets side by side): count each sample once
+        table.totals = {key: len(samples[key]) for key in order}
     return table
 
 
@@ -117,7 +128,8 @@ def paper_tables(rows: list[dict]) -> dict[str, Table]:
     tables: dict[str, Table] = {}
     if len(rule_sets) > 1:
         tables["by_rules"] = build_table(rows, ("agent", "pattern"), "rules",
-                                         "Rule sets side by side, all samples (95% Wilson intervals)", with_all=False)
+                                         "Rule sets side by side, all samples (95% Wilson intervals)", with_all=False,
+                                         column_order=rule_sets)
     for i, rules in enumerate(rule_sets):
         mine = [r for r in rows if str(r.get("rules") or "") == rules]
         suffix = f"_{rules}" if i else ""
@@ -151,7 +163,9 @@ def breakdown_table(rows: Iterable[dict], breakdown: str) -> Table:
     if breakdown == "pattern":
         return build_table(rows, ("agent",), "pattern", "By working pattern")
     if breakdown == "rules":
-        return build_table(rows, ("agent", "pattern"), "rules", "Rule sets side by side", with_all=False)
+        order = list(dict.fromkeys(str(r.get("rules") or "") for r in rows))
+        return build_table(rows, ("agent", "pattern"), "rules", "Rule sets side by side", with_all=False,
+                           column_order=order)
     return build_table(rows, ("agent", "pattern"), "scenario", "By scenario")
 
 

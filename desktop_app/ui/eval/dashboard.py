@@ -45,7 +45,7 @@ from desktop_app.ui.eval.plots import Bar, draw_table
 
 BREAKDOWNS = (("overall", "Overall"), ("scenario", "By scenario"), ("pattern", "By pattern"))
 BOTH = "both"
-SIDE_BY_SIDE = "rules · "  # the column field of a side-by-side table: "rules · scenario"
+SIDE_BY_SIDE = " · rules"  # the column field of a side-by-side table: "scenario · rules"
 METRIC_FLAG = {"acc_gold": "gold", "acc_dist": "distracted", "acc_other": "other", "acc_inv": "invalid"}
 EXPORTS = (("csv", "CSV…", "CSV (*.csv)"), ("md", "Markdown…", "Markdown (*.md)"), ("tex", "LaTeX…", "LaTeX (*.tex)"))
 CLICK_SLACK = 0.03  # a click this close above a short bar still hits it (0-height bars stay clickable)
@@ -185,16 +185,21 @@ class DashboardWidget(QWidget):
         rows = []
         for name, mine in self._rows.items():
             for row in mine:
-                column = name if breakdown == "overall" else f"{name} · {row.get(breakdown, '') or '(none)'}"
-                rows.append({**row, SIDE_BY_SIDE + breakdown: column})
-        return rows, SIDE_BY_SIDE + breakdown
+                column = name if breakdown == "overall" else f"{row.get(breakdown, '') or '(none)'} · {name}"
+                rows.append({**row, breakdown + SIDE_BY_SIDE: column})
+        return rows, breakdown + SIDE_BY_SIDE
 
     def _redraw(self, *_) -> None:
         rows, breakdown = self._current_rows()
         self._shown = rows
-        if breakdown.startswith(SIDE_BY_SIDE):
-            row_fields = ("agent",) if breakdown.endswith("pattern") else ("agent", "pattern")
-            self._table = tables.build_table(rows, row_fields, breakdown, "Rule sets side by side", with_all=False)
+        if breakdown.endswith(SIDE_BY_SIDE):
+            # each value of the breakdown once per rule set, next to each other, in the registry's order
+            plain = breakdown[:-len(SIDE_BY_SIDE)]
+            values = sorted({str(r.get(plain, "") or "(none)") for r in rows})
+            order = list(self._rows) if plain == "overall" else [f"{v} · {n}" for v in values for n in self._rows]
+            row_fields = ("agent",) if plain == "pattern" else ("agent", "pattern")
+            self._table = tables.build_table(rows, row_fields, breakdown, "Rule sets side by side", with_all=False,
+                                             column_order=order)
         else:
             self._table = tables.breakdown_table(rows, breakdown)
         foreground = "#e6e6e6" if self.dark else "#303030"

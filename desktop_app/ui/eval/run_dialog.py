@@ -148,7 +148,7 @@ class RunDialog(QDialog):
         grid.addWidget(self.status_combo, 4, 1)
         grid.addWidget(QLabel("Run name (optional):"), 5, 0)
         self.name_edit = QLineEdit()
-        self.name_edit.setPlaceholderText("agent / pattern")
+        self.name_edit.setPlaceholderText("agent · pattern · samples")
         grid.addWidget(self.name_edit, 5, 1)
 
         # protocol: how each unit is asked and scored (runs/protocols); automatic = what the samples fit
@@ -375,6 +375,8 @@ class RunDialog(QDialog):
     def _update_summary(self) -> None:
         # ASK is an episode option: enabled while episodes are chosen, or may be (not counted yet)
         self.allow_ask.setEnabled(self.protocol() in (None, "episode"))
+        fits = PROTOCOLS[self._plan.suggested].title.lower() if self._plan else "…"
+        self.protocol_buttons["auto"].setText(f"Automatic: what the samples fit ({fits})")
         runs = self.runs()
         ok = self.buttons.button(QDialogButtonBox.Ok)
         if not self.counted or self._selection is None:
@@ -383,8 +385,10 @@ class RunDialog(QDialog):
             return
         sel, est, plan = self._selection, self._estimate, self._plan
         protocol = PROTOCOLS[plan.protocol].title.lower()
-        text = (f"{len(runs)} run(s) · {protocol} · {plan.steps} samples ({plan.units} "
-                f"{'episodes' if plan.protocol == 'episode' else 'units'}) each")
+        text = f"{len(runs)} run(s) · {protocol} · {plan.steps} samples"
+        if plan.units != plan.steps:  # units are episodes
+            text += f" ({plan.units} episodes)"
+        text += " each"
         if plan.excluded:
             text += f" · {plan.excluded_text}"
         text += f" · {est.requests} requests"
