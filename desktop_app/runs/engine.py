@@ -202,8 +202,7 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
         status.skipped = status.total - sum(len(u.items) for u in todo)
         status.excluded = sum(excluded.values())
         _mark(project, run_id, RunState.RUNNING, started=True, samples=(status.total, status.excluded))
-        agent, client = make_agent(project, profile, use_cache, ocr_lookup,
-                                   allow_ask=bool(getattr(options, "allow_ask", False)))
+        agent, client = make_agent(project, profile, use_cache, ocr_lookup, allow_ask=protocol.offers_ask(options))
         await _work(project, run_id, profile, agent, protocol, options, todo, status, progress, cancel,
                     concurrency)
     except BaseException as exc:

@@ -62,6 +62,10 @@ class Protocol:
     def options_json(self, options) -> dict:
         return asdict(options)
 
+    def offers_ask(self, options) -> bool:
+        """Whether the agent is told it may ask the user a question (its instruction gains the ASK syntax)."""
+        return False
+
     # -- planning ------------------------------------------------------------------
     def fits(self, summary: SampleSummary) -> bool:
         """Whether this protocol is the natural one for these samples (see protocols.suggest)."""

@@ -57,13 +57,16 @@ class EpisodeProtocol(Protocol):
     def fits(self, summary: SampleSummary) -> bool:
         return summary.multi_step_episodes * 2 > summary.episodes
 
+    def offers_ask(self, options: EpisodeOptions) -> bool:
+        return options.allow_ask
+
     def units(self, items: list[WorkItem], include_unlabelled: bool = False) -> tuple[list[WorkUnit], Counter]:
         return episode_units(items, include_unlabelled)
 
     async def act(self, ctx: RunContext, unit: WorkUnit) -> None:
         steps = list(unit.items)
         await ctx.clear(steps)  # a half-done episode starts over
-        allow_ask = ctx.options.allow_ask
+        allow_ask = self.offers_ask(ctx.options)
         navi = navi_of(await asyncio.to_thread(_episode, ctx, unit.key))
         pairs = sorted(navi.qa_pairs, key=lambda p: p.ask_step) if navi else []
         history: list[str] = []
