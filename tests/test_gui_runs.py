@@ -72,14 +72,15 @@ def test_the_dialog_suggests_a_protocol_and_says_what_it_leaves_out(qtbot, proje
     qtbot.waitUntil(lambda: dialog.counted, timeout=5000)
     # 24 accepted demo screens + 2 shoe episodes (6 steps) + 3 screenshots with no goal and no labels
     assert dialog.protocol() == "screen"  # most selected episodes are single screens
-    assert "single screens · 30 samples" in dialog.summary.text()
+    assert "Single screens · 30 samples" in dialog.summary.text()
     assert "3 samples left out: 3 no goal" in dialog.summary.text()
+    assert "4 episodes left out by review status" in dialog.summary.text()  # the demo's pending samples
     (request,) = dialog.runs()
     assert (request.protocol, request.options, request.include_unlabelled) == ("screen", None, False)
 
     dialog.include_unlabelled.setChecked(True)
     qtbot.waitUntil(lambda: dialog.counted, timeout=5000)
-    assert "33 samples" in dialog.summary.text() and "left out" not in dialog.summary.text()
+    assert "33 samples" in dialog.summary.text() and "no goal" not in dialog.summary.text()
 
     dialog.current_filter = EpisodeFilter(scenarios=("ambiguous",))
     dialog.set_source("filter")
@@ -91,10 +92,27 @@ def test_the_dialog_suggests_a_protocol_and_says_what_it_leaves_out(qtbot, proje
     qtbot.waitUntil(lambda: dialog.counted, timeout=5000)
     (request,) = dialog.runs()
     assert (request.protocol, request.options) == ("episode", {"allow_ask": False})
-    assert "multi-step episodes with ask · 6 samples (2 episodes)" in dialog.summary.text()
+    assert "Multi-step episodes with ASK · 6 samples (2 episodes)" in dialog.summary.text()
     dialog.set_protocol("screen")
     qtbot.waitUntil(lambda: dialog.counted, timeout=5000)
     assert not dialog.allow_ask.isEnabled() and dialog.runs()[0].protocol == "screen"
+
+
+def test_the_dialog_warns_before_a_run_that_could_not_start(qtbot, project, monkeypatch):
+    monkeypatch.delenv("SCREENLAB_TEST_MISSING_KEY", raising=False)
+    keyless = AgentProfile(name="keyless", base_url="http://127.0.0.1:9/v1", model="m",
+                           api_key_env="SCREENLAB_TEST_MISSING_KEY")
+    dialog = RunDialog(project, current_filter=EpisodeFilter(), profiles={"keyless": keyless})
+    qtbot.addWidget(dialog)
+    dialog.set_agents(["keyless"])
+    qtbot.waitUntil(lambda: dialog.counted, timeout=5000)
+    assert "keyless: environment variable SCREENLAB_TEST_MISSING_KEY is not set" in dialog.summary.text()
+    dialog.set_patterns([])  # a model agent with no working pattern ticked would make no run at all
+    start = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+    assert "Tick a working pattern" in dialog.summary.text() and not start.isEnabled()
+    dialog.set_patterns(["direct"])
+    qtbot.waitUntil(lambda: dialog.counted, timeout=5000)
+    assert start.isEnabled()
 
 
 def test_an_episode_run_from_the_panel_cancels_resumes_and_is_scored(qtbot, project):
@@ -121,7 +139,12 @@ def test_an_episode_run_from_the_panel_cancels_resumes_and_is_scored(qtbot, proj
         assert (run.status, run.executions, run.samples) == (RunState.DONE, 2, 6)
         verdicts = s.execute(select(m.Prediction.verdict).where(m.Prediction.run_id == run_id)).scalars()
         assert set(verdicts) == {"gold"}
-    assert row_text(panel, run_id)["verdicts"].startswith("gold 6")
+    assert row_text(panel, run_id)["verdicts"] == "correct 6  wrong 0"  # an episode step is right or wrong
+    # its results in words under the list, as `screenlab eval` prints them
+    panel.tree.setCurrentItem(panel._items[run_id])
+    qtbot.waitUntil(lambda: "SSR" in panel.details.toPlainText(), timeout=5000)
+    assert "2 episodes (6 steps), ASK on" in panel.details.toPlainText()
+    assert "SSR 100.0%  SR 100.0%" in panel.details.toPlainText()
 
 
 @pytest.mark.parametrize("protocol", ["screen", "episode"])
@@ -178,5 +201,5 @@ def test_the_dashboard_shows_both_rule_sets_side_by_side(qtbot, project):
     bar = next(b for b in dashboard.bars if b.column == "envdistraction" and b.metric == "acc_inv")
     info = dashboard.bar_info(bar)
     assert len(info["episode_ids"]) == 9 and info["metric"] == "acc_inv"
-    header = [dashboard.model.horizontalHeaderItem(i).text() for i in range(dashboard.model.columnCount())]
+    header = dashboard.model.header_texts()
     assert "envdistraction Acc_other" in header and "screenlab wrong format" in header

@@ -109,7 +109,7 @@ def _run(args, cancel: threading.Event) -> int:
     from desktop_app.agents.profiles import get_profile
     from desktop_app.cli.common import open_project
     from desktop_app.cli.progress import ProgressBar
-    from desktop_app.runs.engine import load_run
+    from desktop_app.runs.engine import USER_ERRORS, load_run
     from desktop_app.runs.state import error_summary
 
     bar = ProgressBar()
@@ -139,7 +139,8 @@ def _run(args, cancel: threading.Event) -> int:
                                      on_progress=lambda st: bar("asking agent", st.skipped + st.done, st.total),
                                      use_cache=not args.no_cache)
         except Exception as exc:
-            print(f"run {run_id} failed: {type(exc).__name__}: {exc}\nfix the cause, then continue with: "
+            reason = str(exc) if isinstance(exc, USER_ERRORS) else f"{type(exc).__name__}: {exc}"
+            print(f"run {run_id} failed: {reason}\nfix the cause, then continue with: "
                   f"screenlab run {args.project} --resume {run_id}", file=sys.stderr)
             return 2
     verdicts = ", ".join(f"{v} {n}" for v, n in sorted(status.verdicts.items())) or "none"

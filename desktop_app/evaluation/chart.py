@@ -18,7 +18,8 @@ BAR_GAP = 0.02
 PLOTS_PER_LINE = 4
 SUBPLOT_MIN_WIDTH = 300
 GROUP_WIDTH = 110  # pixels per agent group, so labels do not collide
-Y_LABEL = "share of samples (error bars: 95% Wilson)"
+Y_LABEL = "share of samples, 95% CI"  # short: a long label is clipped on short plots
+SUBPLOT_MIN = (250, 220)  # pixels: below this a plot scrolls instead of squashing its labels
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,15 @@ def layout(table: Table, palette: str = "default") -> list[Subplot]:
 def legend(palette: str = "default") -> list[tuple[str, str]]:
     colours = METRIC_COLOURS.get(palette, METRIC_COLOURS["default"])
     return [(TITLES[m], colours[m]) for m in METRICS]
+
+
+def min_plot_size(table: Table) -> tuple[int, int]:
+    """The smallest size the dashboard draws a table's plots at (it scrolls below that)."""
+    columns = max(len(table.data_columns()), 1)
+    per_line = min(columns, PLOTS_PER_LINE)
+    lines = (columns + PLOTS_PER_LINE - 1) // PLOTS_PER_LINE
+    width = max(SUBPLOT_MIN[0], 70 * max(len(table.rows), 1) + 60)
+    return per_line * width, lines * SUBPLOT_MIN[1] + 40
 
 
 def plot_size(table: Table) -> tuple[int, int]:

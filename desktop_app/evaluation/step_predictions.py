@@ -45,5 +45,8 @@ def step_prediction_rows(project: Project, step_id: int, run_ids: list[int]) -> 
             "matched_box_rect": [x1, y1, x2, y2] if x1 is not None else None, "matched_box_label": box_label,
             "how": parsed.get("how"), "latency_ms": latency, "prompt_tokens": p_tokens,
             "completion_tokens": c_tokens, "error": error or None, "raw": raw,
+            # episode protocol: the agent asked first, and the simulated user's answer
+            "asked": (parsed.get("first") or {}).get("text") if parsed.get("asked") else None,
+            "user_answer": parsed.get("answer"),
         })
     return out

@@ -24,9 +24,9 @@ from sqlalchemy import func, select
 from desktop_app.agents.cache import ProjectResponseCache
 from desktop_app.agents.client import RateLimiter
 from desktop_app.agents.kinds import KINDS
-from desktop_app.agents.profiles import AgentProfile, resolve_api_key
+from desktop_app.agents.profiles import AgentProfile, ProfileError, resolve_api_key
 from desktop_app.runs.context import Progress, RunContext
-from desktop_app.runs.protocols import SampleSummary, get_protocol, suggest
+from desktop_app.runs.protocols import OptionsError, SampleSummary, get_protocol, suggest
 from desktop_app.runs.selection import RunSelection, describe_excluded, with_default_statuses
 from desktop_app.runs.state import RunProgress, RunState, error_kind
 from desktop_app.runs.work import load_items
@@ -36,6 +36,9 @@ from desktop_app.store.queries import EpisodeFilter
 from desktop_app.store.types import utcnow
 
 FAILURE_CHARS = 2000
+# failures the user fixes (a key that is not set, an option a protocol does not have): their message
+# says what to do, so it is stored and shown without the exception's class name
+USER_ERRORS = (ProfileError, OptionsError)
 
 
 @dataclass(frozen=True)
@@ -268,6 +271,8 @@ async def _work(project, run_id, profile, agent, protocol, options, todo, status
 
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip()
+    if isinstance(exc, USER_ERRORS) and text:
+        return text[:FAILURE_CHARS]
     return (f"{type(exc).__name__}: {text}" if text else type(exc).__name__)[:FAILURE_CHARS]
 
 

@@ -365,7 +365,9 @@ class MainWindow(QMainWindow):
 
     def _open_evaluation(self, project: Project) -> None:
         self.runs = RunsPanel(project)
-        self.runs.set_selection_provider(lambda: (self.browser.current_filter() if self.browser else None, None))
+        self.runs.set_selection_provider(lambda: (
+            self.browser.current_filter() if self.browser else None,
+            [self.ws.episode.id] if self.ws is not None and self.ws.episode is not None else None))
         self.runs.predictionsChanged.connect(self._predictions_changed)
         self.runs.runFinished.connect(self._run_finished)
         self.runs.runsVisibilityChanged.connect(lambda _ids: self._refresh_evaluation())
@@ -422,7 +424,10 @@ class MainWindow(QMainWindow):
         if self.browser is None:
             return
         parts = [info.get(k) for k in ("agent", "pattern", "scenario", "verdict") if info.get(k)]
-        self.browser.show_ids(list(info.get("episode_ids") or []), "dashboard: " + " / ".join(map(str, parts)))
+        rules = f" ({info['rules']} rules)" if info.get("rules") else ""
+        self.browser.show_ids(list(info.get("episode_ids") or []),
+                              "dashboard: " + " / ".join(map(str, parts)) + rules)
+        self.left_tabs.setCurrentWidget(self.browser)  # the samples it lists are what the click asked for
 
     def close_project(self) -> None:
         if self.project is None:

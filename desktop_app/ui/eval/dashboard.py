@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.evaluation import tables
+from desktop_app.evaluation.chart import min_plot_size
 from desktop_app.evaluation.metrics import row_flags
 from desktop_app.evaluation.rows import rule_rows
 from desktop_app.evaluation.rules import RULES
@@ -42,6 +43,7 @@ from desktop_app.runs.evaluate import list_runs
 from desktop_app.store.project import Project
 from desktop_app.ui.eval.background import run_in_background
 from desktop_app.ui.eval.plots import Bar, draw_table
+from desktop_app.ui.eval.results_model import ResultsTableModel
 
 BREAKDOWNS = (("overall", "Overall"), ("scenario", "By scenario"), ("pattern", "By pattern"))
 BOTH = "both"
@@ -67,6 +69,7 @@ class DashboardWidget(QWidget):
         self.run_ids: list[int] = []
         self._rows: dict[str, list[dict]] = {}  # rule set -> prediction rows
         self._shown: list[dict] = []  # the rows behind the current table
+        self._other_runs: list[int] = []  # runs of other protocols among those asked for (no such rates)
         self._table = Table("", ("agent", "pattern"), "scenario")
         self.bars: list[Bar] = []
         self._generation = 0
@@ -106,15 +109,18 @@ class DashboardWidget(QWidget):
         self.plot_widget.setMinimumHeight(220)
         self.plot_widget.scene().sigMouseClicked.connect(self._scene_clicked)
         self.plot_widget.setToolTip("Click a bar to list its samples in the browser")
-        self.model = QStandardItemModel(self)
+        self.model = ResultsTableModel(self)
         self.table_view = QTableView()
         self.table_view.setModel(self.model)
         self.table_view.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table_view.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table_view.verticalHeader().hide()
+        self.plot_scroll = QScrollArea()  # many subplots scroll rather than squash their labels
+        self.plot_scroll.setWidgetResizable(True)
+        self.plot_scroll.setWidget(self.plot_widget)
         split = QSplitter(Qt.Vertical)
-        split.addWidget(self.plot_widget)
+        split.addWidget(self.plot_scroll)
         split.addWidget(self.table_view)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -137,11 +143,16 @@ class DashboardWidget(QWidget):
         self.status.setText("Loading…")
         ids = list(run_ids)
 
-        def load() -> dict[str, list[dict]]:
-            screen = [r.id for r in list_runs(project, ids) if r.protocol == "screen"]
-            return {name: rule_rows(project, screen, name) for name in RULES}
+        def load() -> tuple[dict[str, list[dict]], list[int]]:
+            runs = list_runs(project, ids)
+            screen = [r.id for r in runs if r.protocol == "screen"]
+            return {name: rule_rows(project, screen, name) for name in RULES}, [r.id for r in runs if r.protocol != "screen"]
 
-        run_in_background(self, load, lambda rows: generation == self._generation and self.set_rows(rows),
+        def loaded(found) -> None:
+            rows, self._other_runs = found
+            self.set_rows(rows)
+
+        run_in_background(self, load, lambda found: generation == self._generation and loaded(found),
                           lambda exc: generation == self._generation and self._failed(exc))
 
     def set_rows(self, rows: dict[str, list[dict]] | list[dict]) -> None:
@@ -182,19 +193,20 @@ class DashboardWidget(QWidget):
         breakdown, rules = self.breakdown.currentData(), self.rules.currentData()
         if rules != BOTH:
             return self._rows.get(rules, []), breakdown
+        field = "rules" if breakdown == "overall" else breakdown + SIDE_BY_SIDE
         rows = []
         for name, mine in self._rows.items():
             for row in mine:
                 column = name if breakdown == "overall" else f"{row.get(breakdown, '') or '(none)'} · {name}"
-                rows.append({**row, breakdown + SIDE_BY_SIDE: column})
-        return rows, breakdown + SIDE_BY_SIDE
+                rows.append({**row, field: column})
+        return rows, field
 
     def _redraw(self, *_) -> None:
         rows, breakdown = self._current_rows()
         self._shown = rows
-        if breakdown.endswith(SIDE_BY_SIDE):
+        if breakdown == "rules" or breakdown.endswith(SIDE_BY_SIDE):
             # each value of the breakdown once per rule set, next to each other, in the registry's order
-            plain = breakdown[:-len(SIDE_BY_SIDE)]
+            plain = "overall" if breakdown == "rules" else breakdown[:-len(SIDE_BY_SIDE)]
             values = sorted({str(r.get(plain, "") or "(none)") for r in rows})
             order = list(self._rows) if plain == "overall" else [f"{v} · {n}" for v in values for n in self._rows]
             row_fields = ("agent",) if plain == "pattern" else ("agent", "pattern")
@@ -204,39 +216,39 @@ class DashboardWidget(QWidget):
             self._table = tables.breakdown_table(rows, breakdown)
         foreground = "#e6e6e6" if self.dark else "#303030"
         self.bars = draw_table(self.plot_widget.ci, self._table, self.palette_name, foreground)
+        self.plot_widget.setMinimumSize(*min_plot_size(self._table))
         self._fill_model()
         first = next(iter(self._rows.values()), [])
-        runs = len({r.get("run") for r in first})
+        runs = sorted({r.get("run") for r in first})
         scored = sum(1 for r in first if r.get("verdict") in tables.SCORED - {"error"})
         errors = sum(1 for r in first if r.get("verdict") == "error")
-        self.status.setText(f"{runs} single-screen run(s) · {scored} answered" + (f" · {errors} failed" if errors else "")
-                            if first else "No single-screen predictions in the selected runs")
+        text = (f"Runs {', '.join(f'#{r}' for r in runs)} (ticked in the Runs tab) · {scored} answered"
+                + (f" · {errors} failed" if errors else "")) if first else "No single-screen answers in the ticked runs"
+        if self._other_runs:
+            text += (f" · not shown: {', '.join(f'#{r}' for r in self._other_runs)} (episode runs: their step and "
+                     "episode success is under the runs list)")
+        self.status.setText(text)
+        self.status.setToolTip(text)
         for button in self.export_buttons.values():
             button.setEnabled(bool(self._table.rows))
 
     def _fill_model(self) -> None:
         table = self._table
-        self.model.clear()
-        self.model.setHorizontalHeaderLabels(tables.header(table))
         keys = len(table.row_fields)
-        for row, line in zip(table.rows, tables.body(table), strict=True):
-            items = []
-            for i, text in enumerate(line):
-                item = QStandardItem(text)
-                item.setEditable(False)
-                if i >= keys:
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                if i > keys:
-                    column = table.columns[(i - keys - 1) // (len(tables.METRICS) + 1)]
-                    cell = table.cell(row, column)
-                    if cell is not None:
-                        item.setToolTip(
-                            f"n = {cell['n']}, wrong format {cell['wrong_format']}, failed requests {cell['errors']}"
-                            + (f", not counted by these rules {cell['excluded']}" if cell["excluded"] else "")
-                            + (f", gold and distracted at once {cell['both']}" if cell["both"] else "")
-                            + f"; runs {', '.join(map(str, cell['runs']))}")
-                items.append(item)
-            self.model.appendRow(items)
+        tips = {}
+        for r, row in enumerate(table.rows):
+            for k, column in enumerate(table.columns):
+                cell = table.cell(row, column)
+                if cell is None:
+                    continue
+                tip = (f"n = {cell['n']}, wrong format {cell['wrong_format']}, failed requests {cell['errors']}"
+                       + (f", not counted by these rules {cell['excluded']}" if cell["excluded"] else "")
+                       + (f", gold and distracted at once {cell['both']}" if cell["both"] else "")
+                       + f"; runs {', '.join(map(str, cell['runs']))}")
+                first = keys + 1 + k * (len(tables.METRICS) + 1)
+                for c in range(first, first + len(tables.METRICS) + 1):
+                    tips[(r, c)] = tip
+        self.model.set_table(tables.header(table), tables.body(table), keys, tips)
 
     # clicks ---------------------------------------------------------------------------------
     def bar_at(self, scene_pos: QPointF) -> Bar | None:
@@ -271,6 +283,12 @@ class DashboardWidget(QWidget):
                 "rules": None if rules == BOTH else rules, "verdict": METRIC_VERDICT[bar.metric], "metric": bar.metric}
         if table.column_field in ("scenario", "pattern") and column is not None:
             info[table.column_field] = column
+        if rules == BOTH and column is not None:  # "popup · envdistraction", or "envdistraction" overall
+            value, _, named = column.rpartition(" · ")
+            info["rules"] = named
+            plain = table.column_field[:-len(SIDE_BY_SIDE)]
+            if value and plain in ("scenario", "pattern"):
+                info[plain] = value
         cell = table.cell(bar.row, bar.column) or {}
         info["run_ids"] = list(cell.get("runs", []))
 

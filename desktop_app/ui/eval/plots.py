@@ -67,5 +67,5 @@ def draw_table(graphics_layout, table: Table, palette: str = "default", foregrou
             left.setLabel(Y_LABEL, color=foreground)
         bottom.setHeight(34 if len(table.row_fields) > 1 else 22)
         plot.setXRange(-0.6, max(n, 1) - 0.4, padding=0)
-        plot.setYRange(-0.03, 1.06, padding=0)  # a little below 0: empty bars and the 0% tick stay visible
+        plot.setYRange(-0.07, 1.06, padding=0)  # below 0: empty bars, their intervals and the 0% tick stay visible
     return bars

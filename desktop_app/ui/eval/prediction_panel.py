@@ -80,6 +80,9 @@ class PredictionCard(QFrame):
                   ("Element", row.get("element") or "—")]
         if row.get("text"):
             values.append(("Text", row["text"]))
+        if row.get("asked") is not None or row.get("user_answer"):  # an episode step where the agent asked first
+            values.append(("Asked", row.get("asked") or "(no question)"))
+            values.append(("User said", row.get("user_answer") or "—"))
         values.append(("Latency", f"{latency:.0f} ms" if latency else "—"))
         if row.get("error"):
             values.append(("Error", row["error"]))

@@ -39,6 +39,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_app import api
 from desktop_app.agents.profiles import AgentProfile
+from desktop_app.runs.engine import USER_ERRORS
 from desktop_app.runs.state import RunProgress
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
@@ -166,6 +167,9 @@ class RunController(QObject):
                 final = api.execute_run(self.project, run_id, agent=profile, on_progress=progress,
                                         cancel=job.cancel, concurrency=concurrency)
                 job.status = copy.copy(final)
+            except USER_ERRORS as exc:  # the user can fix it (a key, an option): no traceback in the log
+                log.warning("run %s failed: %s", run_id, exc)
+                job.error = str(exc)
             except Exception as exc:  # the engine marked the run failed; shown in the runs list, never raised into Qt
                 log.exception("run %s failed", run_id)
                 job.error = describe(exc)
@@ -219,9 +223,9 @@ class RunController(QObject):
         return self._errors.get(run_id, "")
 
     def throughput(self, run_id: int) -> float:
-        """Answers per second of the current (or last) execution."""
+        """Answers per second of the current (or last) execution (failed requests are not answers)."""
         st = self.status(run_id)
-        return st.done / st.elapsed_s if st and st.elapsed_s > 0 else 0.0
+        return (st.done - st.errors) / st.elapsed_s if st and st.elapsed_s > 0 else 0.0
 
     # the UI-thread side ---------------------------------------------------------------
     def _poll(self) -> None:

@@ -38,7 +38,14 @@ from sqlalchemy import select
 
 from desktop_app import api
 from desktop_app.agents.estimate import Estimate, Selection, count_selection, estimate_run, human_tokens
-from desktop_app.agents.profiles import BASELINES, PATTERNS, AgentProfile, ProfileError, load_profiles
+from desktop_app.agents.profiles import (
+    BASELINES,
+    PATTERNS,
+    AgentProfile,
+    ProfileError,
+    load_profiles,
+    resolve_api_key,
+)
 from desktop_app.runs.engine import Plan, RunRequest
 from desktop_app.runs.protocols import PROTOCOLS
 from desktop_app.runs.selection import DEFAULT_STATUSES, with_default_statuses
@@ -77,6 +84,8 @@ class RunDialog(QDialog):
         self._profiles: dict[str, AgentProfile] = {}
         self._selection: Selection | None = None
         self._plan: Plan | None = None
+        self._by_status = 0  # episodes of the source left out by their review status
+        self._problems: list[str] = []  # ticked agents whose API key cannot be found
         self._estimate: Estimate | None = None
         self._generation = 0
         self.counted = False  # the numbers shown belong to the current choices
@@ -348,17 +357,23 @@ class RunDialog(QDialog):
         generation = self._generation
         flt = with_default_statuses(self.selection_filter())
         project, protocol, include = self.project, self.protocol_choice(), self.include_unlabelled.isChecked()
+        profiles = [self._profiles[n] for n in self.checked_agent_names()]
 
         def count():
-            return count_selection(project, flt), api.plan_run(project, flt, protocol, include)
+            selection = count_selection(project, flt)
+            any_status = count_selection(project, replace(flt, review_statuses=()))
+            return (selection, api.plan_run(project, flt, protocol, include),
+                    any_status.episodes - selection.episodes, key_problems(profiles))
 
         run_in_background(self, count, lambda found: self._counted(generation, *found),
                           lambda exc: self._count_failed(generation, exc))
 
-    def _counted(self, generation: int, selection: Selection, plan: Plan) -> None:
+    def _counted(self, generation: int, selection: Selection, plan: Plan, by_status: int = 0,
+                 problems: list[str] | None = None) -> None:
         if generation != self._generation:
             return  # the choices changed while counting
         self._selection, self._plan = selection, plan
+        self._by_status, self._problems = by_status, list(problems or [])
         asked = planned_selection(selection, plan)
         total = Estimate()
         for request in self.runs():
@@ -375,20 +390,28 @@ class RunDialog(QDialog):
     def _update_summary(self) -> None:
         # ASK is an episode option: enabled while episodes are chosen, or may be (not counted yet)
         self.allow_ask.setEnabled(self.protocol() in (None, "episode"))
-        fits = PROTOCOLS[self._plan.suggested].title.lower() if self._plan else "…"
+        fits = PROTOCOLS[self._plan.suggested].title if self._plan else "…"
         self.protocol_buttons["auto"].setText(f"Automatic: what the samples fit ({fits})")
         runs = self.runs()
         ok = self.buttons.button(QDialogButtonBox.Ok)
+        unpatterned = [n for n in self.checked_agent_names() if self._profiles[n].kind == "openai"]
+        if unpatterned and self.patterns() == []:  # no run would be made for them: say so, start nothing
+            self.summary.setText(f"Tick a working pattern (or “As set in each agent”) to run "
+                                 f"{', '.join(unpatterned)}.")
+            ok.setEnabled(False)
+            return
         if not self.counted or self._selection is None:
             self.summary.setText(f"{len(runs)} run(s) · counting samples…")
             ok.setEnabled(bool(runs))
             return
         sel, est, plan = self._selection, self._estimate, self._plan
-        protocol = PROTOCOLS[plan.protocol].title.lower()
-        text = f"{len(runs)} run(s) · {protocol} · {plan.steps} samples"
+        text = f"{len(runs)} run(s) · {PROTOCOLS[plan.protocol].title} · {plan.steps} samples"
         if plan.units != plan.steps:  # units are episodes
             text += f" ({plan.units} episodes)"
         text += " each"
+        if self._by_status:
+            text += (f" · {self._by_status} episode{'s' if self._by_status != 1 else ''} left out by review status "
+                     "(pending or rejected)")
         if plan.excluded:
             text += f" · {plan.excluded_text}"
         text += f" · {est.requests} requests"
@@ -397,8 +420,23 @@ class RunDialog(QDialog):
                      f"≈ {human_tokens(est.completion_tokens)} completion tokens")
             if est.cost:
                 text += f" · ≈ ${est.cost:.2f}"
+        if self._problems:  # the run would fail at once: say why now
+            text += "\n⚠ " + "; ".join(self._problems)
         self.summary.setText(text)
         ok.setEnabled(bool(runs) and plan.steps > 0 and sel.steps > 0)
+
+
+def key_problems(profiles: list[AgentProfile]) -> list[str]:
+    """Why an agent's run would fail at once (its API key cannot be found), one line each. Never the key."""
+    out = []
+    for profile in profiles:
+        if profile.kind != "openai" or not (profile.api_key_env or profile.use_keyring):
+            continue
+        try:
+            resolve_api_key(profile)
+        except ProfileError as exc:
+            out.append(str(exc))
+    return out
 
 
 def planned_selection(selection: Selection, plan: Plan) -> Selection:

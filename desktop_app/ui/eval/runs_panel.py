@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QTreeWidget,
@@ -30,12 +32,15 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy import func, select
 
+from desktop_app import api
 from desktop_app.runs.engine import RunRequest, error_kinds
+from desktop_app.runs.evaluate import summary_lines
 from desktop_app.runs.protocols import PROTOCOLS
 from desktop_app.runs.state import RESUMABLE, error_summary
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
+from desktop_app.ui.eval.background import run_in_background
 from desktop_app.ui.eval.colours import run_colour, swatch
 from desktop_app.ui.eval.run_controller import RunController
 
@@ -44,6 +49,8 @@ __all__ = ["RunController", "RunsPanel", "RunRow", "load_run_rows"]
 DEFAULT_VISIBLE = 4  # on opening a project, the latest runs shown on the canvas
 COLUMNS = ("Run", "Protocol", "Status", "Progress", "Answers/s", "Errors", "Verdicts")
 VERDICT_SHORT = (("gold", "gold"), ("distracted", "dist"), ("other", "other"), ("invalid", "inv"))
+EPISODE_SHORT = (("gold", "correct"), ("invalid", "wrong"))  # an episode step is stored gold when right
+VERDICT_OF = {"correct": "gold", "wrong": "invalid"}  # the episode protocol's progress keys, as stored
 STATUS_TEXT = {"done_with_errors": "done, with errors", "pending": "not started"}
 
 
@@ -110,6 +117,7 @@ class RunsPanel(QWidget):
         self._items: dict[int, QTreeWidgetItem] = {}
         self._bars: dict[int, QProgressBar] = {}
         self._visible: set[int] = set()
+        self._baseline: dict[int, dict[str, int]] = {}  # verdicts stored before the current execution
         self._loading = False
         self._provider: Callable[[], tuple[EpisodeFilter | None, list[int] | None]] | None = None
 
@@ -119,9 +127,16 @@ class RunsPanel(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QAbstractItemView.ExtendedSelection)
-        self.tree.header().setSectionResizeMode(0, QHeaderView.Stretch)
-        for column in range(1, len(COLUMNS)):
-            self.tree.header().setSectionResizeMode(column, QHeaderView.ResizeToContents)
+        # the name keeps a readable width in a narrow dock (the list scrolls sideways instead)
+        header = self.tree.header()
+        header.setStretchLastSection(True)
+        header.setMinimumSectionSize(40)
+        for column in range(len(COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeToContents)
+        for column, width in ((0, 230), (3, 90), (5, 150)):
+            header.setSectionResizeMode(column, QHeaderView.Interactive)
+            header.resizeSection(column, width)
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
         self.tree.itemChanged.connect(self._item_changed)
         self.tree.itemSelectionChanged.connect(self._selection_changed)
 
@@ -151,6 +166,16 @@ class RunsPanel(QWidget):
         layout.addLayout(buttons)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.message)
+        # the current run's metrics in words, whatever its protocol (`screenlab eval` prints the same)
+        self.details = QPlainTextEdit()
+        self.details.setReadOnly(True)
+        self.details.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        self.details.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.details.setMaximumHeight(self.details.fontMetrics().lineSpacing() * 10 + 12)
+        self.details.setPlaceholderText("Select a run to see its results")
+        layout.addWidget(self.details)
+        self._details_for = 0
+        self.runSelected.connect(self.show_details)
         if project is not None:
             self.set_project(project)
         self._selection_changed()
@@ -190,6 +215,8 @@ class RunsPanel(QWidget):
             self._visible = {r.id for r in rows[-DEFAULT_VISIBLE:]}
         self._visible &= set(self._rows)
         selected = set(self.selected_runs())
+        current = self.tree.currentItem()
+        current_id = current.data(0, Qt.UserRole) if current is not None else 0
         self._loading = True
         self.tree.clear()
         self._items.clear()
@@ -215,6 +242,8 @@ class RunsPanel(QWidget):
             self.tree.setItemWidget(item, 3, bar)
             self._items[row.id] = item
             self._bars[row.id] = bar
+            if row.id == current_id:  # the list is rebuilt: the user's place in it is kept
+                self.tree.setCurrentItem(item, 0, QItemSelectionModel.NoUpdate)
             item.setSelected(row.id in selected)
             self._update_row(row.id)
         self._loading = False
@@ -233,27 +262,31 @@ class RunsPanel(QWidget):
             status = "cancelling…" if self.controller.is_cancelling(run_id) else "running"
         else:
             status = STATUS_TEXT.get(row.status, row.status)
-        verdicts = {k: v for k, v in row.verdicts.items() if k != "error"}
         if live is not None and running:
-            total, done, errors = live.total or row.total, live.skipped + live.done, live.errors
+            # what was stored before this execution plus what it answered (not the reloaded tally: the
+            # live counts already hold the answers stored since it started)
+            verdicts = dict(self._baseline.get(run_id, {}))
             for verdict, n in live.verdicts.items():
-                verdicts[verdict] = verdicts.get(verdict, 0) + n
+                verdicts[VERDICT_OF.get(verdict, verdict)] = verdicts.get(VERDICT_OF.get(verdict, verdict), 0) + n
+            total, answered, errors = live.total or row.total, live.skipped + live.done - live.errors, live.errors
             rate = self.controller.throughput(run_id)
             summary = error_summary(live.error_kinds)
         else:
-            total, done, errors = row.total, row.answered + row.verdicts.get("error", 0), row.verdicts.get("error", 0)
+            verdicts = {k: v for k, v in row.verdicts.items() if k != "error"}
+            total, answered, errors = row.total, row.answered, row.verdicts.get("error", 0)
             rate = self.controller.throughput(run_id) if live is not None else 0.0
             summary = row.errors
         item.setText(2, status)
         item.setToolTip(2, f"failed: {failure}" if failure else status)
-        if bar is not None:
+        if bar is not None:  # answered samples: a run whose every request failed shows 0 / n, not a full bar
             bar.setMaximum(max(total, 1))
-            bar.setValue(min(done, max(total, 1)))
+            bar.setValue(min(answered, max(total, 1)))
         item.setText(4, f"{rate:.1f}" if rate else "")
         # the run-level summary, not only per card: "APIConnectionError x 12"
         item.setText(5, summary or (f"{errors}" if errors else ""))
         item.setToolTip(5, (summary + "; Resume asks them again") if summary else "requests that failed after retries")
-        item.setText(6, "  ".join(f"{short} {verdicts.get(v, 0)}" for v, short in VERDICT_SHORT))
+        shown = EPISODE_SHORT if row.protocol == "episode" else VERDICT_SHORT
+        item.setText(6, "  ".join(f"{short} {verdicts.get(v, 0)}" for v, short in shown))
 
     def _progressed(self, run_id: int) -> None:
         if run_id not in self._rows:
@@ -264,6 +297,27 @@ class RunsPanel(QWidget):
     def _finished(self, run_id: int) -> None:
         self.reload()  # final status and tallies from the database
         self.runFinished.emit(run_id)
+        if run_id == self._details_for:
+            self.details.clear()  # its results changed
+            self.show_details(run_id)
+
+    def show_details(self, run_id: int) -> None:
+        """The run's metrics in words (episode runs: step and episode success, ASK timing), off the UI thread."""
+        if run_id == self._details_for and self.details.toPlainText() and not (
+                self.controller is not None and self.controller.is_running(run_id)):
+            return  # already shown (the list was only rebuilt)
+        self._details_for = run_id
+        if not run_id or self.project is None:
+            self.details.clear()
+            return
+        if self.controller is not None and self.controller.is_running(run_id):
+            self.details.setPlainText(f"run {run_id} is running; its results show here when it ends")
+            return
+        project = self.project
+        run_in_background(self, lambda: "\n".join(summary_lines(api.evaluate(project, [run_id]))),
+                          lambda text: run_id == self._details_for and self.details.setPlainText(text),
+                          lambda exc: run_id == self._details_for and self.details.setPlainText(
+                              f"could not compute the results: {exc}"))
 
     def _show_message(self, text: str) -> None:
         self.message.setText(text)
@@ -327,6 +381,8 @@ class RunsPanel(QWidget):
         if self.controller is None or self.controller.is_running(run_id):
             return False
         self._show_message("")
+        row = self._rows.get(run_id)
+        self._baseline[run_id] = {k: v for k, v in (row.verdicts if row else {}).items() if k != "error"}
         started = self.controller.start(run_id)
         self._update_row(run_id)
         self._selection_changed()
