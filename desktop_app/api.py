@@ -110,11 +110,13 @@ def plan_run(project: Project, where: Where = None, protocol: str | None = None,
 
 
 def create_run(project: Project, agent: AgentProfile | str, where: Where = None, protocol: str | None = None,
-               name: str = "", include_unlabelled: bool = False, **options) -> int:
+               name: str = "", include_unlabelled: bool = False, plan: Plan | None = None, **options) -> int:
     """A pending run; `protocol` None: the one the samples fit. `options`: the protocol's
-    (episode: allow_ask=False for the 'incomplete' setting)."""
+    (episode: allow_ask=False for the 'incomplete' setting). `plan`: plan_run's answer for the same
+    selection, when you have it (the samples are then not loaded again)."""
     profile = get_profile(agent) if isinstance(agent, str) else agent
-    return engine.create_run(project, profile, _filter(where), name, protocol, options or None, include_unlabelled)
+    return engine.create_run(project, profile, _filter(where), name, protocol, options or None, include_unlabelled,
+                             plan)
 
 
 def execute_run(project: Project, run_id: int, on_progress: Callable[[RunProgress], None] | None = None,

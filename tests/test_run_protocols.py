@@ -40,14 +40,6 @@ def shoe_step(body) -> int:
 
 
 @pytest.fixture
-def demo(tmp_path):
-    path = tmp_path / "demo"
-    with Project.init(path) as project:
-        import_path(project, demo_dataset_dir(), "screenlab")
-    return path
-
-
-@pytest.fixture
 def shoes(tmp_path):
     path = tmp_path / "shoes"
     with Project.init(path) as project:
@@ -85,7 +77,8 @@ def eval_json(path, capsys, *extra) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_cli_screen_run_stops_on_ctrl_c_resumes_and_fails_without_a_key(demo, capsys, monkeypatch):
+def test_cli_screen_run_stops_on_ctrl_c_resumes_and_fails_without_a_key(demo_copy, capsys, monkeypatch):
+    demo = demo_copy
     monkeypatch.setenv("SCREENLAB_TEST_KEY", "sk-test")
     answer = Response(text='{"action_type": "click", "point": [640, 400]}', delay=0.05)
     before = signal.getsignal(signal.SIGINT)

@@ -128,7 +128,7 @@ def _run(args, cancel: threading.Event) -> int:
             plan = api.plan_run(project, flt, args.protocol, args.include_unlabelled)
             options = {"allow_ask": not args.no_ask} if plan.protocol == "episode" else {}
             run_id = api.create_run(project, profile, flt, plan.protocol, args.name or "",
-                                    args.include_unlabelled, **options)
+                                    args.include_unlabelled, plan=plan, **options)
             how = "chosen" if args.protocol else "suggested by the samples"
             print(f"run {run_id}: {plan.protocol} protocol ({how}), {plan.steps} samples in {plan.units} "
                   f"unit{'s' if plan.units != 1 else ''}")
@@ -158,15 +158,14 @@ def _run(args, cancel: threading.Event) -> int:
 def cmd_eval(args) -> int:
     from desktop_app import api
     from desktop_app.cli.common import open_project
-    from desktop_app.runs.evaluate import DEFAULT_RULES, summary_lines
+    from desktop_app.runs.evaluate import DEFAULT_RULES, list_runs, summary_lines
 
     rules = args.rules or DEFAULT_RULES
     with open_project(args) as project:
-        runs = [r for r in api.runs(project) if not args.run or r.id in args.run]
-        missing = sorted(set(args.run or ()) - {r.id for r in runs})
-        if missing:
-            print(f"error: no run {', '.join(map(str, missing))} in this project (runs: "
-                  f"{', '.join(str(r.id) for r in api.runs(project)) or 'none'})", file=sys.stderr)
+        try:
+            runs = list_runs(project, args.run)
+        except ValueError as exc:  # an unknown run id: the message names the runs there are
+            print(f"error: {exc}", file=sys.stderr)
             return 2
         if not runs:
             print("error: this project has no runs yet (start one with `screenlab run`)", file=sys.stderr)

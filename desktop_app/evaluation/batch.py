@@ -18,6 +18,17 @@ def score_points(px: np.ndarray, py: np.ndarray, box_sample: np.ndarray, boxes: 
     """px, py: (N,) predicted points (NaN = no point). boxes: (M, 4) x1 y1 x2 y2, box_sample: (M,) index of
     the prediction each box belongs to, box_label: (M,) label codes. Returns (verdict codes (N,),
     index of the deciding box or -1)."""
+    def smallest(hit: np.ndarray) -> np.ndarray:
+        return (boxes[hit, 2] - boxes[hit, 0]) * (boxes[hit, 3] - boxes[hit, 1])
+
+    return first_hit_per_sample(px, py, box_sample, boxes, box_label, smallest)
+
+
+def first_hit_per_sample(px: np.ndarray, py: np.ndarray, box_sample: np.ndarray, boxes: np.ndarray,
+                         box_label: np.ndarray, rank) -> tuple[np.ndarray, np.ndarray]:
+    """The point-in-box rule both rule sets share: per sample, among the boxes containing its point
+    (bounds inclusive), the one with the lowest rank(hit indices) decides, ties by array order.
+    Returns (verdict codes (N,), index of the deciding box or -1)."""
     n = len(px)
     x, y = px[box_sample], py[box_sample]
     inside = (x >= boxes[:, 0]) & (x <= boxes[:, 2]) & (y >= boxes[:, 1]) & (y <= boxes[:, 3])
@@ -25,8 +36,7 @@ def score_points(px: np.ndarray, py: np.ndarray, box_sample: np.ndarray, boxes: 
     verdict = np.full(n, INVALID, dtype=np.int8)
     chosen = np.full(n, -1, dtype=np.int64)
     if hit.size:
-        area = (boxes[hit, 2] - boxes[hit, 0]) * (boxes[hit, 3] - boxes[hit, 1])
-        order = np.lexsort((hit, area, box_sample[hit]))  # by sample, then smallest area, then first
+        order = np.lexsort((hit, rank(hit), box_sample[hit]))  # by sample, then rank, then array order
         ordered = hit[order]
         samples = box_sample[ordered]
         first = np.ones(len(ordered), dtype=bool)

@@ -108,13 +108,15 @@ def default_name(profile: AgentProfile, flt: EpisodeFilter, protocol: str) -> st
 
 
 def create_run(project: Project, profile: AgentProfile, flt: EpisodeFilter = EpisodeFilter(), name: str = "",
-               protocol: str | None = None, options: dict | None = None, include_unlabelled: bool = False) -> int:
-    """A new pending run. protocol None: the one the samples fit (protocols.suggest)."""
+               protocol: str | None = None, options: dict | None = None, include_unlabelled: bool = False,
+               plan: Plan | None = None) -> int:
+    """A new pending run. protocol None: the one the samples fit (protocols.suggest). `plan`: what
+    plan_run already said for these arguments (the CLI prints it first), so the samples are not loaded again."""
     profile.validate()
     flt = with_default_statuses(flt)
-    chosen = get_protocol(protocol or suggest(summarize_samples(project, flt)))
+    plan = plan or plan_run(project, flt, protocol, include_unlabelled)
+    chosen = get_protocol(plan.protocol)
     typed = chosen.options(options)  # refuses unknown options now, not when the run starts
-    units, excluded = chosen.units(load_items(project, flt), include_unlabelled)
     with project.transaction() as s:
         stored = m.AgentProfile(name=profile.name, base_url=profile.base_url, model=profile.model,
                                 pattern=profile.pattern, convention=profile.convention,
@@ -125,7 +127,7 @@ def create_run(project: Project, profile: AgentProfile, flt: EpisodeFilter = Epi
                     protocol=chosen.name, selection=RunSelection(flt, include_unlabelled).to_json(),
                     options=chosen.options_json(typed), status=RunState.PENDING, agent=profile.name,
                     kind=profile.kind, model=profile.model, pattern=profile.pattern, convention=profile.convention,
-                    samples=sum(len(u.items) for u in units), excluded=sum(excluded.values()))
+                    samples=plan.steps, excluded=sum(plan.excluded.values()))
         s.add(run)
         s.flush()
         return run.id

@@ -61,6 +61,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from desktop_app.evaluation.batch import first_hit_per_sample
 from desktop_app.evaluation.rules import envdistraction_text as txt
 from desktop_app.evaluation.rules.base import Flags, ScoringInput, Target
 
@@ -366,9 +367,6 @@ def authors_aggregate(flags: list[Flags], metric: str) -> dict:
     return out
 
 
-GOLD, DISTRACTED, OTHER, INVALID = 0, 1, 2, 3  # the codes of desktop_app.evaluation.batch
-
-
 def score_points_envdistraction(px: np.ndarray, py: np.ndarray, box_sample: np.ndarray, boxes: np.ndarray,
                                 box_label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The location rule for many points at once, with batch.score_points' arrays: px, py (N,) points
@@ -376,19 +374,4 @@ def score_points_envdistraction(px: np.ndarray, py: np.ndarray, box_sample: np.n
     (M,) 0 gold / 1 distracted / 2 other, in annotation order. Returns (verdict codes (N,), index of the
     deciding box or -1): gold if any gold box contains the point, else distracted, else other; the
     first such box in array order decides."""
-    n = len(px)
-    x, y = px[box_sample], py[box_sample]
-    inside = (x >= boxes[:, 0]) & (x <= boxes[:, 2]) & (y >= boxes[:, 1]) & (y <= boxes[:, 3])
-    hit = np.flatnonzero(inside)
-    verdict = np.full(n, INVALID, dtype=np.int8)
-    chosen = np.full(n, -1, dtype=np.int64)
-    if hit.size:
-        order = np.lexsort((hit, box_label[hit], box_sample[hit]))  # by sample, then label kind, then order
-        ordered = hit[order]
-        samples = box_sample[ordered]
-        first = np.ones(len(ordered), dtype=bool)
-        first[1:] = samples[1:] != samples[:-1]
-        winners = ordered[first]
-        verdict[box_sample[winners]] = box_label[winners]
-        chosen[box_sample[winners]] = winners
-    return verdict, chosen
+    return first_hit_per_sample(px, py, box_sample, boxes, box_label, lambda hit: box_label[hit])

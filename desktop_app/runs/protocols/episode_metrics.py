@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from desktop_app.agents.actions import ParsedAction
+from desktop_app.evaluation.rows import parsed_action
 from desktop_app.navi.model import navi_of
 from desktop_app.navi.scoring import GoldStep, StepOptions, score_episode, summarize
 from desktop_app.runs.protocols.base import episode_units
@@ -26,13 +27,8 @@ def gold_step(index: int, item: WorkItem) -> GoldStep:
 
 
 def _action(data: dict | None) -> ParsedAction | None:
-    if not data:
-        return None
-    return ParsedAction(raw=data.get("raw", ""), action_type=data.get("action_type"),
-                        point=tuple(data["point"]) if data.get("point") else None,
-                        box=tuple(data["box"]) if data.get("box") else None, element=data.get("element"),
-                        text=data.get("text"), wrong_format=bool(data.get("wrong_format")),
-                        extra=data.get("extra") or {})
+    """A stream's stored parse (Prediction.parsed["first"] / ["second"]), back as a ParsedAction."""
+    return parsed_action(data.get("raw", ""), data) if data else None
 
 
 def episode_metrics(project: Project, run: m.Run, options: StepOptions = StepOptions()) -> dict:
