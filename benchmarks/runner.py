@@ -19,7 +19,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,6 +41,7 @@ from desktop_app.runs.engine import create_run, execute  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
 
 from benchmarks.import_scale import generate  # noqa: E402
+from openai_server import fixed_server_process  # noqa: E402
 
 
 def load() -> str:
@@ -54,21 +54,13 @@ def runner_once(n: int, latency: float, concurrency: int) -> tuple[float, int, i
         source = generate(work / "source", n)
         with Project.init(work / "p") as project:
             import_path(project, source, "screenlab")
-            # the server runs in its own process, as a real one would: no shared GIL
-            server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "openai_server.py"),
-                                       "--latency", str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      text=True)
-            try:
-                base_url = server.stdout.readline().strip()
+            with fixed_server_process(latency) as base_url:
                 profile = AgentProfile(name="bench", base_url=base_url, model="m", convention="point-px",
                                        concurrency=concurrency, max_retries=0)
                 run_id = create_run(project, profile, include_unlabelled=True)  # generated screens have no goal
                 t0 = time.perf_counter()
                 status = execute(project, run_id, use_cache=False)
                 wall = time.perf_counter() - t0
-            finally:
-                server.stdin.close()
-                server.wait(timeout=10)
         return wall, status.done, status.errors
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -30,6 +30,14 @@ from desktop_app.formats.ingest import ImportOptions, ImportReport
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.spec import ExportReport
 from desktop_app.formats.transfer import export_path, import_path
+from desktop_app.judging.agreement import agreement_report
+from desktop_app.judging.agreement import disagreements as _disagreements
+from desktop_app.judging.labels import Label, labels_of, set_label
+from desktop_app.judging.labels import review_verdict as _review_verdict
+from desktop_app.judging.trajectories import Trajectory, list_trajectories, load_trajectory
+from desktop_app.judging.trajectories import trajectories_from_episodes as _from_episodes
+from desktop_app.judging.trajectories import trajectories_from_run as _from_run
+from desktop_app.judging.verdicts import verdicts_of
 from desktop_app.runs import engine
 from desktop_app.runs.engine import Plan
 from desktop_app.runs.evaluate import DEFAULT_RULES, list_runs
@@ -39,10 +47,14 @@ from desktop_app.runs.state import RunProgress
 from desktop_app.store.models import Run
 from desktop_app.store.project import Project, ProjectError
 from desktop_app.store.queries import EpisodeFilter
+from desktop_app.store.queries import episode_ids as _episode_ids
 
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError", "RunProgress", "agent",
            "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_project",
-           "per_sample", "plan_run", "run", "runs", "where", "write_report"]
+           "per_sample", "plan_run", "run", "runs", "where", "write_report",
+           "agreement", "disagreements", "judge_runs", "judge_verdicts", "label_trajectory", "review_verdict",
+           "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
+           "trajectory_labels"]
 
 Where = EpisodeFilter | dict | None
 
@@ -104,9 +116,9 @@ def agent(name: str | None = None, **fields) -> AgentProfile:
 
 
 def plan_run(project: Project, where: Where = None, protocol: str | None = None,
-             include_unlabelled: bool = False) -> Plan:
+             include_unlabelled: bool = False, **options) -> Plan:
     """What a run would ask before anything is sent: the protocol, samples, and what is left out and why."""
-    return engine.plan_run(project, _filter(where), protocol, include_unlabelled)
+    return engine.plan_run(project, _filter(where), protocol, include_unlabelled, options or None)
 
 
 def create_run(project: Project, agent: AgentProfile | str, where: Where = None, protocol: str | None = None,
@@ -158,3 +170,63 @@ def per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DE
 def write_report(project: Project, out: str | Path, runs: list[int] | None = None, plots: bool = True,
                  rules: tuple[str, ...] = DEFAULT_RULES, palette: str = "colorblind") -> list[Path]:
     return _write_report(project, runs, out, plots=plots, palette=palette, rules=tuple(rules))
+
+
+# -- trajectories and judges (Agent-Eval-Refine) ------------------------------------------
+def trajectories(project: Project, policy: str = "", text: str = "", unlabelled_by: str | None = None) -> list:
+    """Trajectory rows (id, key, intent, policy, steps, labels by annotator); unlabelled_by="" keeps
+    those nobody labelled, a name those that annotator has not."""
+    return list_trajectories(project, policy, text, unlabelled_by)
+
+
+def trajectory(project: Project, episode_id: int) -> Trajectory:
+    """One trajectory: intent, policy, response, platform and its steps (screen, action, points)."""
+    return load_trajectory(project, episode_id)
+
+
+def label_trajectory(project: Project, episode_id: int, annotator: str, outcome: str,
+                     step_labels: list[str] | None = None, comment: str = "") -> Label:
+    """Store one annotator's outcome (success, failure, impossible, unsure, emulator_error) and step labels."""
+    return set_label(project, episode_id, annotator, outcome, step_labels, comment)
+
+
+def trajectory_labels(project: Project, episode_ids: list[int] | None = None) -> dict:
+    return labels_of(project, episode_ids)
+
+
+def trajectories_from_episodes(project: Project, where: Where = None, policy: str = "demonstration") -> list[int]:
+    """Labelled episodes' gold paths as trajectories (human demonstrations)."""
+    with project.reading() as s:
+        ids = _episode_ids(s, _filter(where))
+    return _from_episodes(project, ids, policy)
+
+
+def trajectories_from_run(project: Project, run_id: int) -> list[int]:
+    """An agent run's answers, episode by episode, as trajectories to judge."""
+    return _from_run(project, run_id)
+
+
+def judge_runs(project: Project) -> list[Run]:
+    return [r for r in list_runs(project) if r.protocol == "judge"]
+
+
+def judge_verdicts(project: Project, run_id: int) -> dict:
+    """Per trajectory, the judge run's verdict (status, thoughts, raw text, parse failure, error)."""
+    return verdicts_of(project, run_id)
+
+
+def agreement(project: Project, run_ids: list[int] | None = None) -> dict:
+    """Judges against the human labels (accuracy, confusion, precision, recall, F1, false-negative rate,
+    kappa, per-policy rates, Kendall tau) and annotators against each other; default: every judge run."""
+    ids = run_ids if run_ids is not None else [r.id for r in judge_runs(project)]
+    return agreement_report(project, ids)
+
+
+def disagreements(project: Project, run_id: int) -> list:
+    return _disagreements(project, run_id)
+
+
+def review_verdict(project: Project, run_id: int, episode_id: int, reviewer: str, decision: str,
+                   tags: tuple[str, ...] = (), note: str = ""):
+    """accept: the judge was right (the reference label is corrected, audited); override: the human stands."""
+    return _review_verdict(project, run_id, episode_id, reviewer, decision, tags, note)

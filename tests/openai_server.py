@@ -7,8 +7,11 @@ can inject latency, 429s, 500s, timeouts and garbage.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -107,6 +110,19 @@ class FakeOpenAI:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextlib.contextmanager
+def fixed_server_process(latency: float, text: str | None = None):
+    """This server in its own process (as a real one would be: no shared GIL), answering every request
+    with `text` after `latency` seconds; yields its base URL (benchmarks)."""
+    cmd = [sys.executable, __file__, "--latency", str(latency)] + (["--text", text] if text is not None else [])
+    server = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        yield server.stdout.readline().strip()
+    finally:
+        server.stdin.close()
+        server.wait(timeout=10)
 
 
 async def serve_fixed(latency: float, text: str, ready) -> None:

@@ -38,8 +38,12 @@ class OpenAIAgent:
         self.instruction = convention.instruction + (f"\n{convention.ask_instruction}" if allow_ask else "")
 
     async def _call(self, messages: list[dict], sample: Sample, purpose: str) -> tuple[Reply, bool]:
+        return await self.call(messages, [sample.sha256])
+
+    async def call(self, messages: list[dict], sha256s: list[str]) -> tuple[Reply, bool]:
+        """One request (cached by model, messages, images and parameters); (reply, from the cache)."""
         p = self.profile
-        key = self.cache.key(p.model, messages, [sample.sha256], {
+        key = self.cache.key(p.model, messages, sha256s, {
             "temperature": p.temperature, "max_tokens": p.max_tokens, "extra_body": p.extra_body,
             "base_url": p.base_url})
         hit = await asyncio.to_thread(self.cache.get, key)  # database work stays off the event loop

@@ -124,9 +124,12 @@ def _run(args, cancel: threading.Event) -> int:
             profile = get_profile(args.agent)
             if args.pattern:
                 profile = dataclasses.replace(profile, pattern=args.pattern)
+            profile = dataclasses.replace(profile, **getattr(args, "profile_changes", {}))
             flt = EpisodeFilter(**args.where)
-            plan = api.plan_run(project, flt, args.protocol, args.include_unlabelled)
-            options = {"allow_ask": not args.no_ask} if plan.protocol == "episode" else {}
+            options = getattr(args, "options", None) or {}
+            plan = api.plan_run(project, flt, args.protocol, args.include_unlabelled, **options)
+            if plan.protocol == "episode":
+                options = {"allow_ask": not args.no_ask}
             run_id = api.create_run(project, profile, flt, plan.protocol, args.name or "",
                                     args.include_unlabelled, plan=plan, **options)
             how = "chosen" if args.protocol else "suggested by the samples"

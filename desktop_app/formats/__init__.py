@@ -9,13 +9,14 @@ from desktop_app.formats import (
     naviplus,
     screenlab_jsonl,
     screenspot,
+    unified_trajectory,
 )
 from desktop_app.formats.spec import FormatSpec
 
 FORMATS: dict[str, FormatSpec] = {
     spec.name: spec
     for spec in (screenlab_jsonl.SPEC, images.SPEC, envdistraction.SPEC, screenspot.SPEC, coco.SPEC,
-                 androidcontrol.SPEC, mind2web.SPEC, naviplus.SPEC)
+                 androidcontrol.SPEC, mind2web.SPEC, naviplus.SPEC, unified_trajectory.SPEC)
 }
 
 

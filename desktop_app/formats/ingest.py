@@ -22,15 +22,19 @@ from desktop_app.store import audit
 from desktop_app.store.models import (
     ACTION_TYPES,
     BOX_SOURCES,
+    EPISODE_KINDS,
     EPISODE_REVIEW_STATUSES,
     LABELS,
+    OUTCOMES,
     PLATFORMS,
     REVIEW_STATUSES,
     ActionBox,
     Episode,
     ReviewItem,
     Screen,
+    ScreenCaption,
     Step,
+    TrajectoryLabel,
 )
 from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
@@ -109,6 +113,11 @@ def _check_record(record: EpisodeRecord) -> None:
         raise where.error(f"unknown review status '{record.review_status}'", "review_status")
     if not record.steps:
         raise where.error("episode has no steps (no screenshot)")
+    if record.kind not in EPISODE_KINDS:
+        raise where.error(f"unknown episode kind '{record.kind}'", "kind")
+    for label in record.labels:
+        if label.get("outcome") not in OUTCOMES:
+            raise where.error(f"unknown outcome '{label.get('outcome')}' (one of {', '.join(OUTCOMES)})", "labels")
     for review in record.reviews:
         if review.get("status", "pending") not in REVIEW_STATUSES:
             raise where.error(f"unknown review status '{review.get('status')}'", "reviews")
@@ -250,6 +259,7 @@ def _write(project, records, infos, fmt, source, options, report, progress) -> N
             "key": r.key, "goal": r.goal, "scenario": r.scenario,
             "split": options.split if options.split is not None else r.split,
             "review_status": r.review_status, "meta": r.meta, "created_at": now, "updated_at": now, "version": 1,
+            "kind": r.kind,
         } for r in records]
         episode_ids = [row.id for row in conn.execute(
             insert(Episode).returning(Episode.id, sort_by_parameter_order=True), episode_rows)] if records else []
@@ -289,10 +299,34 @@ def _write(project, records, infos, fmt, source, options, report, progress) -> N
             conn.execute(insert(ActionBox), box_rows[start:start + 20_000])
         if review_rows:
             conn.execute(insert(ReviewItem), review_rows)
+        _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, now)
         report.episodes = len(records)
         report.steps = len(step_rows)
         audit.record(session, "import", "project", None, report.as_dict())
         progress("writing", 3, 3)
+
+
+def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, now) -> None:
+    """Human labels of trajectories and screen captions (a caption already stored is kept)."""
+    conn = session.connection()
+    labels = [{"episode_id": eid, "annotator": lab["annotator"], "outcome": lab["outcome"],
+               "step_labels": list(lab.get("step_labels") or []), "comment": lab.get("comment", ""),
+               "created_at": now, "updated_at": now, "version": 1}
+              for record, eid in zip(records, episode_ids, strict=True) for lab in record.labels]
+    if labels:
+        conn.execute(insert(TrajectoryLabel), labels)
+    captions = {}
+    for record in records:
+        for step, info in zip(record.steps, infos[id(record)], strict=True):
+            for captioner, text in step.captions.items():
+                captions[(screen_ids[info.sha256], captioner)] = text
+    if captions:
+        have = set(session.execute(select(ScreenCaption.screen_id, ScreenCaption.captioner)
+                                   .where(ScreenCaption.screen_id.in_({k[0] for k in captions}))).all())
+        rows = [{"screen_id": sid, "captioner": name, "text": text, "source": "imported", "created_at": now}
+                for (sid, name), text in captions.items() if (sid, name) not in have]
+        if rows:
+            conn.execute(insert(ScreenCaption), rows)
 
 
 def raise_if_empty(records: list[EpisodeRecord], path: Path, what: str) -> None:

@@ -73,6 +73,7 @@ class StepRecord:
     screen_meta: dict[str, Any] = field(default_factory=dict)
     instruction: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    captions: dict[str, str] = field(default_factory=dict)  # captioner -> description of the screen
     field: str = ""
     image_bytes: bytes | None = None  # a picture made in memory (a render), checked like a file
 
@@ -88,6 +89,8 @@ class EpisodeRecord:
     meta: dict[str, Any] = field(default_factory=dict)
     steps: list[StepRecord] = field(default_factory=list)
     reviews: list[dict[str, Any]] = field(default_factory=list)
+    kind: str = "sample"  # or "trajectory" (an agent's steps, judged as a whole)
+    labels: list[dict[str, Any]] = field(default_factory=list)  # trajectory labels: annotator, outcome, comment
 
 
 def _read_utf8(path: Path) -> str:

@@ -17,6 +17,7 @@ class ExportContext:
     out: Path
     bundles: Iterable[EpisodeBundle]
     image_bytes: Callable[[str, str], bytes]  # (sha256, ext) -> file content
+    session: object = None  # the reading session, for formats that write more than episodes (labels, captions)
 
 
 @dataclass
@@ -44,3 +45,4 @@ class FormatSpec:
     read: Callable[..., list[EpisodeRecord]] | None = None  # (path, ImportOptions) -> records
     write: Callable[[ExportContext], ExportReport] | None = None
     dedupe_images: bool = False  # importing the same picture twice is a duplicate, not a new sample
+    episode_kind: str = "sample"  # which episodes it exports (store.models.EPISODE_KINDS)

@@ -30,5 +30,6 @@ def export_path(project: Project, out: Path, fmt: str, flt: EpisodeFilter = Epis
         writable = ", ".join(n for n, s in FORMATS.items() if s.write)
         raise FormatError(f"cannot export format '{fmt}' (one of: {writable})")
     with project.reading() as session:
-        ctx = ExportContext(Path(out), iter_bundles(session, flt), project.media.read)
+        flt = replace(flt, kind=spec.episode_kind)
+        ctx = ExportContext(Path(out), iter_bundles(session, flt), project.media.read, session)
         return spec.write(ctx)

@@ -19,7 +19,7 @@ from desktop_app.agents.actions import ParsedAction
 from desktop_app.agents.client import RequestFailed
 from desktop_app.agents.conventions import parse_action
 from desktop_app.agents.kinds import Answer
-from desktop_app.agents.profiles import AgentProfile
+from desktop_app.agents.profiles import AgentProfile, ProfileError
 from desktop_app.agents.prompts import Sample
 from desktop_app.runs.state import RunProgress, error_kind
 from desktop_app.runs.work import WorkItem
@@ -33,7 +33,8 @@ Progress = Callable[[RunProgress], None]
 class RunContext:
     def __init__(self, project: Project, run_id: int, profile: AgentProfile, agent, options,
                  progress: RunProgress, on_progress: Progress | None, cancel: threading.Event,
-                 writer: ThreadPoolExecutor, loop: asyncio.AbstractEventLoop):
+                 writer: ThreadPoolExecutor, loop: asyncio.AbstractEventLoop,
+                 make_agent: Callable[[AgentProfile], tuple] | None = None):
         self.project = project
         self.run_id = run_id
         self.profile = profile
@@ -45,6 +46,9 @@ class RunContext:
         self._writer = writer
         self._loop = loop
         self._started = time.perf_counter()
+        self._helpers: dict[str, tuple[object, object]] = {}  # profile name -> (agent, client)
+        self.memo: dict = {}  # a protocol's per-execution lookups (e.g. captions being asked for)
+        self._make_agent = make_agent  # profile -> (agent, client to close): the engine's, for helper models
 
     # the agent ----------------------------------------------------------------------
     def sample(self, item: WorkItem) -> Sample:
@@ -59,6 +63,35 @@ class RunContext:
             self.progress.completion_tokens += answer.reply.completion_tokens or 0
         return answer
 
+    async def chat(self, messages: list[dict], sha256s: list[str], agent=None) -> Answer:
+        """One request with messages a protocol built itself (a judge's question), images named by
+        hash in order for the cache; token totals counted as for ask(). Raises RequestFailed."""
+        agent = agent or self.agent
+        if not hasattr(agent, "call"):
+            raise ProfileError(f"{self.profile.name}: this protocol needs a model (an OpenAI-compatible profile), "
+                               f"not an agent of kind {self.profile.kind!r}")
+        reply, cached = await agent.call(messages, sha256s)
+        answer = Answer(reply, [], cached)
+        self.progress.cached += cached
+        if not cached:
+            self.progress.prompt_tokens += reply.prompt_tokens or 0
+            self.progress.completion_tokens += reply.completion_tokens or 0
+        return answer
+
+    def helper(self, profile: AgentProfile):
+        """A second model for this execution (a judge's captioner), made once, closed with the run."""
+        if profile.name not in self._helpers:
+            if self._make_agent is None:
+                raise ProfileError(f"this execution cannot use a second model ({profile.name})")
+            self._helpers[profile.name] = self._make_agent(profile)
+        return self._helpers[profile.name][0]
+
+    async def aclose(self) -> None:
+        for _, client in self._helpers.values():
+            if client is not None:
+                await client.close()
+        self._helpers.clear()
+
     def parse(self, text: str, item: WorkItem) -> ParsedAction:
         p = self.profile
         resize = {k: v for k, v in (("factor", p.factor), ("min_pixels", p.min_pixels),
@@ -70,6 +103,10 @@ class RunContext:
         """Store (or replace) the run's prediction for this step, committed before this returns."""
         await self._loop.run_in_executor(self._writer, _write_prediction, self.project, self.run_id,
                                          item.step_id, values)
+
+    async def store(self, fn: Callable, *args) -> object:
+        """Run fn(project, *args) on the writer thread (a protocol's own rows, e.g. captions)."""
+        return await self._loop.run_in_executor(self._writer, fn, self.project, *args)
 
     async def write_failure(self, item: WorkItem, exc: RequestFailed) -> None:
         self.progress.errors += 1

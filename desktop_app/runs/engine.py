@@ -17,7 +17,7 @@ import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import func, select
 
@@ -69,25 +69,29 @@ class RunRequest:
 
 
 def summarize_samples(project: Project, flt: EpisodeFilter) -> SampleSummary:
-    """Episodes and steps a filter selects, and how many episodes have several steps (SQL only)."""
-    where = flt.where()
+    """Episodes and steps a filter selects, and how many episodes have several steps (SQL only);
+    trajectories counted apart (whatever kind the filter asks for)."""
+    where = replace(flt, kind="sample").where()
     with project.reading() as s:
+        trajectories = s.execute(select(func.count()).select_from(m.Episode)
+                                 .where(*replace(flt, kind="trajectory").where())).scalar_one()
         per_episode = (select(m.Step.episode_id, func.count(m.Step.id).label("n"))
                        .join(m.Episode, m.Episode.id == m.Step.episode_id).where(*where)
                        .group_by(m.Step.episode_id).subquery())
         episodes, steps, multi = s.execute(select(
             func.count(), func.coalesce(func.sum(per_episode.c.n), 0),
             func.coalesce(func.sum((per_episode.c.n > 1).cast(m.Step.index.type)), 0))).one()
-    return SampleSummary(int(episodes), int(steps), int(multi))
+    return SampleSummary(int(episodes), int(steps), int(multi), int(trajectories))
 
 
 def plan_run(project: Project, flt: EpisodeFilter, protocol: str | None = None,
-             include_unlabelled: bool = False) -> Plan:
+             include_unlabelled: bool = False, options: dict | None = None) -> Plan:
     """The protocol (given, else suggested), its units and steps, and what would be left out, by reason."""
     flt = with_default_statuses(flt)
     suggested = suggest(summarize_samples(project, flt))
     chosen = get_protocol(protocol or suggested)
-    units, excluded = chosen.units(load_items(project, flt), include_unlabelled)
+    units, excluded = chosen.units(load_items(project, replace(flt, kind=chosen.episode_kind)), include_unlabelled,
+                                   chosen.options(options))
     return Plan(chosen.name, suggested, len(units), sum(len(u.items) for u in units), dict(excluded))
 
 
@@ -114,9 +118,11 @@ def create_run(project: Project, profile: AgentProfile, flt: EpisodeFilter = Epi
     plan_run already said for these arguments (the CLI prints it first), so the samples are not loaded again."""
     profile.validate()
     flt = with_default_statuses(flt)
-    plan = plan or plan_run(project, flt, protocol, include_unlabelled)
+    plan = plan or plan_run(project, flt, protocol, include_unlabelled, options)
     chosen = get_protocol(plan.protocol)
-    typed = chosen.options(options)  # refuses unknown options now, not when the run starts
+    flt = replace(flt, kind=chosen.episode_kind)
+    # unknown or impossible options are refused now, not when the run starts
+    typed = chosen.prepare(project, profile, chosen.options(options))
     with project.transaction() as s:
         stored = m.AgentProfile(name=profile.name, base_url=profile.base_url, model=profile.model,
                                 pattern=profile.pattern, convention=profile.convention,
@@ -200,7 +206,8 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
         protocol = get_protocol(run.protocol)
         options = protocol.options(run.options)
         selection = run_selection(run)
-        units, excluded = protocol.units(load_items(project, selection.episodes), selection.include_unlabelled)
+        units, excluded = protocol.units(load_items(project, selection.episodes), selection.include_unlabelled,
+                                         options)
         done = _done_steps(project, run_id)
         todo = [u for u in units if not protocol.finished(u, done)]
         status.total = sum(len(u.items) for u in units)
@@ -237,7 +244,16 @@ async def _work(project, run_id, profile, agent, protocol, options, todo, status
     # waiting on the database (a commit per answer on the loop made 500 requests 1.6x slower).
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prediction-writer")
     ctx = RunContext(project, run_id, profile, agent, options, status, progress, cancel, writer,
-                     asyncio.get_running_loop())
+                     asyncio.get_running_loop(), lambda helper: make_agent(project, helper))
+    width = max(1, min(concurrency or profile.concurrency, len(todo) or 1))
+    try:
+        await _pool(width, todo, protocol, ctx, cancel)
+    finally:
+        writer.shutdown(wait=True)  # every answer received is on disk before the run is closed
+        await ctx.aclose()
+
+
+async def _pool(width, todo, protocol, ctx, cancel) -> None:
     queue: asyncio.Queue = asyncio.Queue()
     for unit in todo:
         queue.put_nowait(unit)
@@ -258,14 +274,12 @@ async def _work(project, run_id, profile, agent, protocol, options, todo, status
                 return
             await asyncio.sleep(0.05)
 
-    width = max(1, min(concurrency or profile.concurrency, len(todo) or 1))
     tasks = [asyncio.create_task(worker()) for _ in range(width)]
     watcher = asyncio.create_task(watch(tasks))
     try:
         results = await asyncio.gather(*tasks, return_exceptions=True)
     finally:
         watcher.cancel()
-        writer.shutdown(wait=True)  # every answer received is on disk before the run is closed
     for result in results:  # a worker's bug fails the run; a cancelled worker does not
         if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
             raise result

@@ -45,6 +45,11 @@ class WorkItem:
     height: int
     actions: tuple[Action, ...] = ()
     source_target: str = ""  # the EnvDistraction `target` of an imported sample
+    screen_id: int = 0
+    platform: str = "web"
+    # a trajectory's action at this step, and its policy / response (judging/trajectories.py)
+    step_meta: dict = field(default_factory=dict, hash=False, compare=False)
+    episode_meta: dict = field(default_factory=dict, hash=False, compare=False)
 
     @cached_property
     def targets(self) -> tuple[Target, ...]:
@@ -77,5 +82,6 @@ def load_items(project: Project, flt: EpisodeFilter) -> list[WorkItem]:
                     items.append(WorkItem(
                         sb.step.id, sb.step.index, e.id, e.key, e.goal, e.scenario, sb.step.instruction,
                         sb.screen.sha256, sb.screen.ext, sb.screen.width, sb.screen.height,
-                        tuple(action_of(b) for b in sb.boxes), source if isinstance(source, str) else ""))
+                        tuple(action_of(b) for b in sb.boxes), source if isinstance(source, str) else "",
+                        sb.screen.id, sb.screen.platform, dict(sb.step.meta or {}), dict(e.meta or {})))
     return items

@@ -24,10 +24,21 @@ REVIEW_STATUSES = ("pending", "accepted", "rejected", "edited")
 # An episode nobody was asked to review (e.g. imported, human-made data).
 EPISODE_REVIEW_STATUSES = ("unreviewed", *REVIEW_STATUSES)
 # wrong_format is a separate flag on a prediction (its verdict is invalid); error = no answer was obtained
-VERDICTS = ("gold", "distracted", "other", "invalid", "error")
+# judge runs: a trajectory's verdict (success, failure, impossible) or a step's label in short
+# (reached, towards, not_sure, away: judging/parse.py), invalid for an answer that could not be read
+JUDGE_VERDICTS = ("success", "failure", "impossible", "reached", "towards", "not_sure", "away")
+VERDICTS = ("gold", "distracted", "other", "invalid", "error", *JUDGE_VERDICTS)
 # pending: created, never executed; done_with_errors: finished, some requests failed after retries
 # (resume asks them again); failed: stopped by an error (Run.failure says which); cancelled: stopped by the user
 RUN_STATES = ("pending", "running", "done", "done_with_errors", "failed", "cancelled")
+# sample: screens with labelled actions (what agents are run on); trajectory: what an agent did, step by
+# step, to be judged as a whole (its actions are the agent's, not labels: docs/decisions/0017)
+EPISODE_KINDS = ("sample", "trajectory")
+# a person's verdict on a whole trajectory; unsure and emulator_error are kept but not used as a reference
+OUTCOMES = ("success", "failure", "impossible", "unsure", "emulator_error")
+# a reviewed disagreement: accept = the judge was right (the reference label is corrected),
+# override = the human label stands (the judge erred; tags say how)
+REVIEW_DECISIONS = ("accept", "override")
 
 
 def _json_column() -> Any:
@@ -67,10 +78,12 @@ class Episode(SQLModel, table=True):
     """A task: a goal and an ordered list of steps (one step for a single screen)."""
 
     __tablename__ = "episode"
-    __table_args__ = (CheckConstraint(_in("review_status", EPISODE_REVIEW_STATUSES), name="ck_episode_review"),)
+    __table_args__ = (CheckConstraint(_in("review_status", EPISODE_REVIEW_STATUSES), name="ck_episode_review"),
+                      CheckConstraint(_in("kind", EPISODE_KINDS), name="ck_episode_kind"))
 
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, index=True)  # the id the source gave it
+    kind: str = Field(default="sample", index=True, max_length=16)
     goal: str = Field(default="")
     scenario: str = Field(default="", index=True)
     split: str = Field(default="", index=True)
@@ -270,4 +283,55 @@ class ResponseCache(SQLModel, table=True):
     key: str = Field(primary_key=True, max_length=64)  # sha256 of model, messages, image hashes, parameters
     model: str = Field(default="")
     response: dict = _json_column()  # raw text, usage, finish reason
+    created_at: datetime = _time_column()
+
+
+class TrajectoryLabel(SQLModel, table=True):
+    """One annotator's verdict on a trajectory (an episode of kind "trajectory"), and per-step labels."""
+
+    __tablename__ = "trajectory_label"
+    __table_args__ = (UniqueConstraint("episode_id", "annotator", name="uq_trajectory_label_annotator"),
+                      CheckConstraint(_in("outcome", OUTCOMES), name="ck_trajectory_label_outcome"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: int = _fk("episode.id")
+    annotator: str = Field(max_length=64)
+    outcome: str = Field(max_length=16)
+    step_labels: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))  # per step, "" unset
+    comment: str = Field(default="")
+    created_at: datetime = _time_column()
+    updated_at: datetime = _time_column()
+    version: int = Field(default=1)
+
+
+class JudgeReview(SQLModel, table=True):
+    """A person's decision on one judge verdict that disagreed with the human reference."""
+
+    __tablename__ = "judge_review"
+    __table_args__ = (UniqueConstraint("run_id", "episode_id", name="uq_judge_review_run_episode"),
+                      CheckConstraint(_in("decision", REVIEW_DECISIONS), name="ck_judge_review_decision"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = _fk("run.id")
+    episode_id: int = _fk("episode.id")
+    reviewer: str = Field(default="", max_length=64)
+    decision: str = Field(max_length=16)
+    judged: str = Field(default="", max_length=16)  # the judge's verdict the decision was about
+    tags: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    note: str = Field(default="")
+    created_at: datetime = _time_column()
+    updated_at: datetime = _time_column()
+
+
+class ScreenCaption(SQLModel, table=True):
+    """A text description of a screen by a captioner (imported, or asked of a model by a judge run)."""
+
+    __tablename__ = "screen_caption"
+    __table_args__ = (UniqueConstraint("screen_id", "captioner", name="uq_screen_caption_captioner"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    screen_id: int = _fk("screen.id")
+    captioner: str = Field(max_length=128)
+    text: str = Field(default="")
+    source: str = Field(default="imported", max_length=16)  # imported | model | edited
     created_at: datetime = _time_column()

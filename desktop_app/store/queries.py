@@ -28,9 +28,13 @@ class EpisodeFilter:
     ids: tuple[int, ...] = ()
     # by how agents did: ("verdict", run, verdict) | ("wrong_format", run) | ("disagree", run_a, run_b)
     outcome: tuple = ()
+    # samples (what agents act on) unless asked: trajectories are judged, not labelled box by box
+    kind: str | None = "sample"
 
     def where(self) -> list:
         clauses = []
+        if self.kind:
+            clauses.append(Episode.kind == self.kind)
         if self.scenarios:
             clauses.append(Episode.scenario.in_(self.scenarios))
         if self.review_statuses:

@@ -2,6 +2,7 @@
 
     screen   single screens (EnvDistraction): gold / distracted / other / invalid
     episode  multi-step episodes with ASK answered by a simulated user (Navi-plus)
+    judge    a model judges whole agent trajectories, checked against human labels (Agent-Eval-Refine)
 
 `suggest()` picks the protocol a selection fits when the user does not choose one.
 """
@@ -10,9 +11,10 @@ from __future__ import annotations
 
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
 from desktop_app.runs.protocols.episode import EpisodeProtocol
+from desktop_app.runs.protocols.judge import JudgeProtocol
 from desktop_app.runs.protocols.screen import ScreenProtocol
 
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol())}
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol(), JudgeProtocol())}
 DEFAULT = "screen"
 
 
@@ -25,7 +27,7 @@ def get_protocol(name: str) -> Protocol:
 
 def suggest(summary: SampleSummary) -> str:
     """The first registered protocol that fits the samples (screen for an empty selection)."""
-    if not summary.episodes:
+    if not summary.episodes and not summary.trajectories:
         return DEFAULT
     return next((name for name, p in PROTOCOLS.items() if p.fits(summary)), DEFAULT)
 

@@ -21,7 +21,8 @@ class WorkUnit:
     """What one worker does at a time: one step, or one episode's steps in order."""
 
     key: int  # a step id or an episode id
-    items: tuple[WorkItem, ...]
+    items: tuple[WorkItem, ...]  # the steps that get a prediction
+    context: tuple[WorkItem, ...] = ()  # steps the unit reads but does not predict (a judged trajectory)
 
 
 @dataclass(frozen=True)
@@ -33,9 +34,10 @@ class NoOptions:
 class SampleSummary:
     """What a selection holds, to choose a protocol for it."""
 
-    episodes: int = 0
+    episodes: int = 0  # samples (episodes of kind "sample")
     steps: int = 0
     multi_step_episodes: int = 0
+    trajectories: int = 0  # episodes of kind "trajectory"
 
 
 class OptionsError(ValueError):
@@ -47,6 +49,7 @@ class Protocol:
     title: ClassVar[str]  # a few words for menus and lists
     description: ClassVar[str]  # one sentence: what a unit is and what is measured
     options_type: ClassVar[type] = NoOptions  # a frozen dataclass of the protocol's run options
+    episode_kind: ClassVar[str] = "sample"  # which episodes it runs on (store.models.EPISODE_KINDS)
 
     # -- options -------------------------------------------------------------------
     def options(self, data: dict | None = None, **given) -> object:
@@ -62,6 +65,11 @@ class Protocol:
     def options_json(self, options) -> dict:
         return asdict(options)
 
+    def prepare(self, project, profile, options) -> object:
+        """Check the options against the project and the profile when the run is created, and return
+        them as stored (e.g. with a helper model's profile frozen in). Raises OptionsError."""
+        return options
+
     def offers_ask(self, options) -> bool:
         """Whether the agent is told it may ask the user a question (its instruction gains the ASK syntax)."""
         return False
@@ -71,8 +79,9 @@ class Protocol:
         """Whether this protocol is the natural one for these samples (see protocols.suggest)."""
         raise NotImplementedError
 
-    def units(self, items: list[WorkItem], include_unlabelled: bool = False) -> tuple[list[WorkUnit], Counter]:
-        """The run's work units, and the steps left out by reason."""
+    def units(self, items: list[WorkItem], include_unlabelled: bool = False,
+              options=None) -> tuple[list[WorkUnit], Counter]:
+        """The run's work units, and the steps left out by reason (options: the run's typed options)."""
         raise NotImplementedError
 
     def finished(self, unit: WorkUnit, done_steps: set[int]) -> bool:

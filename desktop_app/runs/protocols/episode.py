@@ -60,7 +60,8 @@ class EpisodeProtocol(Protocol):
     def offers_ask(self, options: EpisodeOptions) -> bool:
         return options.allow_ask
 
-    def units(self, items: list[WorkItem], include_unlabelled: bool = False) -> tuple[list[WorkUnit], Counter]:
+    def units(self, items: list[WorkItem], include_unlabelled: bool = False,
+              options=None) -> tuple[list[WorkUnit], Counter]:
         return episode_units(items, include_unlabelled)
 
     async def act(self, ctx: RunContext, unit: WorkUnit) -> None:

@@ -30,9 +30,10 @@ class ScreenProtocol(Protocol):
         self.scoring = scoring
 
     def fits(self, summary: SampleSummary) -> bool:
-        return summary.multi_step_episodes * 2 <= summary.episodes
+        return summary.episodes > 0 and summary.multi_step_episodes * 2 <= summary.episodes
 
-    def units(self, items: list[WorkItem], include_unlabelled: bool = False) -> tuple[list[WorkUnit], Counter]:
+    def units(self, items: list[WorkItem], include_unlabelled: bool = False,
+              options=None) -> tuple[list[WorkUnit], Counter]:
         return step_units(items, include_unlabelled)
 
     async def act(self, ctx: RunContext, unit: WorkUnit) -> None:

@@ -1,0 +1,304 @@
+"""Trajectory judges end to end: the authors' UnifiedTrajectory folder in, human labels, judges asked
+through the real openai client against the local fake server (scripted answers), agreement worked out
+by hand, reviews, and the authors' evals lines out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from desktop_app import api
+from desktop_app.cli.main import main
+from desktop_app.formats.records import FormatError
+from desktop_app.formats.transfer import export_path, import_path
+from desktop_app.judging.parse import parse_verdict
+from desktop_app.paths import navi_demo_dataset_dir
+from desktop_app.store import models as m
+from desktop_app.store.project import Project
+
+from conftest import make_image
+from openai_server import FakeOpenAI, Response, user_text
+
+TAP = "Action Type: DualPoint, Touch Point: (0.5000, 0.3000), Lift Point: (0.5000, 0.3000)"
+SWIPE = "Action Type: DualPoint, Touch Point: (0.5000, 0.8000), Lift Point: (0.5000, 0.2000)"
+# policies: "good" succeeds on t1, t2; "bad" fails on t3, t4 (by the humans' labels below)
+TRAJECTORIES = [
+    ("t1", "good", "Turn on Wi-Fi", [TAP, TAP]),
+    ("t2", "good", "Open the alarm app", [SWIPE, TAP]),
+    ("t3", "bad", "Set an alarm for 7 am", [TAP]),
+    ("t4", "bad", "Find the weather in Paris", [SWIPE, SWIPE, TAP]),
+]
+LABELS = {  # uid -> {annotator: annotation}
+    "t1": {"ann": "Success", "bob": "Success"},
+    "t2": {"ann": "Success", "bob": "Failure"},
+    "t3": {"ann": "Failure", "bob": "Failure"},
+    "t4": {"ann": "Failure", "bob": "Failure"},
+}
+# the judge: right on t1, t3, t4; calls t2 a failure (a false negative); the reference of t2 is
+# ann's success and bob's failure: a tie -> no reference, so the judge is scored on t1, t3, t4 only
+JUDGE = {"Turn on Wi-Fi": 'Thoughts: Wi-Fi shows as on.\nStatus: "success"',
+         "Open the alarm app": 'Thoughts: the home screen is shown.\nStatus: "failure"',
+         "Set an alarm for 7 am": 'Thoughts: no alarm was added.\nStatus: "failure"',
+         "Find the weather in Paris": 'Thoughts: nothing\nStatus: maybe'}  # unreadable: a parse failure
+
+
+def write_unified(folder, labels=LABELS, captions=True):
+    (folder / "images").mkdir(parents=True)
+    log = []
+    for n, (uid, policy, intent, actions) in enumerate(TRAJECTORIES):
+        steps = []
+        for i, action in enumerate(actions):
+            name = f"{uid}_{i}.png"
+            make_image(folder / "images" / name, size=(180, 320), color=(20 * n, 30 * i, 90))
+            steps.append({"img": name, "other": {"action": action}})
+        log.append({"uid": uid, "intent": intent, "response": "", "policy": policy, "steps": steps})
+    (folder / "trajectory_log.json").write_text(json.dumps(log))
+    if captions:
+        (folder / "captions").mkdir()
+        caps = {f"{uid}_{i}": f"Screen {i} of {uid}: a settings list" for uid, _, _, acts in TRAJECTORIES
+                for i in range(len(acts))}
+        (folder / "captions" / "cap-v1.json").write_text(json.dumps(caps))
+    (folder / "evals").mkdir()
+    lines = [{"dataset_path": folder.name, "task_idx": i, "task_uid": uid, "user_uid": user, "annotation": label,
+              "comment": ""} for i, (uid, by) in enumerate(labels.items()) for user, label in by.items()]
+    (folder / "evals" / "humans.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return folder
+
+
+@pytest.fixture
+def judged(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCREENLAB_TEST_KEY", "sk-test")
+    path = tmp_path / "p"
+    with Project.init(path):
+        pass
+    assert main(["judge", "import", str(path), str(write_unified(tmp_path / "android_set"))]) == 0
+    return path
+
+
+def add_judge(server, name="judge"):
+    assert main(["agents", "add", name, "--base-url", server.base_url, "--model", "judge-model",
+                 "--api-key-env", "SCREENLAB_TEST_KEY", "--concurrency", "4", "--replace"]) == 0
+
+
+def scripted(body, n):
+    text = user_text(body)
+    return Response(text=next(answer for intent, answer in JUDGE.items() if intent in text))
+
+
+def test_import_reads_actions_labels_and_captions(judged):
+    with Project.open(judged) as project:
+        rows = {r.key: r for r in api.trajectories(project)}
+        assert [rows[k].policy for k in ("t1", "t3")] == ["good", "bad"]
+        t2 = api.trajectory(project, rows["t2"].episode_id)
+        # DualPoint 0.6 apart is a swipe, drawn from touch to lift; 0 apart a tap
+        assert [s.action.text for s in t2.steps] == ["swipe on screen", "tap"]
+        assert t2.steps[0].action.points == ((0.5, 0.8), (0.5, 0.2)) and t2.platform == "android"
+        assert t2.actions_text == "1: swipe on screen\n2: tap\n"
+        labels = api.trajectory_labels(project)[rows["t2"].episode_id]
+        assert {a: lab.outcome for a, lab in labels.items()} == {"ann": "success", "bob": "failure"}
+        with project.reading() as s:
+            assert s.execute(select(m.ScreenCaption).where(m.ScreenCaption.captioner == "cap-v1")).scalars().all()
+        # trajectories stay out of the screen runs; the judge protocol is what they suggest
+        assert api.plan_run(project, protocol="screen").steps == 0
+        assert (api.plan_run(project).protocol, api.plan_run(project).units) == ("judge", 4)
+
+
+def test_a_label_for_an_unknown_trajectory_refuses_the_whole_import(tmp_path):
+    folder = write_unified(tmp_path / "set", labels={**LABELS, "t9": {"ann": "Success"}})
+    with Project.init(tmp_path / "p") as project:
+        with pytest.raises(FormatError) as err:
+            import_path(project, folder, "unified-trajectory")
+        assert "humans.jsonl" in str(err.value) and "line 9" in str(err.value) and "task_uid" in str(err.value)
+        assert api.trajectories(project) == []
+
+
+def test_end_to_end_judge_agreement_review_and_export(judged, tmp_path, capsys):
+    with FakeOpenAI(scripted) as server:
+        add_judge(server)
+        assert main(["judge", "run", str(judged), "--judge", "judge"]) == 0
+        body = server.requests[0]
+    assert len(server.requests) == 4
+    assert body["temperature"] == 0  # as the authors ran their judges
+    images = [c for c in body["messages"][1]["content"] if c.get("type") == "image_url"]
+    assert len(images) == 1 and images[0]["image_url"]["detail"] == "high"  # the last frame, full detail
+    assert "Thoughts:" in body["messages"][0]["content"] and "Status:" in body["messages"][0]["content"]
+    capsys.readouterr()
+    with Project.open(judged) as project:
+        (run,) = api.judge_runs(project)
+        assert run.status == "done"
+        verdicts = {api.trajectory(project, eid).key: v for eid, v in api.judge_verdicts(project, run.id).items()}
+        assert verdicts["t4"].status == "" and verdicts["t4"].wrong_format  # flagged, not counted as a failure
+        assert verdicts["t4"].raw_text == JUDGE["Find the weather in Paris"]
+        metrics = api.agreement(project)["runs"][run.id]
+    # scored: t1 (human success, judge success) TP; t3 (failure, failure) TN; t2 has no reference (tie);
+    # t4 a parse failure -> tp 1, tn 1, n 2, accuracy 2/2; kappa: po 1, pe = .5*.5 + .5*.5 = .5 -> 1.0
+    assert metrics["confusion"] | {} == metrics["confusion"]
+    c = metrics["confusion"]
+    assert (c["tp"], c["fp"], c["tn"], c["fn"], c["accuracy"]) == (1, 0, 1, 0, 1.0)
+    assert metrics["kappa"] == 1.0 and metrics["parse_failures"] == 1 and metrics["no_reference"] == 1
+
+    # bob changes his mind on t2: the reference is now failure (2 of 2) and the judge's failure agrees
+    assert main(["judge", "label", str(judged), "t2", "--outcome", "success", "--annotator", "bob"]) == 0
+    # now t2 is success by both: the judge's "failure" is a false negative
+    with Project.open(judged) as project:
+        metrics = api.agreement(project)["runs"][run.id]
+        c = metrics["confusion"]
+        # tp 1 (t1), fn 1 (t2), tn 1 (t3): accuracy 2/3, recall 1/2, FNR 1/2, precision 1/1
+        assert (c["tp"], c["fn"], c["tn"], c["fp"]) == (1, 1, 1, 0)
+        assert c["accuracy"] == pytest.approx(2 / 3) and c["fnr"] == 0.5 and c["precision"] == 1.0
+        # policies: humans good 2/2, bad 0/1 (t4 has no verdict, so it is not among the judged);
+        # judge good 1/2, bad 0/1 -> same order, tau-b 1
+        assert metrics["policies"]["good"]["judge"]["rate"] == 0.5
+        assert metrics["ranking"]["tau_b"] == 1.0
+        (d,) = api.disagreements(project, run.id)
+        assert (d.key, d.reference, d.judged, d.thoughts) == ("t2", True, "failure", "the home screen is shown.")
+    assert main(["judge", "agreement", str(judged)]) == 0
+    out = capsys.readouterr().out
+    assert "accuracy 66.7%" in out and "false negatives 50.0%" in out and "annotators ann / bob: 4 shared" in out
+
+    # the reviewer sides with the judge: the reference of t2 becomes failure, the disagreement goes away
+    assert main(["judge", "review", str(judged), str(run.id), "t2", "accept", "--tag", "ambiguous task",
+                 "--reviewer", "carol"]) == 0
+    with Project.open(judged) as project:
+        assert api.disagreements(project, run.id) == []
+        assert api.agreement(project)["corrected"] == 1
+        with project.reading() as s:
+            audit = s.execute(select(m.AuditEntry).where(m.AuditEntry.entity == "judge_review")).scalar_one()
+        assert audit.actor == "carol" and audit.changes["decision"] == "accept"
+
+    # the authors' evals lines: the humans' labels, and the judge's verdicts with its reasoning
+    out_dir = tmp_path / "out"
+    assert main(["judge", "export", str(judged), "evals", str(out_dir / "humans.jsonl")]) == 0
+    assert main(["judge", "export", str(judged), "evals", str(out_dir / "judge.jsonl"), "--run", str(run.id)]) == 0
+    humans = [json.loads(x) for x in (out_dir / "humans.jsonl").read_text().splitlines()]
+    judge = [json.loads(x) for x in (out_dir / "judge.jsonl").read_text().splitlines()]
+    assert {(x["task_uid"], x["user_uid"]): x["annotation"] for x in humans}[("t2", "bob")] == "Success"
+    assert set(humans[0]) == {"dataset_path", "task_idx", "task_uid", "user_uid", "annotation", "comment"}
+    assert humans[0]["dataset_path"] == "android_set"
+    assert [(x["task_uid"], x["annotation"]) for x in judge] == [("t1", "Success"), ("t2", "Failure"),
+                                                                  ("t3", "Failure")]  # t4: no verdict to claim
+    # filtered behaviour cloning: the trajectories the judge passed, in the authors' layout
+    assert main(["judge", "export", str(judged), "passed", str(out_dir / "passed"), "--run", str(run.id)]) == 0
+    assert [t["uid"] for t in json.loads((out_dir / "passed" / "trajectory_log.json").read_text())] == ["t1"]
+    assert main(["judge", "export", str(judged), "csv", str(out_dir / "all.csv")]) == 0
+    assert (out_dir / "all.csv").read_text().splitlines()[0].startswith("key,policy,steps,intent,reference,label:ann")
+
+
+def test_caption_mode_reads_imported_captions_and_a_captioner_never_sees_the_task(judged, monkeypatch):
+    with FakeOpenAI(scripted) as server:
+        add_judge(server)
+        assert main(["judge", "run", str(judged), "--judge", "judge", "--mode", "caption",
+                     "--captioner", "cap-v1", "--frames", "2"]) == 0
+        bodies = list(server.requests)
+    assert len(bodies) == 4 and all(isinstance(b["messages"][1]["content"], str) for b in bodies)  # text only
+    t1 = next(b for b in bodies if "Turn on Wi-Fi" in user_text(b))
+    assert "Screen 0 of t1" in user_text(t1) and "Screen 1 of t1" in user_text(t1)  # the last 2 frames
+
+    # a model captioner: asked once per screen, without the task, its captions stored and reused
+    def respond(body, n):
+        if "Describe the screenshot" in user_text(body):
+            return Response(text=f"# Screen\n- item {n}")
+        return scripted(body, n)
+
+    with FakeOpenAI(respond) as server:
+        add_judge(server)
+        add_judge(server, "captioner")
+        assert main(["judge", "run", str(judged), "--judge", "judge", "--mode", "caption", "--captioner",
+                     "captioner", "--no-ocr"]) == 0
+        captions = [b for b in server.requests if "Describe the screenshot" in user_text(b)]
+        assert len(captions) == 4  # one last frame per trajectory, none shared
+        assert not any(intent in user_text(b) for b in captions for intent in JUDGE)
+        judged_bodies = [b for b in server.requests if b not in captions]
+        assert all("# Screen" in user_text(b) for b in judged_bodies)
+        assert main(["judge", "run", str(judged), "--judge", "judge", "--mode", "caption", "--captioner",
+                     "captioner", "--no-ocr", "--no-cache"]) == 0
+        assert sum("Describe the screenshot" in user_text(b) for b in server.requests) == 4  # stored: not again
+
+
+def test_per_step_mode_labels_every_step_and_the_last_decides(judged):
+    def respond(body, n):
+        text = user_text(body)
+        last = "this was the agent's last action" in text
+        return Response(text='Thoughts: ok\nResponse: "goal-reached"' if last and "Wi-Fi" in text
+                        else 'Thoughts: ok\nResponse: "towards-the-goal"')
+
+    with FakeOpenAI(respond) as server:
+        add_judge(server)
+        assert main(["judge", "run", str(judged), "--judge", "judge", "--mode", "per_step"]) == 0
+        assert len(server.requests) == 8  # 2 + 2 + 1 + 3 steps
+        two = [b for b in server.requests if "Action 1 of 2" in user_text(b)]
+        assert all(len([c for c in b["messages"][1]["content"] if c.get("type") == "image_url"]) == 2 for b in two)
+    with Project.open(judged) as project:
+        (run,) = api.judge_runs(project)
+        verdicts = {api.trajectory(project, eid).key: v for eid, v in api.judge_verdicts(project, run.id).items()}
+    assert verdicts["t1"].step_labels == ("towards-the-goal", "goal-reached") and verdicts["t1"].status == "success"
+    assert verdicts["t3"].status == "failure"
+
+
+def test_a_judge_needs_a_model_and_a_known_captioner(judged):
+    with Project.open(judged) as project:
+        with pytest.raises(ValueError, match="must be a model"):
+            api.create_run(project, api.agent(name="r", kind="random"), protocol="judge")
+        with pytest.raises(ValueError, match="neither an imported caption set nor a model profile"):
+            api.create_run(project, api.agent(name="j", base_url="http://127.0.0.1:9/v1", model="m",
+                                              api_key_env="SCREENLAB_TEST_KEY"),
+                           protocol="judge", mode="caption", captioner="nobody")
+        with pytest.raises(ValueError, match="unknown judge mode"):
+            api.plan_run(project, protocol="judge", mode="vibes")
+
+
+@pytest.mark.parametrize("text, status", [
+    ('Thoughts: fine\nStatus: "success"', "success"),
+    ("**Thoughts:** the cart is empty\n**Status:** failure.", "failure"),
+    ('{"thoughts": "the item does not exist", "status": "task-impossible"}', "impossible"),
+    ('```json\n{"thoughts": "ok", "status": "task-possible-bot-success"}\n```', "success"),
+    ("I think it worked.", ""),
+    ('Status: "probably"', ""),
+])
+def test_verdict_parsing(text, status):
+    assert parse_verdict(text).status == status
+
+
+def test_episodes_and_runs_become_trajectories_and_round_trip(tmp_path):
+    with Project.init(tmp_path / "navi") as project:
+        import_path(project, navi_demo_dataset_dir(), "screenlab")
+        made = api.trajectories_from_episodes(project, {"scenarios": ["navigation"]})
+        assert len(made) == 6 and api.trajectories_from_episodes(project, {"scenarios": ["navigation"]}) == []
+        t = api.trajectory(project, made[0])
+        assert t.policy == "demonstration" and t.steps[0].action.text.startswith("click at [")
+        api.label_trajectory(project, made[0], "ann", "success", ["towards-the-goal"], "clean run")
+        report = export_path(project, tmp_path / "out", "unified-trajectory")
+        assert report.episodes == 6
+    with Project.init(tmp_path / "again") as project:
+        import_path(project, tmp_path / "out", "unified-trajectory")
+        rows = api.trajectories(project)
+        assert len(rows) == 6 and rows[0].labels == {"ann": "success"}
+        again = api.trajectory(project, rows[0].episode_id)
+        assert [s.action.text for s in again.steps] == [s.action.text for s in t.steps]
+
+
+@pytest.mark.parametrize("raw, text, kind", [
+    ("click [1234] where [1234] is button 'Search'", "click at ['Search']", "click"),
+    # the element is what follows the LAST "]" (the authors' cut), so "where [7]" is dropped
+    ("type [7] [blue shoes] [1] where [7] is searchbox Search", "type [blue shoes] at [is searchbox Search]", "type"),
+    ("scroll [down]", "scroll [down]", "scroll"),
+    ("click at [Checkout]", "click at [Checkout]", "click"),  # our own export, read back as written
+])
+def test_web_actions_read_as_the_authors_cut_them(raw, text, kind):
+    from desktop_app.formats.trajectory_layout import web_action
+
+    action = web_action(raw)
+    assert (action.text, action.kind) == (text, kind)
+
+
+def test_android_actions_tap_swipe_and_the_rest():
+    from desktop_app.formats.trajectory_layout import android_action
+
+    near = android_action("Action Type: DualPoint, Touch Point: (0.5000, 0.5000), Lift Point: (0.5300, 0.5300)")
+    far = android_action("Action Type: DualPoint, Touch Point: (0.5000, 0.5000), Lift Point: (0.5400, 0.5400)")
+    assert (near.text, far.text) == ("tap", "swipe on screen")  # 0.042 apart vs 0.057 apart (threshold 0.05)
+    typed = android_action("Action Type: Type, Typed Text: 'hello 3.5'")
+    assert (typed.kind, typed.text) == ("type", "Action Type: Type, Typed Text: 'hello 3.5'")
+    assert android_action("Action Type: GoHome").kind == "home"
