@@ -40,6 +40,7 @@ from desktop_app.ui.eval.prediction_layer import marks_from_rows
 from desktop_app.ui.eval.prediction_panel import PredictionPanel
 from desktop_app.ui.eval.runs_panel import RunsPanel
 from desktop_app.ui.filmstrip import Filmstrip
+from desktop_app.ui.judge.pages import JudgePages
 from desktop_app.ui.navi_review import NaviReviewPanel
 from desktop_app.ui.ocr_assist import OcrAssistant
 from desktop_app.ui.properties import PropertiesPanel
@@ -149,6 +150,7 @@ class MainWindow(QMainWindow):
         self.actions_by_id: dict[str, QAction] = {}
         self._make_actions()
         self._make_menus()
+        self.judge = JudgePages(self)  # Trajectories menu: label trajectories, judge agreement
 
         self.ocr = OcrAssistant(settings, self)
         self.ocr.suggestionsReady.connect(self._suggestions_ready)
@@ -228,6 +230,8 @@ class MainWindow(QMainWindow):
             "review.regenerate": lambda: self.review and self.review.regenerate(),
             "review.next": lambda: self.browser and self.browser.step(1),
             "review.prev": lambda: self.browser and self.browser.step(-1),
+            "judge.label": lambda: self.judge.toggle("label"),
+            "judge.agreement": lambda: self.judge.toggle("agreement"),
         }
         for direction, (dx, dy) in NUDGES.items():
             handlers[direction] = lambda _checked=False, dx=dx, dy=dy: self.nudge(dx, dy)
@@ -379,6 +383,7 @@ class MainWindow(QMainWindow):
         self.right_tabs.addTab(self.prediction_panel, "Predictions")
         self.scene.markClicked.connect(lambda _run: self._canvas_selection())
         self._refresh_evaluation()
+        self.judge.set_project(project)
 
     def _refresh_evaluation(self) -> None:
         self.refresh_predictions()
@@ -451,6 +456,7 @@ class MainWindow(QMainWindow):
         if self.ws is not None:
             self.ws.undo_stack.clear()
             self.ws.deleteLater()
+        self.judge.set_project(None)
         self.project.close()
         self.project = self.ws = self.browser = self.properties = None
 
@@ -516,6 +522,7 @@ class MainWindow(QMainWindow):
             if self.properties is not None:
                 self.properties.palette = self.settings.palette
                 self.properties.refresh()
+            self.judge.settings_changed()
 
     def _welcome(self) -> None:
         from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome

@@ -64,6 +64,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("review.regenerate", "Regenerate sample", ("G",), "Review", "review"),
     ActionSpec("review.next", "Next sample", ("N",), "Review", "review"),
     ActionSpec("review.prev", "Previous sample", ("P",), "Review", "review"),
+    ActionSpec("judge.label", "Label trajectories", ("Ctrl+Shift+J",), "Trajectories"),
+    ActionSpec("judge.agreement", "Judge agreement", ("Ctrl+Shift+K",), "Trajectories"),
 )
 
 BY_ID = {a.id: a for a in ACTIONS}

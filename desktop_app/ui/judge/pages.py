@@ -1,0 +1,98 @@
+"""The trajectory pages of the main window. Trajectories > Label trajectories (Ctrl+Shift+J) and Judge
+agreement (Ctrl+Shift+K) take the window's centre, and the annotation docks step aside (the pages have
+their own queue and panels); the same key again, or Trajectories > Annotate screens, brings the canvas
+and the docks back. Opening a disagreement in the agreement page shows it in the labeller with the
+judge's verdict to review.
+
+The main window makes one (`JudgePages(window)`, after its menus), hands it each project it opens and
+None when it closes one, and tells it when the settings changed (the annotator's name).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QMenu, QStackedWidget
+
+from desktop_app.ui.eval.background import wait_all as wait_background
+from desktop_app.ui.judge.agreement_view import AgreementView
+from desktop_app.ui.judge.filmstrip_frames import wait_all
+from desktop_app.ui.judge.trajectory_view import TrajectoryView
+
+PAGES = ("annotate", "label", "agreement")
+
+
+class JudgePages(QObject):
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.labeller = TrajectoryView()
+        self.agreement = AgreementView()
+        self.stack = QStackedWidget()
+        self.stack.addWidget(window.takeCentralWidget())
+        self.stack.addWidget(self.labeller)
+        self.stack.addWidget(self.agreement)
+        window.setCentralWidget(self.stack)
+        self._docks: dict = {}  # dock -> visible, while a trajectory page is shown
+
+        annotate = QAction("Annotate screens", self)
+        annotate.triggered.connect(lambda: self.show("annotate"))
+        self.actions = {"annotate": annotate, "label": window.actions_by_id["judge.label"],
+                        "agreement": window.actions_by_id["judge.agreement"]}
+        group = QActionGroup(self)
+        menu = QMenu("&Trajectories", window)
+        for action in self.actions.values():
+            action.setCheckable(True)
+            group.addAction(action)
+            menu.addAction(action)
+        annotate.setChecked(True)
+        bar = window.menuBar()
+        help_menu = next((a for a in bar.actions() if a.text().replace("&", "") == "Help"), None)
+        bar.insertMenu(help_menu, menu) if help_menu is not None else bar.addMenu(menu)
+        self.menu = menu
+
+        self.agreement.open_requested.connect(self.open_trajectory)
+        self.labeller.reviewed.connect(lambda _run, _episode: self.agreement.isVisible() and self.agreement.refresh())
+        for view in (self.labeller, self.agreement):
+            view.message.connect(lambda text: window.statusBar().showMessage(text, 8000))
+
+    def current(self) -> str:
+        return PAGES[self.stack.currentIndex()]
+
+    def toggle(self, name: str) -> None:
+        """The page's key: show it, or go back to annotating when it is already shown."""
+        self.show("annotate" if self.current() == name else name)
+
+    def show(self, name: str) -> None:
+        window, was = self.window, self.current()
+        if was == "annotate" and name != "annotate":
+            self._docks = {dock: dock.isVisible() for dock in (window.left, window.right)}
+            for dock in self._docks:
+                dock.hide()
+        elif name == "annotate" and was != "annotate":
+            for dock, visible in self._docks.items():
+                dock.setVisible(visible)
+        self.stack.setCurrentIndex(PAGES.index(name))
+        self.actions[name].setChecked(True)
+        if name == "label":
+            self.labeller.set_annotator(window.settings.annotator)
+            self.labeller.setFocus()
+        elif name == "agreement":
+            self.agreement.refresh()
+            self.agreement.runs_table.setFocus()
+
+    def open_trajectory(self, episode_id: int, run_id: int) -> None:
+        self.show("label")
+        self.labeller.open_trajectory(episode_id, run_id)
+
+    def set_project(self, project) -> None:
+        """A project was opened (or closed: None)."""
+        if project is None:
+            wait_all()  # frame decoding and agreement queries of the project being closed
+            wait_background()
+        self.labeller.set_project(project)
+        self.agreement.set_project(project)
+
+    def settings_changed(self) -> None:
+        if self.current() == "label":
+            self.labeller.set_annotator(self.window.settings.annotator)
