@@ -32,7 +32,7 @@ from desktop_app.formats.spec import ExportReport
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.judging.agreement import agreement_report
 from desktop_app.judging.agreement import disagreements as _disagreements
-from desktop_app.judging.labels import Label, labels_of, set_label
+from desktop_app.judging.labels import Label, labels_of, reviews_of, set_label
 from desktop_app.judging.labels import review_verdict as _review_verdict
 from desktop_app.judging.trajectories import Trajectory, list_trajectories, load_trajectory
 from desktop_app.judging.trajectories import trajectories_from_episodes as _from_episodes
@@ -52,7 +52,7 @@ from desktop_app.store.queries import episode_ids as _episode_ids
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError", "RunProgress", "agent",
            "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_project",
            "per_sample", "plan_run", "run", "runs", "where", "write_report",
-           "agreement", "disagreements", "judge_runs", "judge_verdicts", "label_trajectory", "review_verdict",
+           "agreement", "disagreements", "judge_runs", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
            "trajectory_labels"]
 
@@ -224,6 +224,11 @@ def agreement(project: Project, run_ids: list[int] | None = None) -> dict:
 
 def disagreements(project: Project, run_id: int) -> list:
     return _disagreements(project, run_id)
+
+
+def reviews(project: Project, run_ids: list[int] | None = None) -> dict:
+    """(run id, trajectory id) -> the review of that verdict (decision, tags, note, reviewer)."""
+    return reviews_of(project, run_ids)
 
 
 def review_verdict(project: Project, run_id: int, episode_id: int, reviewer: str, decision: str,

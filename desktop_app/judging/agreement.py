@@ -49,10 +49,12 @@ def human_rates(project: Project) -> dict[str, dict]:
     return success_rates(outcomes)
 
 
-def run_agreement(project: Project, run_id: int, _index=None, _refs=None) -> dict:
-    index = _index if _index is not None else _trajectory_index(project)
-    refs = _refs if _refs is not None else references(project)
-    verdicts = verdicts_of(project, run_id)
+def run_agreement(project: Project, run_id: int) -> dict:
+    return _agreement(verdicts_of(project, run_id), _trajectory_index(project), references(project))
+
+
+def _agreement(verdicts: dict, index: dict, refs: dict) -> dict:
+    """One judge run's figures from its verdicts, the trajectories and their references (no I/O)."""
     counts = Counter()
     pairs, judge_outcomes, human_outcomes, disagreements = [], {}, {}, []
     for eid, verdict in verdicts.items():
@@ -105,7 +107,7 @@ def annotator_agreement(project: Project) -> dict:
 def agreement_report(project: Project, run_ids: list[int]) -> dict:
     """Everything the agreement view and `screenlab judge agreement` show, for these judge runs."""
     index, refs = _trajectory_index(project), references(project)
-    runs = {rid: run_agreement(project, rid, index, refs) for rid in run_ids}
+    runs = {rid: _agreement(verdicts_of(project, rid), index, refs) for rid in run_ids}
     reference = Counter("none" if r.success is None else ("success" if r.success else "failure")
                         for r in refs.values())
     return {"trajectories": len(index), "reference": dict(reference),
@@ -134,7 +136,7 @@ def disagreements(project: Project, run_id: int) -> list[Disagreement]:
     verdicts = verdicts_of(project, run_id)
     reviews = reviews_of(project, [run_id])
     out = []
-    for eid in run_agreement(project, run_id, index, refs)["disagreements"]:
+    for eid in _agreement(verdicts, index, refs)["disagreements"]:
         key, intent, policy = index[eid]
         review = reviews.get((run_id, eid))
         out.append(Disagreement(run_id, eid, key, intent, policy, bool(refs[eid].success), verdicts[eid].status,

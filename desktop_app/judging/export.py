@@ -20,7 +20,7 @@ from desktop_app.formats.spec import ExportReport
 from desktop_app.formats.transfer import export_path
 from desktop_app.formats.unified_trajectory import WRITTEN
 from desktop_app.judging.labels import labels_of, references
-from desktop_app.judging.trajectories import list_trajectories, load_trajectory
+from desktop_app.judging.trajectories import list_trajectories
 from desktop_app.judging.verdicts import verdicts_of
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
@@ -50,9 +50,8 @@ def evals_lines(project: Project, run_id: int | None = None) -> list[dict]:
     if run_id is None:
         labels = labels_of(project)
         for task_idx, row in enumerate(rows):
-            source = load_trajectory(project, row.episode_id).source
             for label in labels.get(row.episode_id, {}).values():
-                lines.append(_line(source, task_idx, row.key, label.annotator, WRITTEN[label.outcome], label.comment))
+                lines.append(_line(row.source, task_idx, row.key, label.annotator, WRITTEN[label.outcome], label.comment))
         return lines
     run = _run(project, run_id)
     verdicts = verdicts_of(project, run_id)
@@ -60,8 +59,7 @@ def evals_lines(project: Project, run_id: int | None = None) -> list[dict]:
         verdict = verdicts.get(row.episode_id)
         if verdict is None or verdict.status not in WRITTEN:
             continue  # no verdict (parse failure, failed request): nothing to claim
-        source = load_trajectory(project, row.episode_id).source
-        lines.append(_line(source, task_idx, row.key, run.name or f"run {run_id}", WRITTEN[verdict.status],
+        lines.append(_line(row.source, task_idx, row.key, run.name or f"run {run_id}", WRITTEN[verdict.status],
                            verdict.thoughts))
     return lines
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from desktop_app.judging.verdicts import verdicts_of
 from desktop_app.judging.vocabulary import DECIDING, OUTCOMES, REVIEW_TAGS, STEP_LABELS
@@ -51,7 +51,7 @@ def set_label(project: Project, episode_id: int, annotator: str, outcome: str,
         episode = s.get(m.Episode, episode_id)
         if episode is None or episode.kind != "trajectory":
             raise LabelError(f"no trajectory {episode_id} in this project")
-        n_steps = len(s.execute(select(m.Step.id).where(m.Step.episode_id == episode_id)).all())
+        n_steps = s.execute(select(func.count()).where(m.Step.episode_id == episode_id)).scalar_one()
         if len(steps) > n_steps:
             raise LabelError(f"{len(steps)} step labels for a trajectory of {n_steps} steps")
         row = s.execute(select(m.TrajectoryLabel).where(m.TrajectoryLabel.episode_id == episode_id,

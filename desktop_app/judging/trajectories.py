@@ -84,6 +84,7 @@ class TrajectoryRow:
     policy: str
     steps: int
     labels: dict[str, str]  # annotator -> outcome
+    source: dict = field(default_factory=dict, compare=False)  # dataset path, task index, uid (evals lines)
 
 
 def list_trajectories(project: Project, policy: str = "", text: str = "",
@@ -102,8 +103,9 @@ def list_trajectories(project: Project, policy: str = "", text: str = "",
             query = query.where(m.Episode.goal.ilike(f"%{text}%") | m.Episode.key.ilike(f"%{text}%"))
         rows = []
         for eid, key, goal, meta in s.execute(query.order_by(m.Episode.id)):
-            row = TrajectoryRow(eid, key, goal, str(info_of(meta).get("policy", "")), counts.get(eid, 0),
-                                labels.get(eid, {}))
+            info = info_of(meta)
+            row = TrajectoryRow(eid, key, goal, str(info.get("policy", "")), counts.get(eid, 0),
+                                labels.get(eid, {}), dict(info.get("source") or {}))
             if policy and row.policy != policy:
                 continue
             if unlabelled_by is not None and (unlabelled_by in row.labels if unlabelled_by else row.labels):

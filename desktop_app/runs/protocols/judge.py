@@ -22,13 +22,14 @@ from typing import ClassVar
 
 from sqlalchemy import select
 
+from desktop_app.agents.actions import ParsedAction
 from desktop_app.agents.client import RequestFailed
 from desktop_app.agents.profiles import AgentProfile, ProfileError, load_profiles
 from desktop_app.formats.trajectory_layout import TrajectoryAction
 from desktop_app.judging import prompts
 from desktop_app.judging.parse import STEP_CODES, parse_step_label, parse_verdict
 from desktop_app.judging.trajectories import info_of
-from desktop_app.runs.context import RunContext
+from desktop_app.runs.context import RunContext, answer_values
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
 from desktop_app.runs.selection import NO_GOAL
 from desktop_app.runs.work import MIME, WorkItem
@@ -91,7 +92,7 @@ class JudgeProtocol(Protocol):
     def units(self, items: list[WorkItem], include_unlabelled: bool = False,
               options: JudgeOptions | None = None) -> tuple[list[WorkUnit], Counter]:
         """One unit per trajectory: per_step predicts every step, the other modes only the last
-        (the rest is context). A trajectory without a request is left out."""
+        (the rest is context). A trajectory without a request (intent) is left out, counted as "no goal"."""
         options = options or JudgeOptions()
         by_episode: dict[int, list[WorkItem]] = {}
         for item in items:
@@ -200,11 +201,10 @@ def _image(ctx: RunContext, item: WorkItem) -> tuple[bytes, str]:
 
 
 def _values(answer, verdict, code: str, parsed: dict) -> dict:
-    reply = answer.reply
-    return {"raw_text": reply.text, "verdict": code, "wrong_format": verdict.failed, "error": "",
-            "latency_ms": reply.latency_ms, "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens, "x": None, "y": None, "element_text": "",
-            "matched_box_id": None,
+    """The columns every protocol stores (no point, no element: a verdict is not an action), the verdict
+    code, the parse-failure flag and what was parsed."""
+    return {**answer_values(answer, ParsedAction(answer.reply.text)), "verdict": code,
+            "wrong_format": verdict.failed, "matched_box_id": None,
             "parsed": {**parsed, "status": verdict.status, "thoughts": verdict.thoughts, "how": verdict.how,
                        "cached": answer.cached}}
 

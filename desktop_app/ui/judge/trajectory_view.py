@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
-from desktop_app.judging.labels import LabelError, reviews_of
+from desktop_app.judging.labels import LabelError
 from desktop_app.ui.judge.filmstrip_frames import FrameLoader
 from desktop_app.ui.judge.label_panel import (
     NO_ANNOTATOR,
@@ -288,7 +288,7 @@ class TrajectoryView(QWidget):
         run = next((r for r in self._judge_runs() if r.id == run_id), None)
         labels = api.trajectory_labels(self.project, [eid]).get(eid, {})
         html = review_html(run, run_id, self._verdict(run_id, eid), labels)
-        review = reviews_of(self.project, [run_id]).get((run_id, eid))
+        review = api.reviews(self.project, [run_id]).get((run_id, eid))
         state = (f"Reviewed by {review.reviewer}: "
                  f"{'judge accepted' if review.decision == 'accept' else 'human label kept'}" if review else
                  "Not reviewed yet")
