@@ -32,16 +32,22 @@ from desktop_app.formats.spec import ExportReport
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.judging.agreement import agreement_report
 from desktop_app.judging.agreement import disagreements as _disagreements
+from desktop_app.judging.export import export_csv as _export_csv
+from desktop_app.judging.export import export_evals as _export_evals
+from desktop_app.judging.export import export_passed as _export_passed
+from desktop_app.judging.export import export_steps as _export_steps
 from desktop_app.judging.labels import Label, labels_of, reviews_of, set_label
 from desktop_app.judging.labels import review_verdict as _review_verdict
 from desktop_app.judging.trajectories import Trajectory, list_trajectories, load_trajectory
 from desktop_app.judging.trajectories import trajectories_from_episodes as _from_episodes
 from desktop_app.judging.trajectories import trajectories_from_run as _from_run
+from desktop_app.judging.verdict_files import judges_in
 from desktop_app.judging.verdicts import verdicts_of
 from desktop_app.runs import engine
 from desktop_app.runs.engine import Plan
 from desktop_app.runs.evaluate import DEFAULT_RULES, list_runs
 from desktop_app.runs.evaluate import evaluate as _evaluate
+from desktop_app.runs.imported_verdicts import ImportedVerdicts, import_verdicts
 from desktop_app.runs.report import write_report as _write_report
 from desktop_app.runs.state import RunProgress
 from desktop_app.store.models import Run
@@ -52,7 +58,8 @@ from desktop_app.store.queries import episode_ids as _episode_ids
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError", "RunProgress", "agent",
            "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_project",
            "per_sample", "plan_run", "run", "runs", "where", "write_report",
-           "agreement", "disagreements", "judge_runs", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
+           "agreement", "disagreements", "export_evals", "export_judge_csv", "export_passed", "export_steps",
+           "import_judge_verdicts", "judge_runs", "judges_in_file", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
            "trajectory_labels"]
 
@@ -208,6 +215,40 @@ def trajectories_from_run(project: Project, run_id: int) -> list[int]:
 
 def judge_runs(project: Project) -> list[Run]:
     return [r for r in list_runs(project) if r.protocol == "judge"]
+
+
+def import_judge_verdicts(project: Project, path: Path | str, name: str = "", user: str = "") -> ImportedVerdicts:
+    """Another judge's verdicts (the authors' rm_results.json, or evals lines of one user_uid) as a
+    finished judge run, measured in the agreement like ours. All or nothing."""
+    return import_verdicts(project, Path(path), name, user)
+
+
+def export_evals(project: Project, out: Path | str, run_id: int | None = None) -> int:
+    """The human labels (run_id None) or a judge run's verdicts as the authors' evals lines; how many."""
+    return _export_evals(project, Path(out), run_id)
+
+
+def export_judge_csv(project: Project, out: Path | str, run_ids: list[int] | None = None) -> int:
+    """One row per trajectory: reference, each annotator's label, each judge run's verdict (default: all runs)."""
+    ids = run_ids if run_ids is not None else [r.id for r in judge_runs(project)]
+    return _export_csv(project, Path(out), ids)
+
+
+def export_passed(project: Project, out: Path | str, run_id: int) -> ExportReport:
+    """The trajectories a judge run called successful, as a UnifiedTrajectory folder (filtered BC data)."""
+    return _export_passed(project, Path(out), run_id)
+
+
+def export_steps(project: Project, out: Path | str, run_id: int | None = None, annotator: str = "",
+                 min_reward: float = 0.5, rewards: dict[str, float] | None = None) -> tuple[int, int]:
+    """The state-action pairs whose step reward is >= min_reward (a per-step judge run's labels, or an
+    annotator's); returns (kept, labelled)."""
+    return _export_steps(project, Path(out), run_id, annotator, min_reward, rewards)
+
+
+def judges_in_file(path: Path | str) -> list[str]:
+    """The judges (evals user_uids) a verdict file holds, to choose one for import_judge_verdicts."""
+    return judges_in(Path(path))
 
 
 def judge_verdicts(project: Project, run_id: int) -> dict:

@@ -7,14 +7,16 @@ import tempfile
 from pathlib import Path
 
 from desktop_app.formats.transfer import import_path
-from desktop_app.paths import demo_dataset_dir, navi_demo_dataset_dir, user_data_dir
+from desktop_app.paths import demo_dataset_dir, judge_demo_dataset_dir, navi_demo_dataset_dir, user_data_dir
+from desktop_app.runs.imported_verdicts import import_verdicts
 from desktop_app.store.project import Project, is_project_folder
 
 DEMO_FOLDER = "demo-project"
 
 
 def ensure_demo_project(data_dir: Path | None = None) -> Path:
-    """Path of the user's demo project, creating it from datasets/demo and datasets/navi_demo if absent.
+    """Path of the user's demo project, creating it from datasets/demo, navi_demo and judge_demo if absent
+    (judge_demo's scripted judges become judge runs, so the agreement view has figures at once).
 
     Built in a scratch folder and renamed into place, so an interrupted first
     run never leaves a half-imported demo behind.
@@ -29,6 +31,10 @@ def ensure_demo_project(data_dir: Path | None = None) -> Path:
         with Project.init(scratch / DEMO_FOLDER) as project:
             import_path(project, demo_dataset_dir(), "screenlab")
             import_path(project, navi_demo_dataset_dir(), "screenlab")
+            judged = judge_demo_dataset_dir()
+            import_path(project, judged, "unified-trajectory")
+            for verdicts in sorted((judged / "verdicts").glob("*.jsonl")):
+                import_verdicts(project, verdicts)
         if target.exists():
             shutil.rmtree(target)
         (scratch / DEMO_FOLDER).rename(target)

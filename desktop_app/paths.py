@@ -47,6 +47,11 @@ def navi_demo_dataset_dir() -> Path:
     return _find("datasets/navi_demo")
 
 
+def judge_demo_dataset_dir() -> Path:
+    """Judged trajectories (UnifiedTrajectory layout, two annotators, two scripted judges), from our own flows."""
+    return _find("datasets/judge_demo")
+
+
 def user_data_dir() -> Path:
     override = os.environ.get("SCREENLAB_DATA_DIR")
     path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))

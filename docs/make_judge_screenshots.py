@@ -2,7 +2,7 @@
 
     .venv/bin/python docs/make_judge_screenshots.py
 
-On a scratch copy of the demo: the six navigation flows become trajectories twice, once as human
+On a scratch project holding the demo's navigation flows: the six flows become trajectories twice, once as human
 demonstrations (`screenlab judge from-episodes`) and once as what a scripted agent did on them (an
 episode run against the local fake OpenAI server, tests/openai_server.py, turned into trajectories
 with `from-run`; the agent taps the right element except on the last step of two tasks). Two scripted
@@ -14,6 +14,8 @@ through the real engine; two annotators label them. Then it saves:
                              and the judges' verdicts shown (blind mode off)
   docs/judge-agreement.png   the agreement view: the judges, the false-negative rate set apart, the
                              confusion matrix, rates per policy, disagreements, annotators' kappa
+  docs/judge-demo.png        the agreement view on a fresh demo project, as a new user first sees it
+                             (datasets/judge_demo: two scripted judges' imported verdicts)
 
 Offscreen, about 1400 x 900; nothing of yours is touched (settings and data go to temporary folders).
 """
@@ -39,6 +41,8 @@ from sqlalchemy import select  # noqa: E402
 
 from desktop_app import api  # noqa: E402
 from desktop_app.demo import ensure_demo_project  # noqa: E402
+from desktop_app.formats.transfer import import_path  # noqa: E402
+from desktop_app.paths import navi_demo_dataset_dir  # noqa: E402
 from desktop_app.store import models as m  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
 from desktop_app.ui.app import application  # noqa: E402
@@ -135,8 +139,8 @@ def build(project: Project) -> None:
 def main() -> None:
     app = application()
     apply_theme(app, "light")
-    path = ensure_demo_project(Path(tempfile.mkdtemp()))
-    with Project.open(path) as project:
+    with Project.init(Path(tempfile.mkdtemp()) / "judging") as project:
+        import_path(project, navi_demo_dataset_dir(), "screenlab")
         build(project)
         rows = api.trajectories(project)
         shown = next(r for r in rows if r.policy == "demonstration" and "Pocketly" in r.intent)
@@ -181,6 +185,20 @@ def main() -> None:
             c = api.agreement(project, [run.id])["runs"][run.id]["confusion"]
             print(f"  {run.name}: accuracy {c['accuracy']} fnr {c['fnr']} (tp {c['tp']} fn {c['fn']} tn {c['tn']} "
                   f"fp {c['fp']})")
+        agreement.set_project(None)
+        wait(agreement.refreshed, 2000)
+        agreement.close()
+
+    with Project.open(ensure_demo_project(Path(tempfile.mkdtemp()))) as project:
+        agreement = AgreementView()
+        agreement.resize(*SIZE)
+        agreement.show()
+        agreement.set_project(project)
+        wait(agreement.refreshed)
+        agreement.select_run(next(r.id for r in api.judge_runs(project) if r.name.startswith("reply-trusting")))
+        settle()
+        agreement.grab().save(str(DOCS / "judge-demo.png"))
+        print(f"wrote {DOCS / 'judge-demo.png'}")
         agreement.set_project(None)
         wait(agreement.refreshed, 2000)
         agreement.close()

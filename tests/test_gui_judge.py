@@ -8,6 +8,8 @@ are scripted per task below.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from PySide6.QtCore import QEvent, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
@@ -16,7 +18,9 @@ from sqlalchemy import text
 
 from desktop_app import api
 from desktop_app.demo import ensure_demo_project
+from desktop_app.formats.transfer import import_path
 from desktop_app.judging.labels import reviews_of
+from desktop_app.paths import judge_demo_dataset_dir, navi_demo_dataset_dir
 from desktop_app.settings import Settings
 from desktop_app.store.project import Project
 from desktop_app.ui.judge import AgreementView, TrajectoryView
@@ -56,8 +60,9 @@ ALICE = {"shoes": "success", "table": "success", "timeout": "success", "money": 
 @pytest.fixture
 def judged(tmp_path):
     """(project folder, task name -> episode id, judge run id)."""
-    path = ensure_demo_project(tmp_path / "data")
-    with Project.open(path) as project:
+    path = tmp_path / "p"
+    with Project.init(path) as project:  # the navigation flows alone (the demo project also has judged ones)
+        import_path(project, navi_demo_dataset_dir(), "screenlab")
         made = api.trajectories_from_episodes(project, {"scenarios": ["navigation"]})
         rows = {r.episode_id: r for r in api.trajectories(project)}
         ids = {name: next(i for i in made if word in rows[i].intent) for name, word in TASKS.items()}
@@ -170,6 +175,16 @@ def test_label_trajectories_with_keys(qtbot, judged):
         qtbot.keyClick(view, Qt.Key_Return)
         assert f"no trajectory {ids['money']}" in view.panel.status.text() and view.current_id == ids["money"]
 
+        # with every trajectory in the queue, a save marks its row in place (money is gone: 5 left, 2 mine)
+        view.only_unlabelled.setChecked(False)
+        assert view.count.text() == "3 of 5 left" and len(view.ids()) == 5
+        view.open_trajectory(ids["timeout"])
+        qtbot.keyClick(view, Qt.Key_S)
+        qtbot.keyClick(view, Qt.Key_Return)
+        item = view.queue_panel.list.item(view.ids().index(ids["timeout"]))
+        assert item.text().startswith("✓ ") and "success" in item.text() and view.count.text() == "2 of 5 left"
+        assert view.current_id == ids["flights"]
+
         # without an annotator name nothing can be labelled, and the panel says where to set it
         view.set_annotator("")
         qtbot.keyClick(view, Qt.Key_F)
@@ -199,7 +214,7 @@ def test_agreement_view_and_reviewing_a_disagreement(qtbot, judged):
     assert table.item(0, 10).font().bold()
     assert [[agreement.confusion.item(r, c).text().split()[0] for c in range(2)] for r in range(2)] == [["2", "1"],
                                                                                                           ["0", "1"]]
-    assert "3 success · 2 failure · 1 no label · 0 corrected" in agreement.reference.text()
+    assert "3 success · 2 failure · 1 unscored (a tie or no usable label) · 0 corrected" in agreement.reference.text()
     rows = agreement.disagreement_table
     assert rows.rowCount() == 1
     assert [rows.item(0, c).text() for c in range(1, 5)] == ["demonstration", "success", "failure", "open"]
@@ -241,20 +256,31 @@ def test_agreement_view_and_reviewing_a_disagreement(qtbot, judged):
 
 
 def test_a_project_without_trajectories_says_how_to_get_some(qtbot, demo_copy):
-    window = open_window(qtbot, demo_copy)
+    window = open_window(qtbot, demo_copy, Settings(annotator="", show_suggestions=False))
     assert window.actions_by_id["judge.label"].shortcut().toString() == "Ctrl+Shift+J"
     window.actions_by_id["judge.label"].trigger()
     labeller = window.judge.labeller
     assert window.judge.current() == "label" and labeller.pages.currentWidget() is labeller.empty
+    # no name in Settings: the labeller and the status bar both use the OS user, as the audit log does
+    assert labeller.annotator and window.annotator_label.text() == f"Annotator: {labeller.annotator}"
     assert labeller.empty.isVisible() and labeller.empty.text() == EMPTY and "from-episodes" in EMPTY
     qtbot.keyClick(labeller, Qt.Key_S)  # nothing to label: nothing happens, and S did not snap a box
     qtbot.keyClick(labeller, Qt.Key_Return)
+    # the hidden canvas's Ctrl keys are off (Ctrl+A would select its boxes, Ctrl+Z undo an edit unseen);
+    # the window's own keys stay
+    assert window.actions_by_id["edit.undo"].shortcuts() == [] and window.actions_by_id["edit.select_all"].shortcuts() == []
+    assert window.actions_by_id["file.open"].shortcut().toString() == "Ctrl+O"
+    qtbot.keyClick(labeller, Qt.Key_A, Qt.ControlModifier)
+    assert window.scene.selectedItems() == []
     with qtbot.waitSignal(window.judge.agreement.refreshed, timeout=10000):
         window.actions_by_id["judge.agreement"].trigger()
     assert window.judge.agreement.empty.isVisible()
     window.actions_by_id["judge.label"].trigger()
     window.actions_by_id["judge.label"].trigger()
     assert window.judge.current() == "annotate" and window.view.isVisible()
+    assert window.actions_by_id["edit.undo"].shortcut().toString() == "Ctrl+Z"  # back with the canvas
+    qtbot.keyClick(window.view, Qt.Key_A, Qt.ControlModifier)
+    assert window.scene.selectedItems()  # the demo screen's boxes
     window.close_project()
     assert window.judge.labeller.project is None
 
@@ -295,3 +321,54 @@ def test_taps_are_rings_and_swipes_arrows(qapp):
     # a swipe from (0.25, 0.5) to (0.75, 0.5): the line between, the head at the lift point (300, 100)
     swipe = painted(((0.25, 0.5), (0.75, 0.5)))
     assert coloured(swipe, 250, 100) and coloured(swipe, 296, 100) and not coloured(swipe, 250, 120)
+
+
+def test_the_demo_shows_its_judges_and_imports_more_verdicts(qtbot, tmp_path):
+    path = ensure_demo_project(tmp_path / "data")
+    with Project.open(path) as project:
+        view = AgreementView()
+        qtbot.addWidget(view)
+        view.resize(1400, 900)
+        view.show()
+        with qtbot.waitSignal(view.refreshed, timeout=10000):
+            view.set_project(project)
+        # a new user sees figures at once: the demo's two scripted judges, the gullible one's FNR 0 %
+        names = [view.runs_table.item(r, 0).text() for r in range(view.runs_table.rowCount())]
+        assert names == ["last-action judge (demo)", "reply-trusting judge (demo)"]
+        assert view.runs_table.item(0, 2).text() == "imported"
+        assert "18 trajectories" in view.summary.text()
+
+        # a bad file: a message naming the line, nothing imported, the window goes on
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text('{"task_uid": "nope", "user_uid": "j", "annotation": "Success"}\n')
+        view.import_verdicts(str(bad))
+        qtbot.waitUntil(lambda: view.error_box is not None and view.error_box.isVisible(), timeout=10000)
+        assert "line 1" in view.error_box.text() and "no trajectory 'nope'" in view.error_box.text()
+        view.error_box.close()
+        assert len(api.judge_runs(project)) == 2
+
+        # the demo judges' own file again under another user: several judges in one file -> the one chosen
+        lines = (judge_demo_dataset_dir() / "verdicts" / "last-action.jsonl").read_text().splitlines()
+        mixed = tmp_path / "mixed.jsonl"
+        mixed.write_text("\n".join(lines + [lines[0].replace("last-action judge (demo)", "someone")]) + "\n")
+        with qtbot.waitSignal(view.refreshed, timeout=10000):
+            view.import_verdicts(str(mixed), user="someone")
+        assert view.runs_table.rowCount() == 3
+        assert view.selected_run() == max(r.id for r in api.judge_runs(project))  # the new run is shown
+        assert view.runs_table.item(view.runs_table.currentRow(), 0).text() == "someone"
+
+        # exports of the selected judge (the careful one): its verdicts, the trajectories it passed; its
+        # verdicts are whole-trajectory ones, so there are no step rewards to filter by
+        view.select_run(next(r.id for r in api.judge_runs(project) if r.name == "last-action judge (demo)"))
+        with qtbot.waitSignal(view.message, timeout=10000) as said:
+            view.export("verdicts", str(tmp_path / "careful.jsonl"))
+        assert said.args[0].startswith("18 verdicts written")
+        exported = [json.loads(x) for x in (tmp_path / "careful.jsonl").read_text().splitlines()]
+        assert sum(x["annotation"] == "Success" for x in exported) == 5
+        with qtbot.waitSignal(view.message, timeout=10000):
+            view.export("passed", str(tmp_path / "passed"))
+        assert len(json.loads((tmp_path / "passed" / "trajectory_log.json").read_text())) == 5
+        view.export("steps", str(tmp_path / "steps"), min_reward=0.5)
+        qtbot.waitUntil(lambda: view.error_box.isVisible(), timeout=10000)
+        assert "no step labels" in view.error_box.text() and not (tmp_path / "steps").exists()
+        view.error_box.close()

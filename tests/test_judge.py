@@ -15,6 +15,7 @@ from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.judging.parse import parse_verdict
 from desktop_app.paths import navi_demo_dataset_dir
+from desktop_app.runs.protocols import OptionsError
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
@@ -221,6 +222,8 @@ def test_per_step_mode_labels_every_step_and_the_last_decides(judged):
     def respond(body, n):
         text = user_text(body)
         last = "this was the agent's last action" in text
+        if "weather" in text:
+            return Response(text='Thoughts: a detour\nResponse: "away-from-the-goal"')
         return Response(text='Thoughts: ok\nResponse: "goal-reached"' if last and "Wi-Fi" in text
                         else 'Thoughts: ok\nResponse: "towards-the-goal"')
 
@@ -235,6 +238,40 @@ def test_per_step_mode_labels_every_step_and_the_last_decides(judged):
         verdicts = {api.trajectory(project, eid).key: v for eid, v in api.judge_verdicts(project, run.id).items()}
     assert verdicts["t1"].step_labels == ("towards-the-goal", "goal-reached") and verdicts["t1"].status == "success"
     assert verdicts["t3"].status == "failure"
+
+
+def test_filtered_bc_keeps_the_steps_whose_reward_reaches_the_threshold(judged, tmp_path, capsys):
+    test_per_step_mode_labels_every_step_and_the_last_decides(judged)
+    with Project.open(judged) as project:
+        (run,) = api.judge_runs(project)
+    capsys.readouterr()
+    # default rewards (goal-reached 1, towards 0.5, away -1) at p 0.5: t1's 2, t2's 2 and t3's 1 step;
+    # t4's three steps lead away from the goal
+    assert main(["judge", "export", str(judged), "steps", str(tmp_path / "bc"), "--run", str(run.id)]) == 0
+    assert "wrote 5 of 8 labelled steps" in capsys.readouterr().out
+    lines = [json.loads(x) for x in (tmp_path / "bc" / "steps.jsonl").read_text().splitlines()]
+    assert [(x["uid"], x["step"], x["label"]) for x in lines] == [
+        ("t1", 0, "towards-the-goal"), ("t1", 1, "goal-reached"), ("t2", 0, "towards-the-goal"),
+        ("t2", 1, "towards-the-goal"), ("t3", 0, "towards-the-goal")]
+    assert lines[2]["action"] == "swipe on screen" and lines[2]["points"] == [[0.5, 0.8], [0.5, 0.2]]
+    assert all((tmp_path / "bc" / x["img"]).is_file() for x in lines)
+    # "makes progress" worth nothing: only the step that completes the task is kept
+    assert main(["judge", "export", str(judged), "steps", str(tmp_path / "bc2"), "--run", str(run.id),
+                 "--reward", "towards-the-goal=0"]) == 0
+    assert "wrote 1 of 8" in capsys.readouterr().out
+    # an annotator's step labels instead of a judge's; a bad reward or nothing kept says so and writes nothing
+    with Project.open(judged) as project:
+        t4 = next(r.episode_id for r in api.trajectories(project) if r.key == "t4")
+        api.label_trajectory(project, t4, "ann", "failure", step_labels=["towards-the-goal", "", "not-sure"])
+        assert api.export_steps(project, tmp_path / "ann", annotator="ann") == (1, 2)
+        with pytest.raises(FormatError, match="nothing to export"):
+            api.export_steps(project, tmp_path / "none", annotator="ann", min_reward=2)
+        with pytest.raises(ValueError, match="unknown step label 'progress'"):
+            api.export_steps(project, tmp_path / "none", run_id=run.id, rewards={"progress": 1})
+    assert not (tmp_path / "none").exists()
+    assert main(["judge", "export", str(judged), "steps", str(tmp_path / "x"), "--run", str(run.id),
+                 "--reward", "towards-the-goal"]) == 2
+    assert "expected LABEL=NUMBER" in capsys.readouterr().err
 
 
 def test_a_judge_needs_a_model_and_a_known_captioner(judged):
@@ -302,3 +339,97 @@ def test_android_actions_tap_swipe_and_the_rest():
     typed = android_action("Action Type: Type, Typed Text: 'hello 3.5'")
     assert (typed.kind, typed.text) == ("type", "Action Type: Type, Typed Text: 'hello 3.5'")
     assert android_action("Action Type: GoHome").kind == "home"
+
+
+def test_imported_verdicts_are_a_judge_run_measured_like_ours(judged, tmp_path, capsys):
+    # the authors' evaluator output (outputs/<run name>/rm_results.json): right on t1 and t3, a false
+    # positive on t4, and t2 (the humans tie on it) unscored
+    rm = {"t1": {"gt": True, "rm": True}, "t2": {"gt": True, "rm": False}, "t3": {"gt": False, "rm": False},
+          "t4": {"gt": False, "rm": True}}
+    path = tmp_path / "outputs" / "brave-red-fox" / "rm_results.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(rm))
+    assert main(["judge", "import-verdicts", str(judged), str(path)]) == 0
+    assert "'brave-red-fox': 4 imported verdicts" in capsys.readouterr().out
+    with Project.open(judged) as project:
+        (run,) = api.judge_runs(project)
+        assert (run.name, run.kind, run.status, run.samples) == ("brave-red-fox", "imported", "done", 4)
+        verdicts = {api.trajectory(project, eid).key: v.status for eid, v in api.judge_verdicts(project, run.id).items()}
+        assert verdicts == {"t1": "success", "t2": "failure", "t3": "failure", "t4": "success"}
+        c = api.agreement(project)["runs"][run.id]["confusion"]
+        # scored t1 TP, t3 TN, t4 FP: accuracy 2/3, precision 1/2, no false negative
+        assert (c["tp"], c["fp"], c["tn"], c["fn"]) == (1, 1, 1, 0)
+        assert c["accuracy"] == pytest.approx(2 / 3) and c["precision"] == 0.5 and c["fnr"] == 0.0
+        # there is no model behind it: resuming refuses, and the run is not marked failed
+        with pytest.raises(OptionsError, match="imported from a file"):
+            api.execute_run(project, run.id)
+        assert api.judge_runs(project)[0].status == "done"
+    # the same name twice would mix two files' verdicts: refused
+    assert main(["judge", "import-verdicts", str(judged), str(path)]) == 2
+    assert "already holds imported verdicts" in capsys.readouterr().err
+
+
+def test_imported_evals_lines_pick_a_judge_keep_its_reasoning_and_leave_unsure_out(judged, tmp_path, capsys):
+    lines = [{"task_uid": "t1", "user_uid": "gpt-judge", "annotation": "Failure", "comment": "first try"},
+             {"task_uid": "t1", "user_uid": "gpt-judge", "annotation": "Success", "comment": "Wi-Fi is on."},
+             {"task_uid": "t3", "user_uid": "gpt-judge", "annotation": "Unsure", "comment": ""},
+             {"task_uid": "t4", "user_uid": "other-judge", "annotation": "Success", "comment": ""}]
+    path = tmp_path / "verdicts.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert api.judges_in_file(path) == ["gpt-judge", "other-judge"]
+    assert main(["judge", "import-verdicts", str(judged), str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "verdicts.jsonl" in err and "gpt-judge, other-judge" in err and "--user" in err
+    assert main(["judge", "import-verdicts", str(judged), str(path), "--user", "gpt-judge"]) == 0
+    # later lines win (t1 success); t3's only line is unsure: no verdict, counted
+    assert "'gpt-judge': 1 imported verdicts; 1 left out" in capsys.readouterr().out
+    with Project.open(judged) as project:
+        (run,) = api.judge_runs(project)
+        (verdict,) = api.judge_verdicts(project, run.id).values()
+        assert (verdict.status, verdict.thoughts) == ("success", "Wi-Fi is on.")
+
+
+@pytest.mark.parametrize("content, name, message", [
+    ('{"task_uid": "t1", "user_uid": "j", "annotation": "Success"}\n'
+     '{"task_uid": "t9", "user_uid": "j", "annotation": "Failure"}\n', "v.jsonl", "line 2, field 'task_uid': no trajectory 't9'"),
+    ('{"task_uid": "t1", "user_uid": "j", "annotation": "Great"}\n', "v.jsonl", "line 1, field 'annotation': unknown annotation"),
+    ('{"t1": {"gt": true, "rm": "yes"}}', "rm_results.json", "field 't1.rm': expected true/false, got str"),
+    ('{"t1": {"gt": true}}', "rm_results.json", "field 't1.rm': missing"),
+    ("[1, 2]", "rm_results.json", "expected an object"),
+    ("t1,success", "verdicts.csv", "rm_results.json or an evals .jsonl"),
+])
+def test_a_bad_verdict_file_imports_nothing_and_says_where(judged, tmp_path, content, name, message):
+    path = tmp_path / name
+    path.write_text(content)
+    with Project.open(judged) as project:
+        with pytest.raises(FormatError) as err:
+            api.import_judge_verdicts(project, path)
+        assert name in str(err.value) and message in str(err.value)
+        assert api.judge_runs(project) == []
+        with project.reading() as s:
+            assert s.execute(select(m.Prediction)).first() is None
+
+
+def test_the_import_summary_counts_trajectories_labels_and_captions(tmp_path):
+    with Project.init(tmp_path / "p") as project:
+        text = import_path(project, write_unified(tmp_path / "set"), "unified-trajectory").summary()
+    # 4 trajectories of 2 + 2 + 1 + 3 steps, two annotators on each, a caption per screen; no labelled boxes
+    assert "imported 4 trajectories (8 steps)" in text and "trajectory labels: 8; screen captions: 8" in text
+    assert "actions:" not in text
+
+
+def test_a_point_only_agent_s_trajectory_names_the_elements_it_tapped(tmp_path):
+    """The centre baseline answers a bare point; the judge reads no coordinates, so each action is named
+    after the labelled box the point falls in (on the phone screens the centre, 206 x 457, is inside
+    Display's row of the settings list and the contacts list's Marta Silva)."""
+    with Project.init(tmp_path / "p") as project:
+        import_path(project, navi_demo_dataset_dir(), "screenlab")
+        run_id, progress = api.run(project, "center", {"scenarios": ["navigation"]}, protocol="episode")
+        assert progress.done == 32
+        made = [api.trajectory(project, e) for e in api.trajectories_from_run(project, run_id)]
+        made = {t.key: t for t in made}
+    settings, wallet = made[f"run{run_id}:navi-settings-timeout"], made[f"run{run_id}:navi-pocketly-send"]
+    assert settings.steps[1].action.text == "click at [Display]"
+    assert wallet.steps[1].action.text == "click at [Marta Silva]"
+    assert settings.steps[0].action.text == "click at [an unnamed element]"  # between the home screen's icons
+    assert settings.steps[1].action.points == ((0.5, 0.5),)  # the tap is still drawn where it was

@@ -40,6 +40,16 @@ def cmd_import(args) -> int:
     return 0
 
 
+def cmd_import_verdicts(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    with open_project(args) as project:
+        imported = api.import_judge_verdicts(project, Path(args.path), args.name or "", args.user or "")
+    print(imported.summary())
+    return 0
+
+
 def cmd_from_episodes(args) -> int:
     from desktop_app import api
     from desktop_app.cli.common import filter_of, open_project
@@ -170,27 +180,39 @@ def cmd_review(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from desktop_app import api
     from desktop_app.cli.common import open_project
-    from desktop_app.judging.export import export_csv, export_evals, export_passed
 
     with open_project(args) as project:
         if args.what == "evals":
-            n = export_evals(project, Path(args.out), args.run)
+            n = api.export_evals(project, Path(args.out), args.run)
             print(f"wrote {n} evals lines to {args.out}")
         elif args.what == "csv":
-            from desktop_app import api
-
-            runs = [args.run] if args.run else [r.id for r in api.judge_runs(project)]
-            n = export_csv(project, Path(args.out), runs)
+            n = api.export_judge_csv(project, Path(args.out), [args.run] if args.run else None)
             print(f"wrote {n} trajectories to {args.out}")
+        elif args.what == "steps":
+            rewards = dict(_reward(text) for text in args.reward or [])
+            kept, labelled = api.export_steps(project, Path(args.out), args.run, args.annotator or "",
+                                              args.min_reward, rewards)
+            print(f"wrote {kept} of {labelled} labelled steps (reward >= {args.min_reward:g}) to {args.out}")
         else:
             if not args.run:
                 raise ValueError("export passed needs --run (the judge whose verdicts filter the trajectories)")
-            print(export_passed(project, Path(args.out), args.run).summary())
+            print(api.export_passed(project, Path(args.out), args.run).summary())
     return 0
 
 
-JUDGE_COMMANDS = {"import": cmd_import, "from-episodes": cmd_from_episodes, "from-run": cmd_from_run,
+def _reward(text: str) -> tuple[str, float]:
+    label, sep, value = text.partition("=")
+    try:
+        if not sep:
+            raise ValueError(text)
+        return label.strip(), float(value)
+    except ValueError:
+        raise ValueError(f"--reward {text!r}: expected LABEL=NUMBER, e.g. towards-the-goal=0.5") from None
+
+
+JUDGE_COMMANDS = {"import": cmd_import, "import-verdicts": cmd_import_verdicts, "from-episodes": cmd_from_episodes, "from-run": cmd_from_run,
                   "list": cmd_list, "label": cmd_label, "run": cmd_run, "agreement": cmd_agreement,
                   "disagreements": cmd_disagreements, "review": cmd_review, "export": cmd_export}
 
@@ -207,6 +229,12 @@ def add_commands(sub, add_project) -> None:
                                        "captions/, evals/)")
     add_project(p)
     p.add_argument("path")
+    p = jsub.add_parser("import-verdicts", help="another judge's verdicts as a finished judge run: the authors' "
+                                                "rm_results.json, or evals .jsonl lines of one user_uid")
+    add_project(p)
+    p.add_argument("path")
+    p.add_argument("--name", help="the run's name (default: the judge the file names)")
+    p.add_argument("--user", help="evals lines: the user_uid that is the judge (when the file has several)")
     p = jsub.add_parser("from-episodes", help="labelled episodes' gold paths as trajectories (demonstrations)")
     add_project(p)
     p.add_argument("--policy", default="demonstration")
@@ -255,8 +283,16 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--tag", action="append", choices=REVIEW_TAGS)
     p.add_argument("--note")
     p.add_argument("--reviewer")
-    p = jsub.add_parser("export", help="evals/*.jsonl lines, a CSV, or the trajectories a judge passed")
+    p = jsub.add_parser("export", help="evals/*.jsonl lines, a CSV, the trajectories a judge passed, or the "
+                                       "steps with a high enough step reward")
     add_project(p)
-    p.add_argument("what", choices=("evals", "csv", "passed"))
+    p.add_argument("what", choices=("evals", "csv", "passed", "steps"),
+                   help="steps: the state-action pairs whose step reward is >= --min-reward (filtered BC)")
     p.add_argument("out")
-    p.add_argument("--run", type=int, help="a judge run (evals: its verdicts instead of the human labels)")
+    p.add_argument("--run", type=int, help="a judge run (evals: its verdicts instead of the human labels; "
+                                           "steps: a per_step run's labels)")
+    p.add_argument("--annotator", help="steps: this person's step labels instead of a judge run's")
+    p.add_argument("--min-reward", type=float, default=0.5, help="steps: keep a step whose reward is at least this")
+    p.add_argument("--reward", action="append", metavar="LABEL=NUMBER",
+                   help="steps: a step label's reward (defaults: " + ", ".join(
+                       f"{k}={v[1]:g}" for k, v in STEP_LABELS.items()) + ")")

@@ -63,14 +63,21 @@ class ImportReport:
     boxes: Counter = field(default_factory=Counter)
     duplicate_images_skipped: int = 0
     existing_episodes_skipped: int = 0
+    trajectories: int = 0  # of the episodes, those of kind trajectory (docs/decisions/0017)
+    trajectory_labels: int = 0  # people's verdicts on them
+    captions: int = 0  # screen captions stored (one already there is kept)
 
     def summary(self) -> str:
         labels = ", ".join(f"{self.boxes[k]} {k}" for k in LABELS if self.boxes[k]) or "none"
+        what = "trajectories" if self.trajectories and self.trajectories == self.episodes else "episodes"
         lines = [
-            f"imported {self.episodes} episodes ({self.steps} steps) from {self.source} [{self.format}]",
+            f"imported {self.episodes} {what} ({self.steps} steps) from {self.source} [{self.format}]",
             f"  screens: {self.screens_new} new, {self.screens_reused} already stored",
-            f"  actions: {sum(self.boxes.values())} ({labels})",
         ]
+        if what == "episodes":  # a trajectory's actions are the agent's, not labelled boxes
+            lines.append(f"  actions: {sum(self.boxes.values())} ({labels})")
+        if self.trajectories:
+            lines.append(f"  trajectory labels: {self.trajectory_labels}; screen captions: {self.captions}")
         if self.duplicate_images_skipped:
             lines.append(f"  skipped {self.duplicate_images_skipped} duplicate images (same SHA-256)")
         if self.existing_episodes_skipped:
@@ -83,6 +90,7 @@ class ImportReport:
             "screens_new": self.screens_new, "screens_reused": self.screens_reused,
             "boxes": dict(self.boxes), "duplicate_images_skipped": self.duplicate_images_skipped,
             "existing_episodes_skipped": self.existing_episodes_skipped,
+            "trajectories": self.trajectories, "trajectory_labels": self.trajectory_labels, "captions": self.captions,
         }
 
 
@@ -299,15 +307,17 @@ def _write(project, records, infos, fmt, source, options, report, progress) -> N
             conn.execute(insert(ActionBox), box_rows[start:start + 20_000])
         if review_rows:
             conn.execute(insert(ReviewItem), review_rows)
-        _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, now)
+        report.trajectory_labels, report.captions = _write_trajectory_parts(session, records, episode_ids, infos,
+                                                                            screen_ids, now)
+        report.trajectories = sum(1 for r in records if r.kind == "trajectory")
         report.episodes = len(records)
         report.steps = len(step_rows)
         audit.record(session, "import", "project", None, report.as_dict())
         progress("writing", 3, 3)
 
 
-def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, now) -> None:
-    """Human labels of trajectories and screen captions (a caption already stored is kept)."""
+def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, now) -> tuple[int, int]:
+    """Human labels of trajectories and screen captions (a caption already stored is kept); how many of each."""
     conn = session.connection()
     labels = [{"episode_id": eid, "annotator": lab["annotator"], "outcome": lab["outcome"],
                "step_labels": list(lab.get("step_labels") or []), "comment": lab.get("comment", ""),
@@ -327,6 +337,8 @@ def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, no
                 for (sid, name), text in captions.items() if (sid, name) not in have]
         if rows:
             conn.execute(insert(ScreenCaption), rows)
+        return len(labels), len(rows)
+    return len(labels), 0
 
 
 def raise_if_empty(records: list[EpisodeRecord], path: Path, what: str) -> None:

@@ -151,7 +151,7 @@ def summary_lines(metrics: dict) -> list[str]:
     lines = [f"{metrics['trajectories']} trajectories judged, {metrics['scored']} against a human reference"
              + (f"; {metrics['parse_failures']} parse failures" if metrics["parse_failures"] else "")
              + (f"; {metrics['errors']} failed requests" if metrics["errors"] else "")
-             + (f"; {metrics['no_reference']} without a human label" if metrics["no_reference"] else ""),
+             + (f"; {metrics['no_reference']} without a human reference (no usable label, or a tie)" if metrics["no_reference"] else ""),
              f"accuracy {pct(c['accuracy'])}  precision {pct(c['precision'])}  recall {pct(c['recall'])}  "
              f"F1 {pct(c['f1'])}  false negatives {pct(c['fnr'])}  kappa {_num(metrics['kappa'])}",
              f"TP {c['tp']}  FP {c['fp']}  TN {c['tn']}  FN {c['fn']}"]

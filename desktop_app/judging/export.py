@@ -1,10 +1,15 @@
-"""Labels and verdicts out: the authors' evals/<log>.jsonl lines, a CSV, and the trajectories a judge passed.
+"""Labels and verdicts out: the authors' evals/<log>.jsonl lines, a CSV, the trajectories a judge passed, and
+the steps whose per-step reward reaches a threshold.
 
 evals lines are what their annotation app appends ({dataset_path, task_idx, task_uid, user_uid,
 annotation, comment}): human labels as their annotators, a judge run's verdicts with the run's name
 as the annotator and its reasoning as the comment, so their loaders read either. The passed set is a
 UnifiedTrajectory folder of the trajectories a judge called successful: the data for filtered
-behaviour cloning (the paper's iOS experiment).
+behaviour cloning. The paper's iOS experiment filtered finer: it kept the state-action pairs whose
+per-step reward is at least p. export_steps does that, from a per-step judge run or one annotator's
+step labels, with the labels' rewards configurable (vocabulary.STEP_LABELS holds the defaults; the
+paper does not say its mapping, so the default threshold 0.5 keeps "completes the task" and "makes
+progress").
 """
 
 from __future__ import annotations
@@ -19,9 +24,11 @@ from desktop_app.formats.records import FormatError
 from desktop_app.formats.spec import ExportReport
 from desktop_app.formats.transfer import export_path
 from desktop_app.formats.unified_trajectory import WRITTEN
+from desktop_app.formats.writing import atomic_output
 from desktop_app.judging.labels import labels_of, references
-from desktop_app.judging.trajectories import list_trajectories
+from desktop_app.judging.trajectories import list_trajectories, load_trajectory
 from desktop_app.judging.verdicts import verdicts_of
+from desktop_app.judging.vocabulary import STEP_LABELS
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
@@ -106,3 +113,65 @@ def export_passed(project: Project, out: Path, run_id: int) -> ExportReport:
     if not passed:
         raise FormatError(f"judge run {run_id} passed no trajectory: nothing to export", out)
     return export_path(project, Path(out), "unified-trajectory", EpisodeFilter(ids=passed, kind="trajectory"))
+
+
+def step_rewards(changes: dict[str, float] | None = None) -> dict[str, float]:
+    """The reward of each step label: the defaults, with `changes` applied (an unknown label is refused)."""
+    rewards = {label: reward for label, (_, reward) in STEP_LABELS.items()}
+    for label, value in (changes or {}).items():
+        if label not in rewards:
+            raise ValueError(f"unknown step label {label!r} (one of {', '.join(rewards)})")
+        rewards[label] = float(value)
+    return rewards
+
+
+def _step_labels(project: Project, run_id: int | None, annotator: str) -> dict[int, tuple[str, ...]]:
+    """Per trajectory, the label of each step: a per-step judge run's, or one annotator's."""
+    if (run_id is None) == (not annotator):
+        raise ValueError("say whose step labels filter the steps: a per-step judge run, or an annotator")
+    if run_id is not None:
+        _run(project, run_id)
+        out = {eid: v.step_labels for eid, v in verdicts_of(project, run_id).items() if v.step_labels}
+        if not out:
+            raise ValueError(f"judge run {run_id} has no step labels: only a per_step judge run labels steps")
+        return out
+    out = {eid: by[annotator].step_labels for eid, by in labels_of(project).items()
+           if annotator in by and any(by[annotator].step_labels)}
+    if not out:
+        raise ValueError(f"{annotator!r} has labelled no steps")
+    return out
+
+
+def export_steps(project: Project, out: Path, run_id: int | None = None, annotator: str = "",
+                 min_reward: float = 0.5, rewards: dict[str, float] | None = None) -> tuple[int, int]:
+    """A folder of the state-action pairs whose step reward is >= min_reward: steps.jsonl (one line per
+    kept step: trajectory uid, step index, intent, image, action, label, reward) and images/.
+    Returns (steps kept, steps labelled). Nothing kept refuses, and nothing is written."""
+    rewards = step_rewards(rewards)
+    labelled = _step_labels(project, run_id, annotator)
+    kept, total = [], 0
+    for episode_id, labels in labelled.items():
+        trajectory = load_trajectory(project, episode_id)
+        for step, label in zip(trajectory.steps, labels, strict=False):
+            if not label:
+                continue
+            total += 1
+            if rewards.get(label, float("-inf")) >= min_reward:
+                kept.append((trajectory, step, label))
+    if not kept:
+        raise FormatError(f"no step of the {total} labelled has a reward of at least {min_reward}: nothing to export",
+                          Path(out))
+    with atomic_output(Path(out)) as root:
+        (root / "images").mkdir()
+        lines = []
+        for trajectory, step, label in kept:
+            name = f"{step.sha256}.{step.ext}"
+            if not (root / "images" / name).exists():
+                (root / "images" / name).write_bytes(project.media.read(step.sha256, step.ext))
+            lines.append({"uid": trajectory.key, "step": step.index, "intent": trajectory.intent,
+                          "policy": trajectory.policy, "img": f"images/{name}", "action": step.action.text,
+                          "raw_action": step.action.raw, "points": [list(p) for p in step.action.points],
+                          "label": label, "reward": rewards[label]})
+        (root / "steps.jsonl").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
+                                          encoding="utf-8")
+    return len(kept), total

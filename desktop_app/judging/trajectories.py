@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
+from desktop_app.evaluation.rules.screenlab import Target, match_point
 from desktop_app.formats.trajectory_layout import (
     KIND,
     TrajectoryAction,
@@ -181,6 +182,12 @@ def trajectories_from_run(project: Project, run_id: int) -> list[int]:
                          .join(m.Step, m.Step.episode_id == m.Episode.id).join(m.Screen, m.Screen.id == m.Step.screen_id)
                          .join(m.Prediction, (m.Prediction.step_id == m.Step.id) & (m.Prediction.run_id == run_id))
                          .order_by(m.Episode.id, m.Step.index)).all()
+        boxes: dict[int, list[Target]] = {}  # step id -> its labelled boxes, in annotation order
+        for box in s.execute(select(m.ActionBox).join(m.Prediction, m.Prediction.step_id == m.ActionBox.step_id)
+                             .where(m.Prediction.run_id == run_id).order_by(m.ActionBox.id)).scalars():
+            if box.has_box:
+                boxes.setdefault(box.step_id, []).append(
+                    Target(box.id, box.label, box.element_text, (box.x1, box.y1, box.x2, box.y2)))
         by_episode: dict[int, list] = {}
         for episode, step, screen, prediction in rows:
             by_episode.setdefault(episode.id, []).append((episode, step, screen, prediction))
@@ -199,9 +206,15 @@ def trajectories_from_run(project: Project, run_id: int) -> list[int]:
                 if action_type == "answer":
                     response = parsed.get("text") or ""
                 point = (p.x, p.y) if p.x is not None and p.y is not None else None
+                # a point-only agent names no element: the labelled box its point falls in (the smallest, as
+                # scoring decides) names it for the judge, who never sees coordinates
+                name = p.element_text or parsed.get("element") or ""
+                if not name and point is not None:
+                    found = match_point(point[0], point[1], boxes.get(step.id, []))
+                    name = found.text if found else ""
                 actions.append((screen.id, step.instruction,
-                                screenlab_action(action_type, p.element_text or parsed.get("element") or "",
-                                                 parsed.get("text") or "", point, (screen.width, screen.height))))
+                                screenlab_action(action_type, name, parsed.get("text") or "", point,
+                                                 (screen.width, screen.height))))
             if actions:
                 made.append(_add(s, key, episode.goal, trajectory_meta(
                     policy, response, screen_platform(s, actions[0][0]), {"run": run_id, "episode": episode.key}),

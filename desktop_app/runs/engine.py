@@ -26,6 +26,7 @@ from desktop_app.agents.client import RateLimiter
 from desktop_app.agents.kinds import KINDS
 from desktop_app.agents.profiles import AgentProfile, ProfileError, resolve_api_key
 from desktop_app.runs.context import Progress, RunContext
+from desktop_app.runs.imported_verdicts import IMPORTED
 from desktop_app.runs.protocols import OptionsError, SampleSummary, get_protocol, suggest
 from desktop_app.runs.selection import RunSelection, describe_excluded, with_default_statuses
 from desktop_app.runs.state import RunProgress, RunState, error_kind
@@ -197,6 +198,8 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
                         concurrency: int | None = None, use_cache: bool = True, ocr_lookup=None) -> RunProgress:
     """Execute (or resume) a run. `profile` None: the run's frozen profile, its key looked up again."""
     run, stored_profile = load_run(project, run_id)
+    if run.kind == IMPORTED:
+        raise OptionsError(f"run {run_id} holds verdicts imported from a file; there is no model to ask")
     profile = profile or stored_profile
     cancel = cancel or threading.Event()
     status = RunProgress(run_id, protocol=run.protocol)

@@ -9,10 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from sqlalchemy import select
+
 from desktop_app.agents.prompts import Sample, shuffled_choices
 from desktop_app.evaluation.rules.base import Target
+from desktop_app.store import models as m
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter, episode_ids, load_bundles
+from desktop_app.store.queries import EpisodeFilter, episode_ids
 
 MIME = {"png": "image/png", "jpg": "image/jpeg", "webp": "image/webp"}
 
@@ -69,19 +72,40 @@ def action_of(box) -> Action:
                   (box.x1, box.y1, box.x2, box.y2) if box.x1 is not None else None, dict(box.meta or {}))
 
 
+_EPISODE_COLUMNS = (m.Episode.id, m.Episode.key, m.Episode.goal, m.Episode.scenario, m.Episode.meta)
+_STEP_COLUMNS = (m.Step.episode_id, m.Step.id, m.Step.index, m.Step.instruction, m.Step.meta, m.Screen.sha256,
+                 m.Screen.ext, m.Screen.width, m.Screen.height, m.Screen.id, m.Screen.platform)
+_BOX_COLUMNS = (m.ActionBox.step_id, m.ActionBox.id, m.ActionBox.label, m.ActionBox.action_type,
+                m.ActionBox.element_text, m.ActionBox.type_text, m.ActionBox.x1, m.ActionBox.y1, m.ActionBox.x2,
+                m.ActionBox.y2, m.ActionBox.meta)
+
+
 def load_items(project: Project, flt: EpisodeFilter) -> list[WorkItem]:
-    """Every step of the selected episodes, episodes by id, steps in order, boxes by id."""
+    """Every step of the selected episodes, episodes by id, steps in order, boxes by id.
+
+    Plain column queries, no ORM objects: a run's wall time starts here (10,000 trajectory steps
+    load in about a fifth of the time the ORM bundles took, benchmarks/judge.py)."""
     items = []
     with project.reading() as s:
         ids = episode_ids(s, flt)
         for start in range(0, len(ids), 500):
-            for bundle in load_bundles(s, ids[start:start + 500]):
-                e = bundle.episode
-                source = (e.meta or {}).get("envdistraction", {}).get("target", "")
-                for sb in bundle.steps:
-                    items.append(WorkItem(
-                        sb.step.id, sb.step.index, e.id, e.key, e.goal, e.scenario, sb.step.instruction,
-                        sb.screen.sha256, sb.screen.ext, sb.screen.width, sb.screen.height,
-                        tuple(action_of(b) for b in sb.boxes), source if isinstance(source, str) else "",
-                        sb.screen.id, sb.screen.platform, dict(sb.step.meta or {}), dict(e.meta or {})))
+            chunk = ids[start:start + 500]
+            episodes = {r[0]: r for r in s.execute(select(*_EPISODE_COLUMNS).where(m.Episode.id.in_(chunk)))}
+            rows = s.execute(select(*_STEP_COLUMNS).join(m.Screen, m.Screen.id == m.Step.screen_id)
+                             .where(m.Step.episode_id.in_(chunk)).order_by(m.Step.episode_id, m.Step.index)).all()
+            boxes: dict[int, list[Action]] = {}
+            step_ids = [r[1] for r in rows]
+            for at in range(0, len(step_ids), 500):
+                for b in s.execute(select(*_BOX_COLUMNS).where(m.ActionBox.step_id.in_(step_ids[at:at + 500]))
+                                   .order_by(m.ActionBox.id)):
+                    boxes.setdefault(b[0], []).append(Action(b[1], b[2], b[3], b[4], b[5],
+                                                             (b[6], b[7], b[8], b[9]) if b[6] is not None else None,
+                                                             dict(b[10] or {})))
+            for eid, sid, index, instruction, smeta, sha, ext, width, height, screen_id, platform in rows:
+                _, key, goal, scenario, emeta = episodes[eid]
+                emeta = emeta or {}  # one dict per episode, shared by its steps (nobody writes to it)
+                source = emeta.get("envdistraction", {}).get("target", "")
+                items.append(WorkItem(sid, index, eid, key, goal, scenario, instruction, sha, ext, width, height,
+                                      tuple(boxes.get(sid, ())), source if isinstance(source, str) else "",
+                                      screen_id, platform, smeta or {}, emeta))
     return items

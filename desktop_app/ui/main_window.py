@@ -47,7 +47,7 @@ from desktop_app.ui.properties import PropertiesPanel
 from desktop_app.ui.render_service import RenderService
 from desktop_app.ui.review_panel import ReviewPanel
 from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
-from desktop_app.ui.shortcuts import ACTIONS, NUDGES, keys_for, review_keys
+from desktop_app.ui.shortcuts import ACTIONS, NUDGES, WINDOW_GROUPS, keys_for, review_keys
 from desktop_app.ui.theme import apply_theme
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
 from desktop_app.ui.workspace import Workspace
@@ -247,15 +247,25 @@ class MainWindow(QMainWindow):
             self.actions_by_id[spec.id] = action
         self.apply_shortcuts()
 
+    def annotator_name(self) -> str:
+        """Who edits and labels: the name in Settings, else the OS user (the audit log's actor)."""
+        return self.settings.annotator.strip() or current_actor()
+
     def apply_shortcuts(self) -> None:
-        """In the verification queue the review keys (A, R, E, G, N, P) take over; elsewhere they are off."""
+        """In the verification queue the review keys (A, R, E, G, N, P) take over; elsewhere they are off.
+        While a trajectory page hides the canvas, only the window's own keys (File, Help, Trajectories) stay:
+        Ctrl+Z or Ctrl+D must not edit boxes nobody sees."""
         taken = review_keys(self.settings.shortcuts) if self.review_mode else set()
+        judge = getattr(self, "judge", None)
+        canvas_hidden = judge is not None and judge.current() != "annotate"
         for spec in ACTIONS:
             keys = keys_for(spec.id, self.settings.shortcuts)
             if spec.mode == "review":
                 keys = keys if self.review_mode else ()
             else:
                 keys = tuple(k for k in keys if k.lower() not in taken)
+            if canvas_hidden and spec.group not in WINDOW_GROUPS:
+                keys = ()
             self.actions_by_id[spec.id].setShortcuts([QKeySequence(k) for k in keys])
 
     def _make_menus(self) -> None:
@@ -332,7 +342,7 @@ class MainWindow(QMainWindow):
             return False
         self.close_project()
         self.project = project
-        self.ws = Workspace(project, self.settings.annotator or current_actor(), self)
+        self.ws = Workspace(project, self.annotator_name(), self)
         self.browser = SampleBrowser(project)
         self.properties = PropertiesPanel(self.ws, self.settings.palette)
         self.filmstrip = Filmstrip(self.ws)
@@ -516,8 +526,8 @@ class MainWindow(QMainWindow):
             self.apply_shortcuts()
             apply_theme(QApplication.instance(), self.settings.theme)
             self.scene.set_palette(self.settings.palette)
-            if self.ws is not None and self.settings.annotator:
-                self.ws.actor = self.settings.annotator
+            if self.ws is not None:
+                self.ws.actor = self.annotator_name()
                 self.annotator_label.setText(f"Annotator: {self.ws.actor}")
             if self.properties is not None:
                 self.properties.palette = self.settings.palette

@@ -69,6 +69,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
 )
 
 BY_ID = {a.id: a for a in ACTIONS}
+WINDOW_GROUPS = ("File", "Help", "Trajectories")  # keys that act on the window, not on the canvas
 NUDGES = {"nudge.left": (-1, 0), "nudge.right": (1, 0), "nudge.up": (0, -1), "nudge.down": (0, 1),
           "nudge.left10": (-10, 0), "nudge.right10": (10, 0), "nudge.up10": (0, -10), "nudge.down10": (0, 10)}
 

@@ -18,10 +18,14 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
+    QMenu,
+    QMessageBox,
     QPushButton,
     QSplitter,
     QStackedWidget,
@@ -46,6 +50,15 @@ RUN_COLUMNS = ("Judge run", "Model", "Mode", "Trajectories", "Scored", "Parse fa
 FNR_COLUMN = RUN_COLUMNS.index("False-negative rate")
 NO_RUNS = ("No judge runs yet. Start one with Runs > New run and the judge protocol, or "
            "`screenlab judge run PROJECT --judge PROFILE`.")
+# what the Export button offers: key -> (menu text, file filter; "" = a folder)
+EXPORTS = {
+    "evals": ("Human labels as evals lines…", "evals lines (*.jsonl)"),
+    "verdicts": ("Selected judge's verdicts as evals lines…", "evals lines (*.jsonl)"),
+    "csv": ("Labels and all verdicts as CSV…", "CSV (*.csv)"),
+    "passed": ("Trajectories the selected judge passed (filtered BC)…", ""),
+    "steps": ("Steps the selected per-step judge rewards (filtered BC)…", ""),
+}
+NEEDS_RUN = ("verdicts", "passed", "steps")
 REVIEW_TEXT = {"": "open", "accept": "judge accepted", "override": "human kept"}
 
 
@@ -112,6 +125,8 @@ class AgreementView(QWidget):
         self.runs: list = []  # judge runs, in the table's order
         self.disagreements: dict[int, list] = {}
         self._generation = 0
+        self._select_after_refresh: int | None = None  # a run just imported
+        self.error_box: QMessageBox | None = None
 
         title = QLabel("Judges against the human labels")
         font = QFont(title.font())
@@ -121,9 +136,22 @@ class AgreementView(QWidget):
         self.summary = QLabel(wordWrap=True)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
+        self.import_button = QPushButton("Import verdicts…")
+        self.import_button.setToolTip("Another judge's verdicts as a judge run: the authors' rm_results.json, or "
+                                      "evals .jsonl lines (annotation = verdict, comment = reasoning)")
+        self.import_button.clicked.connect(lambda: self.import_verdicts())
+        self.export_button = QPushButton("Export")
+        self.export_button.setToolTip("The labels and the selected judge's verdicts in the authors' formats, a "
+                                      "CSV, or the data for filtered behaviour cloning")
+        export_menu = QMenu(self.export_button)
+        for what, (text, _) in EXPORTS.items():
+            export_menu.addAction(text, lambda what=what: self.export(what))
+        self.export_button.setMenu(export_menu)
         top = QHBoxLayout()
         top.addWidget(title)
         top.addWidget(self.summary, 1)
+        top.addWidget(self.export_button)
+        top.addWidget(self.import_button)
         top.addWidget(self.refresh_button)
 
         self.runs_table = _table(RUN_COLUMNS)
@@ -228,6 +256,90 @@ class AgreementView(QWidget):
         run_in_background(self, compute, lambda result: self._show(result, generation),
                           lambda exc: self._failed(exc, generation))
 
+    def import_verdicts(self, path: str = "", user: str | None = None) -> None:
+        """Ask for a verdict file (and, for evals lines of several people, which one is the judge), import it
+        off the UI thread, then show the new run. A bad file is a message, never a crash."""
+        if self.project is None:
+            return
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self, "Import judge verdicts", "",
+                                                  "Judge verdicts (*.json *.jsonl);;All files (*)")
+            if not path:
+                return
+        if user is None:
+            try:
+                judges = api.judges_in_file(path)
+            except ValueError as exc:
+                self._import_failed(exc)
+                return
+            user = judges[0] if len(judges) == 1 else ""
+            if len(judges) > 1:
+                user, ok = QInputDialog.getItem(self, "Import judge verdicts", "Which of them is the judge?",
+                                                judges, 0, False)
+                if not ok:
+                    return
+        project = self.project
+        self.import_button.setEnabled(False)
+        run_in_background(self, lambda: api.import_judge_verdicts(project, path, "", user or ""),
+                          self._imported, self._import_failed)
+
+    def export(self, what: str, out: str = "", min_reward: float | None = None) -> None:
+        """Ask where (and for steps, the reward threshold), then export off the UI thread; a message says
+        what was written, a box what went wrong. `what`: a key of EXPORTS."""
+        if self.project is None:
+            return
+        run_id = self.selected_run()
+        if what in NEEDS_RUN and run_id is None:
+            self.message.emit("Select a judge run first")
+            return
+        text, kind = EXPORTS[what]
+        if not out:
+            title = text.rstrip("…")
+            out = (QFileDialog.getSaveFileName(self, title, "", kind)[0] if kind else
+                   QFileDialog.getExistingDirectory(self, title + " (an empty or new folder)"))
+            if not out:
+                return
+        if what == "steps" and min_reward is None:
+            min_reward, ok = QInputDialog.getDouble(self, "Steps for filtered behaviour cloning",
+                                                    "Keep the steps whose reward is at least:", 0.5, -1.0, 1.0, 2)
+            if not ok:
+                return
+        project = self.project
+        jobs = {
+            "evals": lambda: f"{api.export_evals(project, out)} labels written to {out}",
+            "verdicts": lambda: f"{api.export_evals(project, out, run_id)} verdicts written to {out}",
+            "csv": lambda: f"{api.export_judge_csv(project, out)} trajectories written to {out}",
+            "passed": lambda: api.export_passed(project, out, run_id).summary(),
+            "steps": lambda: "{} of {} labelled steps written to {}".format(
+                *api.export_steps(project, out, run_id, min_reward=min_reward), out),
+        }
+        self.export_button.setEnabled(False)
+        run_in_background(self, jobs[what], self._exported, lambda exc: self._export_failed(exc))
+
+    def _exported(self, summary: str) -> None:
+        self.export_button.setEnabled(True)
+        self.message.emit(summary)
+
+    def _export_failed(self, exc: Exception) -> None:
+        self.export_button.setEnabled(True)
+        self._show_error("Export", f"Nothing was written.\n\n{exc}")
+
+    def _imported(self, imported) -> None:
+        self.import_button.setEnabled(True)
+        self.message.emit(f"Imported {imported.summary()}")
+        self._select_after_refresh = imported.run_id
+        self.refresh()
+
+    def _import_failed(self, exc: Exception) -> None:
+        self.import_button.setEnabled(True)
+        self._show_error("Import judge verdicts", f"Nothing was imported.\n\n{exc}")
+
+    def _show_error(self, title: str, text: str) -> None:
+        # open(), not exec(): the window keeps running (and a test can read the box and close it)
+        self.error_box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, self)
+        self.error_box.open()
+        self.message.emit(f"{title}: {text.splitlines()[-1]}")
+
     def _failed(self, exc: Exception, generation: int) -> None:
         if generation == self._generation:
             self.summary.setText(f"<span style='color:#CC3311'>Could not compute the agreement: {exc}</span>")
@@ -243,12 +355,15 @@ class AgreementView(QWidget):
         self.pages.setCurrentIndex(1 if report.get("trajectories") else 0)
         ref = report.get("reference", {})
         self.summary.setText(f"{report.get('trajectories', 0)} trajectories · reference: {ref.get('success', 0)} "
-                             f"success, {ref.get('failure', 0)} failure, {ref.get('none', 0)} without a label")
+                             f"success, {ref.get('failure', 0)} failure, {ref.get('none', 0)} without one (no usable label, or a tie)")
         self.reference.setText(f"{ref.get('success', 0)} success · {ref.get('failure', 0)} failure · "
-                               f"{ref.get('none', 0)} no label · {report.get('corrected', 0)} corrected by review")
+                               f"{ref.get('none', 0)} unscored (a tie or no usable label) · "
+                               f"{report.get('corrected', 0)} corrected by review")
         self._fill_runs()
         self._fill_annotators()
         self.no_runs.setVisible(not self.runs)
+        if self._select_after_refresh is not None:
+            selected, self._select_after_refresh = self._select_after_refresh, None
         row = next((i for i, r in enumerate(self.runs) if r.id == selected), 0)
         if self.runs:
             self.runs_table.selectRow(row)
@@ -263,7 +378,7 @@ class AgreementView(QWidget):
             c = m.get("confusion", {})
             scored_tip = (f"{m.get('scored', 0)} of {m.get('trajectories', 0)} judged trajectories scored against "
                           f"the reference; {m.get('parse_failures', 0)} parse failures, {m.get('errors', 0)} failed "
-                          f"requests, {m.get('no_reference', 0)} without a human label")
+                          f"requests, {m.get('no_reference', 0)} without a human reference (no usable label, or a tie)")
             ranking = m.get("ranking", {})
             fnr = _item(pct(c.get("fnr")), FNR_TIP)
             fnr.setFont(self._bold())
@@ -271,7 +386,8 @@ class AgreementView(QWidget):
             fnr.setBackground(QBrush(FNR_TINT))
             left = Qt.AlignLeft | Qt.AlignVCenter
             rows.append([_item(run.name or f"run {run.id}", f"run {run.id}", left), _item(run.model, "", left),
-                         _item((run.options or {}).get("mode", ""), "", left), _item(m.get("trajectories", 0)),
+                         _item((run.options or {}).get("mode") or ("imported" if run.kind == "imported" else ""),
+                               "", left), _item(m.get("trajectories", 0)),
                          _item(m.get("scored", 0), scored_tip), _item(m.get("parse_failures", 0), scored_tip),
                          _item(pct(c.get("accuracy"))), _item(pct(c.get("precision"))), _item(pct(c.get("recall"))),
                          _item(pct(c.get("f1"))), fnr, _item(num(m.get("kappa"))),

@@ -46,6 +46,11 @@ class JudgePages(QObject):
             group.addAction(action)
             menu.addAction(action)
         annotate.setChecked(True)
+        menu.addSeparator()
+        self.import_verdicts = menu.addAction("Import judge verdicts…")
+        self.import_verdicts.setToolTip("Another judge's verdicts (the authors' rm_results.json, or evals lines) "
+                                        "as a judge run in the agreement")
+        self.import_verdicts.triggered.connect(self._import_verdicts)
         bar = window.menuBar()
         help_menu = next((a for a in bar.actions() if a.text().replace("&", "") == "Help"), None)
         bar.insertMenu(help_menu, menu) if help_menu is not None else bar.addMenu(menu)
@@ -74,12 +79,19 @@ class JudgePages(QObject):
                 dock.setVisible(visible)
         self.stack.setCurrentIndex(PAGES.index(name))
         self.actions[name].setChecked(True)
+        if (was == "annotate") != (name == "annotate"):
+            window.apply_shortcuts()  # the canvas's keys off while it is hidden, back with it
         if name == "label":
-            self.labeller.set_annotator(window.settings.annotator)
+            self.labeller.set_annotator(window.annotator_name())
             self.labeller.setFocus()
         elif name == "agreement":
             self.agreement.refresh()
             self.agreement.runs_table.setFocus()
+
+    def _import_verdicts(self) -> None:
+        if self.agreement.project is not None:
+            self.show("agreement")
+            self.agreement.import_verdicts()
 
     def open_trajectory(self, episode_id: int, run_id: int) -> None:
         self.show("label")
@@ -95,4 +107,4 @@ class JudgePages(QObject):
 
     def settings_changed(self) -> None:
         if self.current() == "label":
-            self.labeller.set_annotator(self.window.settings.annotator)
+            self.labeller.set_annotator(self.window.annotator_name())

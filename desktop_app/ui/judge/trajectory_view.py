@@ -15,6 +15,7 @@ the judge and K keeps the human label.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
@@ -234,8 +235,9 @@ class TrajectoryView(QWidget):
 
     def _request_frames(self, trajectory) -> None:
         if self.loader is not None:
-            steps = list(trajectory.steps)
-            self.loader.request([(s.sha256, s.ext) for s in steps[-1:] + steps[:-1]])  # the final frame first
+            # the final frame first, then backwards: the strip opens scrolled to its end, so the frames beside
+            # the final one are those on screen
+            self.loader.request([(s.sha256, s.ext) for s in reversed(trajectory.steps)])
 
     def _clear(self, text: str = "") -> None:
         self.trajectory, self.review_run = None, None
@@ -337,7 +339,16 @@ class TrajectoryView(QWidget):
         ids = self.ids()
         here = ids.index(eid) if eid in ids else -1
         after, before = ids[here + 1:], ids[:max(here, 0)]
-        self.refresh()
+        if here >= 0:  # the queue changes by one row: updated in place, not reloaded
+            row = self.rows[here]
+            was_left = self.annotator not in row.labels
+            row = replace(row, labels={**row.labels, self.annotator: outcome})
+            drop = self.only_unlabelled.isChecked()
+            if drop:
+                del self.rows[here]
+            else:
+                self.rows[here] = row
+            self.queue_panel.labelled(here, row, self.annotator, was_left, drop)
         now = set(self.ids())
         target = next((i for i in after if i in now), None) or next((i for i in reversed(before) if i in now), None)
         key = self.trajectory.key if self.trajectory else ""
