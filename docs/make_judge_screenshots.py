@@ -88,7 +88,7 @@ def judge_answer(hasty: bool):
     banner that two apps never show (false negatives: the costly error)."""
     def respond(body, n):
         asked = user_text(body)
-        agent = "an unnamed element" in asked  # the scripted agent names no element; demonstrations do
+        agent = "an unnamed element" in asked  # its tap beside the control falls in no labelled box
         if agent and any(word in asked for word in MISSED):
             return Response(text='Thoughts: The last action taps beside the control; the final screen does not '
                                  'show the requested change saved.\nStatus: "failure"')
