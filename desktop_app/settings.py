@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.paths import user_config_dir
+from desktop_app.store.audit import current_actor
 
 FILE_NAME = "settings.json"
 MAX_RECENT = 10
@@ -52,6 +53,11 @@ class Settings:
 
 def settings_path() -> Path:
     return user_config_dir() / FILE_NAME
+
+
+def annotator_name(settings: Settings) -> str:
+    """Who edits and labels: the name in Settings, else the OS user (the audit log's actor)."""
+    return settings.annotator.strip() or current_actor()
 
 
 def load_settings(path: Path | None = None) -> Settings:

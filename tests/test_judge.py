@@ -433,3 +433,11 @@ def test_a_point_only_agent_s_trajectory_names_the_elements_it_tapped(tmp_path):
     assert wallet.steps[1].action.text == "click at [Marta Silva]"
     assert settings.steps[0].action.text == "click at [an unnamed element]"  # between the home screen's icons
     assert settings.steps[1].action.points == ((0.5, 0.5),)  # the tap is still drawn where it was
+
+
+def test_labels_without_a_name_in_settings_are_the_os_user_s(judged, monkeypatch):
+    monkeypatch.setenv("SCREENLAB_USER", "dana")  # what the audit log records as the actor, as the window does
+    assert main(["judge", "label", str(judged), "t1", "--outcome", "failure"]) == 0
+    with Project.open(judged) as project:
+        t1 = next(r for r in api.trajectories(project) if r.key == "t1")
+        assert t1.labels["dana"] == "failure"

@@ -87,9 +87,9 @@ def cmd_list(args) -> int:
 def cmd_label(args) -> int:
     from desktop_app import api
     from desktop_app.cli.common import open_project
-    from desktop_app.settings import load_settings
+    from desktop_app.settings import annotator_name, load_settings
 
-    annotator = args.annotator or load_settings().annotator
+    annotator = args.annotator or annotator_name(load_settings())
     with open_project(args) as project:
         label = api.label_trajectory(project, _find(project, args.trajectory), annotator, args.outcome,
                                      list(args.steps) if args.steps else None, args.comment or "")
@@ -169,9 +169,9 @@ def cmd_disagreements(args) -> int:
 def cmd_review(args) -> int:
     from desktop_app import api
     from desktop_app.cli.common import open_project
-    from desktop_app.settings import load_settings
+    from desktop_app.settings import annotator_name, load_settings
 
-    reviewer = args.reviewer or load_settings().annotator
+    reviewer = args.reviewer or annotator_name(load_settings())
     with open_project(args) as project:
         review = api.review_verdict(project, args.run, _find(project, args.trajectory), reviewer, args.decision,
                                     tuple(args.tag or ()), args.note or "")

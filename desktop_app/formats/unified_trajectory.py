@@ -78,18 +78,25 @@ def _captions(root: Path) -> dict[str, dict[str, str]]:
     return out
 
 
+def evals_rows(path: Path) -> list[tuple[Where, dict, str, str]]:
+    """The lines of an evals/<log>.jsonl that name a task: (where, line, task uid, user uid stripped)."""
+    rows = []
+    for where, obj in read_jsonl(path):
+        uid = require(obj, "task_uid", str, where)
+        if uid == "" or obj.get("task_idx") == -1:
+            continue  # the authors' app writes these for skipped tasks
+        rows.append((where, obj, uid, require(obj, "user_uid", str, where).strip()))
+    return rows
+
+
 def _labels(root: Path, uids: set[str]) -> dict[str, dict[str, dict]]:
     """uid -> annotator -> label, from every evals/*.jsonl (later lines win)."""
     out: dict[str, dict[str, dict]] = {}
     folder = root / "evals"
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        for where, obj in read_jsonl(path):
-            uid = require(obj, "task_uid", str, where)
-            if uid == "" or obj.get("task_idx") == -1:
-                continue  # the authors' app writes these for skipped tasks
+        for where, obj, uid, annotator in evals_rows(path):
             if uid not in uids:
                 raise where.error(f"no trajectory with uid {uid!r} in {LOG}", "task_uid")
-            annotator = require(obj, "user_uid", str, where).strip()
             if not annotator:
                 raise where.error("empty annotator", "user_uid")
             raw = require(obj, "annotation", str, where)

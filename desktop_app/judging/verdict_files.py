@@ -19,8 +19,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_app.formats.records import FormatError, Where, optional, read_json, read_jsonl, require
-from desktop_app.formats.unified_trajectory import ANNOTATIONS
+from desktop_app.formats.records import FormatError, Where, optional, read_json, require
+from desktop_app.formats.unified_trajectory import ANNOTATIONS, evals_rows
 
 VERDICT_OUTCOMES = ("success", "failure", "impossible")
 
@@ -55,13 +55,10 @@ def read_verdict_file(path: Path, user: str = "") -> VerdictFile:
 
 
 def judges_in(path: Path) -> list[str]:
-    """The judges a verdict file holds: the user_uids of evals lines (an rm_results.json holds one, unnamed:
-    [])). For a front end to ask which one before importing."""
+    """The judges a verdict file holds: the user_uids of evals lines ([] for an rm_results.json, which holds
+    one, unnamed). For a front end to ask which one before importing."""
     path = Path(path)
-    if path.suffix != ".jsonl":
-        return []
-    return sorted({str(obj.get("user_uid", "")).strip() for _, obj in read_jsonl(path)
-                   if isinstance(obj, dict) and obj.get("task_uid")} - {""})
+    return sorted({who for *_, who in evals_rows(path)}) if path.suffix == ".jsonl" else []
 
 
 def _rm_results(path: Path) -> VerdictFile:
@@ -80,15 +77,8 @@ def _rm_results(path: Path) -> VerdictFile:
 
 
 def _evals(path: Path, user: str) -> VerdictFile:
-    rows = []
-    users: dict[str, int] = {}
-    for where, obj in read_jsonl(path):
-        uid = require(obj, "task_uid", str, where)
-        if uid == "" or obj.get("task_idx") == -1:
-            continue  # the authors' app writes these for skipped tasks
-        who = require(obj, "user_uid", str, where).strip()
-        users[who] = users.get(who, 0) + 1
-        rows.append((where, obj, uid, who))
+    rows = evals_rows(path)
+    users = {who for *_, who in rows}
     if not rows:
         raise FormatError("no verdict lines (task_uid, user_uid, annotation, comment)", path)
     if user and user not in users:

@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.evaluation.rescore import rescore
 from desktop_app.evaluation.step_predictions import step_prediction_rows
-from desktop_app.settings import Settings, save_settings
-from desktop_app.store.audit import current_actor
+from desktop_app.settings import Settings, annotator_name, save_settings
 from desktop_app.store.models import ACTION_TYPES, LABELS
 from desktop_app.store.project import Project, ProjectError, is_project_folder
 from desktop_app.ui.browser import SampleBrowser
@@ -248,8 +247,7 @@ class MainWindow(QMainWindow):
         self.apply_shortcuts()
 
     def annotator_name(self) -> str:
-        """Who edits and labels: the name in Settings, else the OS user (the audit log's actor)."""
-        return self.settings.annotator.strip() or current_actor()
+        return annotator_name(self.settings)
 
     def apply_shortcuts(self) -> None:
         """In the verification queue the review keys (A, R, E, G, N, P) take over; elsewhere they are off.

@@ -272,7 +272,7 @@ class AgreementView(QWidget):
             except ValueError as exc:
                 self._import_failed(exc)
                 return
-            user = judges[0] if len(judges) == 1 else ""
+            user = ""  # one judge in the file (or an rm_results.json): the import takes it
             if len(judges) > 1:
                 user, ok = QInputDialog.getItem(self, "Import judge verdicts", "Which of them is the judge?",
                                                 judges, 0, False)
@@ -314,7 +314,7 @@ class AgreementView(QWidget):
                 *api.export_steps(project, out, run_id, min_reward=min_reward), out),
         }
         self.export_button.setEnabled(False)
-        run_in_background(self, jobs[what], self._exported, lambda exc: self._export_failed(exc))
+        run_in_background(self, jobs[what], self._exported, self._export_failed)
 
     def _exported(self, summary: str) -> None:
         self.export_button.setEnabled(True)
