@@ -31,11 +31,13 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/ui_latency.py
 	$(BIN)/python benchmarks/judge.py
 	$(BIN)/python benchmarks/judge_labelling.py
+	$(BIN)/python benchmarks/a11y_tree.py
 
 demo: $(BIN)/.installed
 	$(BIN)/python datasets/build_demo.py
 	$(BIN)/python datasets/build_navi_demo.py
 	$(BIN)/python datasets/build_judge_demo.py
+	$(BIN)/python datasets/build_sphinx_demo.py
 
 # The suite drives a real Chromium and real Qt widgets (offscreen). As root on
 # Debian/Ubuntu this installs what is missing; otherwise it says what to install.

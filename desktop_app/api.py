@@ -24,7 +24,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from desktop_app.a11y.observe import MODES as OBSERVATION_MODES
+from desktop_app.a11y.observe import marks_png, observation_text
+from desktop_app.a11y.stored import StoredTree, flag_node, load_tree
 from desktop_app.agents.profiles import AgentProfile, ProfileError, get_profile
+from desktop_app.capability.reference import ReferenceCheck
+from desktop_app.capability.reference import check_references as _check_references
 from desktop_app.evaluation.rows import prediction_rows
 from desktop_app.formats.ingest import ImportOptions, ImportReport
 from desktop_app.formats.records import FormatError
@@ -54,6 +59,7 @@ from desktop_app.store.models import Run
 from desktop_app.store.project import Project, ProjectError
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.store.queries import episode_ids as _episode_ids
+from desktop_app.store.trees import step_screen
 
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError", "RunProgress", "agent",
            "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_project",
@@ -276,3 +282,35 @@ def review_verdict(project: Project, run_id: int, episode_id: int, reviewer: str
                    tags: tuple[str, ...] = (), note: str = ""):
     """accept: the judge was right (the reference label is corrected, audited); override: the human stands."""
     return _review_verdict(project, run_id, episode_id, reviewer, decision, tags, note)
+
+
+# -- accessibility trees (recorded app screens, the Sphinx benchmark) --------------------------------
+def screen_tree(project: Project, step_id: int) -> StoredTree | None:
+    """The step's screen tree with annotators' corrections (a11y.stored.StoredTree), or None."""
+    return load_tree(project, step_id)
+
+
+def flag_tree_node(project: Project, screen_id: int, node_id: int, fixes: dict[str, str] | None,
+                   actor: str | None = None) -> dict[str, str] | None:
+    """Correct a node of a screen's tree (e.g. {"clickable": "true"}); None clears. Returns the previous value."""
+    return flag_node(project, screen_id, node_id, fixes, actor)
+
+
+def check_references(project: Project, where: Where = None) -> list[ReferenceCheck]:
+    """Each recorded task's reference trajectory against its own evaluators (which pass, which fail)."""
+    return _check_references(project, _filter(where))
+
+
+def observation(project: Project, step_id: int, mode: str) -> tuple[str, bytes | None]:
+    """What an agent is shown of a step's screen: (text, None) in the text modes, ("", PNG) for marks,
+    ("", the screenshot) for image. KeyError when the screen has no tree and the mode needs one."""
+    if mode not in OBSERVATION_MODES:
+        raise ValueError(f"unknown observation mode {mode!r} (one of {', '.join(OBSERVATION_MODES)})")
+    stored = load_tree(project, step_id)
+    if stored is None and mode != "image":
+        raise KeyError(f"step {step_id}'s screen has no accessibility tree")
+    if mode in ("tree", "list"):
+        return observation_text(stored.tree, mode), None
+    screen = step_screen(project, step_id)
+    image = project.media.read(screen.sha256, screen.ext)
+    return "", marks_png(image, stored.tree) if mode == "marks" else image

@@ -7,7 +7,13 @@ import tempfile
 from pathlib import Path
 
 from desktop_app.formats.transfer import import_path
-from desktop_app.paths import demo_dataset_dir, judge_demo_dataset_dir, navi_demo_dataset_dir, user_data_dir
+from desktop_app.paths import (
+    demo_dataset_dir,
+    judge_demo_dataset_dir,
+    navi_demo_dataset_dir,
+    sphinx_demo_dataset_dir,
+    user_data_dir,
+)
 from desktop_app.runs.imported_verdicts import import_verdicts
 from desktop_app.store.project import Project, is_project_folder
 
@@ -15,8 +21,9 @@ DEMO_FOLDER = "demo-project"
 
 
 def ensure_demo_project(data_dir: Path | None = None) -> Path:
-    """Path of the user's demo project, creating it from datasets/demo, navi_demo and judge_demo if absent
-    (judge_demo's scripted judges become judge runs, so the agreement view has figures at once).
+    """Path of the user's demo project, creating it from datasets/demo, navi_demo, judge_demo and sphinx_demo
+    if absent (judge_demo's scripted judges become judge runs, so the agreement view has figures at once;
+    sphinx_demo brings recorded app screens with their accessibility trees).
 
     Built in a scratch folder and renamed into place, so an interrupted first
     run never leaves a half-imported demo behind.
@@ -35,6 +42,7 @@ def ensure_demo_project(data_dir: Path | None = None) -> Path:
             import_path(project, judged, "unified-trajectory")
             for verdicts in sorted((judged / "verdicts").glob("*.jsonl")):
                 import_verdicts(project, verdicts)
+            import_path(project, sphinx_demo_dataset_dir(), "sphinx")
         if target.exists():
             shutil.rmtree(target)
         (scratch / DEMO_FOLDER).rename(target)

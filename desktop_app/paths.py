@@ -52,6 +52,11 @@ def judge_demo_dataset_dir() -> Path:
     return _find("datasets/judge_demo")
 
 
+def sphinx_demo_dataset_dir() -> Path:
+    """Recorded app tasks in the Sphinx layout (screens, accessibility trees, evaluators), from our own flows."""
+    return _find("datasets/sphinx_demo")
+
+
 def user_data_dir() -> Path:
     override = os.environ.get("SCREENLAB_DATA_DIR")
     path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))

@@ -41,11 +41,18 @@ class Sample:
     history: list[str] = field(default_factory=list)
 
 
-@lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(resources_dir() / "prompts" / "agents"),
+@lru_cache(maxsize=8)
+def prompt_templates(*folders: str) -> jinja2.Environment:
+    """The templates of resources/prompts/<folder>/ (several: searched in order). Plain text for a model,
+    not HTML, so nothing is escaped; an unknown variable is an error, never an empty string."""
+    root = resources_dir() / "prompts"
+    return jinja2.Environment(loader=jinja2.FileSystemLoader([root / f for f in folders]),
                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                              keep_trailing_newline=False, autoescape=False)  # plain text, not HTML
+                              autoescape=False)
+
+
+def _env() -> jinja2.Environment:
+    return prompt_templates("agents")
 
 
 def shuffled_choices(texts: list[str], seed: str) -> list[str]:
@@ -55,9 +62,14 @@ def shuffled_choices(texts: list[str], seed: str) -> list[str]:
     return unique
 
 
-def image_part(sample: Sample, detail: str) -> dict:
-    url = f"data:{sample.mime};base64," + base64.b64encode(sample.image).decode()
+def image_content(image: bytes, mime: str, detail: str = "high") -> dict:
+    """An image as a chat message part (a data URL: nothing is fetched from anywhere)."""
+    url = f"data:{mime};base64," + base64.b64encode(image).decode()
     return {"type": "image_url", "image_url": {"url": url, "detail": detail}}
+
+
+def image_part(sample: Sample, detail: str) -> dict:
+    return image_content(sample.image, sample.mime, detail)
 
 
 def action_messages(sample: Sample, pattern: str, instruction: str, detail: str = "auto",

@@ -98,8 +98,13 @@ def cmd_run(args) -> int:
     cancel = threading.Event()
     # Ctrl+C stops cleanly (`--resume` continues); the previous handler is back when the command returns
     previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    from desktop_app.runs.engine import USER_ERRORS
+
     try:
         return _run(args, cancel)
+    except USER_ERRORS as exc:  # options the protocol refuses, an agent it cannot use: say so, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     finally:
         signal.signal(signal.SIGINT, previous)
 
@@ -130,6 +135,8 @@ def _run(args, cancel: threading.Event) -> int:
             plan = api.plan_run(project, flt, args.protocol, args.include_unlabelled, **options)
             if plan.protocol == "episode":
                 options = {"allow_ask": not args.no_ask}
+            elif getattr(args, "observation", None):  # `judge run` shares this path and has no such flag
+                options = {**options, "observation": args.observation}
             run_id = api.create_run(project, profile, flt, plan.protocol, args.name or "",
                                     args.include_unlabelled, plan=plan, **options)
             how = "chosen" if args.protocol else "suggested by the samples"
@@ -254,6 +261,7 @@ def add_commands(sub, add_project) -> None:
     r.add_argument("name")
     r.set_defaults(func=cmd_agents)
 
+    from desktop_app.a11y.observe import MODES as OBSERVATION_MODES
     from desktop_app.runs.protocols import PROTOCOLS
 
     p = sub.add_parser("run", help="run an agent on samples and score every answer")
@@ -269,6 +277,9 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--include-unlabelled", action="store_true",
                    help="also ask about samples with no goal or no labelled action (left out by default)")
     p.add_argument("--no-ask", action="store_true", help="episode protocol without the ASK action (the 'incomplete' setting)")
+    p.add_argument("--observation", choices=OBSERVATION_MODES,
+                   help="grounding / completion protocols: what the agent is shown of a recorded screen: image, "
+                        "marks (numbered dots), tree (the accessibility tree as text; default), list (its elements)")
     p.add_argument("--concurrency", type=int)
     p.add_argument("--name", help="a name for the run (default: agent · pattern · samples)")
     p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped, cancelled or failed run")

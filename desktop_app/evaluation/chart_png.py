@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from desktop_app.evaluation.chart import PLOTS_PER_LINE, Y_LABEL, layout, legend, plot_size
 from desktop_app.evaluation.tables import Table
-from desktop_app.paths import resources_dir
+from desktop_app.fonts import font
 
 Y_MIN, Y_MAX = -0.03, 1.06  # a little below 0: a 0 % bar's interval and the 0 % tick stay visible
 LEGEND_H = 34
@@ -19,12 +19,7 @@ MARGIN = {"left": 58, "right": 12, "top": 26, "bottom": 46}
 FOREGROUND, GRID = "#303030", "#e4e4e4"
 
 
-def _font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
-    name = "DejaVuSans-Bold.woff2" if bold else "DejaVuSans.woff2"
-    try:
-        return ImageFont.truetype(str(resources_dir() / "fonts" / name), size)
-    except OSError:  # a build without the fonts: still a readable chart
-        return ImageFont.load_default(size)
+_font = font
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from desktop_app.formats import (
     naviplus,
     screenlab_jsonl,
     screenspot,
+    sphinx,
     unified_trajectory,
 )
 from desktop_app.formats.spec import FormatSpec
@@ -16,7 +17,7 @@ from desktop_app.formats.spec import FormatSpec
 FORMATS: dict[str, FormatSpec] = {
     spec.name: spec
     for spec in (screenlab_jsonl.SPEC, images.SPEC, envdistraction.SPEC, screenspot.SPEC, coco.SPEC,
-                 androidcontrol.SPEC, mind2web.SPEC, naviplus.SPEC, unified_trajectory.SPEC)
+                 androidcontrol.SPEC, mind2web.SPEC, naviplus.SPEC, unified_trajectory.SPEC, sphinx.SPEC)
 }
 
 

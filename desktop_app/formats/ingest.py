@@ -33,6 +33,7 @@ from desktop_app.store.models import (
     ReviewItem,
     Screen,
     ScreenCaption,
+    ScreenTree,
     Step,
     TrajectoryLabel,
 )
@@ -66,6 +67,7 @@ class ImportReport:
     trajectories: int = 0  # of the episodes, those of kind trajectory (docs/decisions/0017)
     trajectory_labels: int = 0  # people's verdicts on them
     captions: int = 0  # screen captions stored (one already there is kept)
+    trees: int = 0  # accessibility trees stored (a screen that has one keeps it)
 
     def summary(self) -> str:
         labels = ", ".join(f"{self.boxes[k]} {k}" for k in LABELS if self.boxes[k]) or "none"
@@ -78,6 +80,8 @@ class ImportReport:
             lines.append(f"  actions: {sum(self.boxes.values())} ({labels})")
         if self.trajectories:
             lines.append(f"  trajectory labels: {self.trajectory_labels}; screen captions: {self.captions}")
+        if self.trees:
+            lines.append(f"  accessibility trees: {self.trees}")
         if self.duplicate_images_skipped:
             lines.append(f"  skipped {self.duplicate_images_skipped} duplicate images (same SHA-256)")
         if self.existing_episodes_skipped:
@@ -91,6 +95,7 @@ class ImportReport:
             "boxes": dict(self.boxes), "duplicate_images_skipped": self.duplicate_images_skipped,
             "existing_episodes_skipped": self.existing_episodes_skipped,
             "trajectories": self.trajectories, "trajectory_labels": self.trajectory_labels, "captions": self.captions,
+            "trees": self.trees,
         }
 
 
@@ -309,6 +314,7 @@ def _write(project, records, infos, fmt, source, options, report, progress) -> N
             conn.execute(insert(ReviewItem), review_rows)
         report.trajectory_labels, report.captions = _write_trajectory_parts(session, records, episode_ids, infos,
                                                                             screen_ids, now)
+        report.trees = _write_trees(conn, records, infos, screen_ids, now)
         report.trajectories = sum(1 for r in records if r.kind == "trajectory")
         report.episodes = len(records)
         report.steps = len(step_rows)
@@ -339,6 +345,24 @@ def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, no
             conn.execute(insert(ScreenCaption), rows)
         return len(labels), len(rows)
     return len(labels), 0
+
+
+def _write_trees(conn, records, infos, screen_ids, now) -> int:
+    """Accessibility trees of the imported screens; a screen that already has one keeps it (the tree is
+    the screen's, like its image: the first import of a screen decides)."""
+    trees = {}
+    for record in records:
+        for step, info in zip(record.steps, infos[id(record)], strict=True):
+            if step.tree_xml:
+                trees.setdefault(screen_ids[info.sha256], step.tree_xml)
+    if not trees:
+        return 0
+    have = set(conn.execute(select(ScreenTree.screen_id).where(ScreenTree.screen_id.in_(trees))).scalars())
+    rows = [{"screen_id": sid, "kind": "uiautomator", "xml": xml, "nodes": xml.count("<node "), "flags": {},
+             "created_at": now} for sid, xml in trees.items() if sid not in have]
+    if rows:
+        conn.execute(insert(ScreenTree), rows)
+    return len(rows)
 
 
 def raise_if_empty(records: list[EpisodeRecord], path: Path, what: str) -> None:

@@ -76,6 +76,7 @@ class StepRecord:
     captions: dict[str, str] = field(default_factory=dict)  # captioner -> description of the screen
     field: str = ""
     image_bytes: bytes | None = None  # a picture made in memory (a render), checked like a file
+    tree_xml: str = ""  # the screen's accessibility tree (uiautomator dump), checked by the reader
 
 
 @dataclass

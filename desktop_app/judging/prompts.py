@@ -6,12 +6,9 @@ says which wording produced it (Prediction.parsed["prompt"]).
 
 from __future__ import annotations
 
-import base64
-from functools import lru_cache
-
 import jinja2
 
-from desktop_app.paths import resources_dir
+from desktop_app.agents.prompts import image_content, prompt_templates
 
 VERSIONS = ("v1",)
 SURFACES = {  # platform -> (what the agent operates, short name of one state)
@@ -25,22 +22,14 @@ EVIDENCE = {"end_to_end": "one or more screenshots of the final state",
 STOPPED = "(the agent stopped after this action: there is no later state)"
 
 
-@lru_cache(maxsize=4)
 def _env(version: str) -> jinja2.Environment:
     if version not in VERSIONS:
         raise ValueError(f"unknown judge prompt version {version!r} (one of {', '.join(VERSIONS)})")
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(resources_dir() / "prompts" / "judge" / version),
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                              autoescape=False)  # plain text for a model, not HTML
+    return prompt_templates(f"judge/{version}")
 
 
 def _surface(platform: str) -> tuple[str, str]:
     return SURFACES.get(platform, SURFACES["web"])
-
-
-def image_part(image: bytes, mime: str, detail: str = "high") -> dict:
-    url = f"data:{mime};base64,{base64.b64encode(image).decode()}"
-    return {"type": "image_url", "image_url": {"url": url, "detail": detail}}
 
 
 def verdict_messages(version: str, mode: str, platform: str, intent: str, actions: str, response: str,
@@ -52,7 +41,7 @@ def verdict_messages(version: str, mode: str, platform: str, intent: str, action
     if mode == "end_to_end":
         text = env.get_template("end_to_end.j2").render(intent=intent, actions=actions.rstrip("\n"),
                                                         frames=len(images), surface_short=short, response=response)
-        content = [{"type": "text", "text": text}] + [image_part(data, mime) for data, mime in images]
+        content = [{"type": "text", "text": text}] + [image_content(data, mime) for data, mime in images]
         return [{"role": "system", "content": system}, {"role": "user", "content": content}]
     text = env.get_template("caption_reason.j2").render(intent=intent, actions=actions.rstrip("\n"),
                                                         captions=list(captions), surface_short=short,
@@ -63,7 +52,7 @@ def verdict_messages(version: str, mode: str, platform: str, intent: str, action
 def caption_messages(version: str, image: bytes, mime: str, ocr: str) -> list[dict]:
     """The captioner's question: the screenshot first, then the request (and OCR text); never the task."""
     text = _env(version).get_template("captioner.j2").render(ocr=ocr.strip())
-    return [{"role": "user", "content": [image_part(image, mime), {"type": "text", "text": text}]}]
+    return [{"role": "user", "content": [image_content(image, mime), {"type": "text", "text": text}]}]
 
 
 def step_messages(version: str, platform: str, intent: str, action: str, number: int, total: int,
@@ -79,5 +68,5 @@ def step_messages(version: str, platform: str, intent: str, action: str, number:
     if before_caption is not None:
         return [{"role": "system", "content": system}, {"role": "user", "content": text}]
     content = [{"type": "text", "text": text}]
-    content += [image_part(*state) for state in (before, after) if state is not None]
+    content += [image_content(*state) for state in (before, after) if state is not None]
     return [{"role": "system", "content": system}, {"role": "user", "content": content}]

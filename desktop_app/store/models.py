@@ -335,3 +335,21 @@ class ScreenCaption(SQLModel, table=True):
     text: str = Field(default="")
     source: str = Field(default="imported", max_length=16)  # imported | model | edited
     created_at: datetime = _time_column()
+
+
+class ScreenTree(SQLModel, table=True):
+    """A screen's accessibility tree as its source dumped it (a uiautomator XML), kept verbatim so export
+    writes it back unchanged; `flags` holds the annotators' corrections by node (document-order id as
+    text), e.g. {"12": {"clickable": "true"}} for a button the dump marked not clickable."""
+
+    __tablename__ = "screen_tree"
+
+    id: int | None = Field(default=None, primary_key=True)
+    screen_id: int = Field(sa_column=Column(Integer, ForeignKey("screen.id", ondelete="CASCADE"), nullable=False,
+                                            unique=True))
+    kind: str = Field(default="uiautomator", max_length=16)
+    xml: str = Field(default="")
+    nodes: int = Field(default=0)
+    flags: dict = _json_column()
+    created_at: datetime = _time_column()
+

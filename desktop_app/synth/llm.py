@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import jinja2
 
-from desktop_app.paths import resources_dir
+from desktop_app.agents.prompts import prompt_templates
 from desktop_app.secrets import resolve_key
 from desktop_app.synth.schema import SchemaError, validate
 
@@ -48,12 +47,8 @@ class LlmEndpoint:
                    settings.llm_api_key_env, settings.llm_use_keyring)
 
 
-@lru_cache(maxsize=1)
 def _env() -> jinja2.Environment:
-    prompts = resources_dir() / "prompts"
-    return jinja2.Environment(loader=jinja2.FileSystemLoader([prompts / "synth", prompts / "navi"]),
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                              autoescape=False)  # prompts are plain text
+    return prompt_templates("synth", "navi")
 
 
 def prompt_text(template: str, **values: Any) -> str:

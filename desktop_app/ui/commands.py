@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
 
+from desktop_app import api
 from desktop_app.store import edits
 
 if TYPE_CHECKING:
@@ -129,3 +130,26 @@ class EditEpisode(_Command):
 
     def undo(self) -> None:
         self._apply(self.before)
+
+
+class FlagTreeNode(_Command):
+    """An annotator's correction of an accessibility-tree node (the dump's clickable flag is wrong);
+    undo puts back the node's previous corrections."""
+
+    def __init__(self, ws: Workspace, screen_id: int, node_id: int, fixes: dict[str, str] | None, text: str):
+        super().__init__(ws, text)
+        self.screen_id, self.node_id, self.fixes = screen_id, node_id, fixes
+        self.before: dict[str, str] | None = None
+
+    def _apply(self, fixes: dict[str, str] | None) -> dict[str, str] | None:
+        previous = api.flag_tree_node(self.ws.project, self.screen_id, self.node_id, fixes, self.ws.actor)
+        self.ws.tree_flagged(self.screen_id, self.node_id, fixes)
+        return previous
+
+    def redo(self) -> None:
+        def do():
+            self.before = self._apply(self.fixes)
+        self._run(do)
+
+    def undo(self) -> None:
+        self._run(lambda: self._apply(self.before))

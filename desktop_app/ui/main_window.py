@@ -30,6 +30,7 @@ from desktop_app.evaluation.step_predictions import step_prediction_rows
 from desktop_app.settings import Settings, annotator_name, save_settings
 from desktop_app.store.models import ACTION_TYPES, LABELS
 from desktop_app.store.project import Project, ProjectError, is_project_folder
+from desktop_app.ui.a11y_panel import A11yPanel
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.canvas.scene import AnnotationScene
 from desktop_app.ui.canvas.view import CanvasView
@@ -141,6 +142,13 @@ class MainWindow(QMainWindow):
         self.dashboard_dock.hide()  # not docked yet: it would sit on top of the window as a plain child
         self._dashboard_added = False  # docked only when first shown
         self.resizeDocks([self.left, self.right], [400, 320], Qt.Horizontal)
+        # the screen's accessibility tree: a tab beside the properties (tabbed when a project opens), brought
+        # forward for the first screen that has one; linked with the canvas while it shows
+        self.a11y = A11yPanel(self.scene, self.view, self)
+        self.a11y.hide()
+        self.a11y.set_selection_provider(lambda: self.selected_ids())
+        self.a11y.wanted.connect(self.show_a11y)
+        self.a11y.message.connect(self.statusBar().showMessage)  # text, timeout in ms
         self.runs: RunsPanel | None = None
         self.dashboard: DashboardWidget | None = None
         self.prediction_panel: PredictionPanel | None = None
@@ -231,6 +239,8 @@ class MainWindow(QMainWindow):
             "review.prev": lambda: self.browser and self.browser.step(-1),
             "judge.label": lambda: self.judge.toggle("label"),
             "judge.agreement": lambda: self.judge.toggle("agreement"),
+            "tree.snap": self.a11y.snap_selected, "tree.promote": self.a11y.promote_selected,
+            "tree.flag": self.a11y.flag_current,
         }
         for direction, (dx, dy) in NUDGES.items():
             handlers[direction] = lambda _checked=False, dx=dx, dy=dy: self.nudge(dx, dy)
@@ -312,6 +322,11 @@ class MainWindow(QMainWindow):
         for key in ("nav.prev", "nav.next", "nav.prev_step", "nav.next_step", "nav.search",
                     "edit.next_box", "edit.prev_box"):
             menu.addAction(a[key])
+        menu = self.menuBar().addMenu("T&ree")
+        menu.addAction("Show accessibility tree").triggered.connect(self.show_a11y)
+        menu.addSeparator()
+        for key in ("tree.snap", "tree.promote", "tree.flag"):
+            menu.addAction(a[key])
         menu = self.menuBar().addMenu("&Review")
         review_toggle = a["review.mode"]
         review_toggle.setCheckable(True)
@@ -326,6 +341,11 @@ class MainWindow(QMainWindow):
         welcome.triggered.connect(self._welcome)
         about = menu.addAction("About ScreenLab")
         about.triggered.connect(self._about)
+
+    def show_a11y(self) -> None:
+        if self.right_tabs.indexOf(self.a11y) >= 0:
+            self.right.show()
+            self.right_tabs.setCurrentWidget(self.a11y)
 
     def _toggle_captions(self, on: bool) -> None:
         self.view.show_captions = on
@@ -361,9 +381,11 @@ class MainWindow(QMainWindow):
         self.actions_by_id["edit.undo"].setEnabled(False)
         self.actions_by_id["edit.redo"].setEnabled(False)
         self._open_evaluation(project)
+        self.right_tabs.addTab(self.a11y, "Accessibility tree")
         self.browser.episodeSelected.connect(self.ws.load_episode)
         self.properties.boxesSelected.connect(self._list_selection)
         self.filmstrip.stepChosen.connect(self.ws.load_step)
+        self.a11y.set_workspace(self.ws)
         location = str(project.folder or project.url)
         self.settings.add_recent(location)
         save_settings(self.settings)
@@ -465,6 +487,7 @@ class MainWindow(QMainWindow):
             self.ws.undo_stack.clear()
             self.ws.deleteLater()
         self.judge.set_project(None)
+        self.a11y.set_workspace(None)
         self.project.close()
         self.project = self.ws = self.browser = self.properties = None
 
@@ -626,6 +649,7 @@ class MainWindow(QMainWindow):
             self.scene.load(None, 1280, 800, [], "No episode selected" if ws and ws.episode is None else
                             "This episode has no screens")
             self._update_counts()
+            self.a11y.show_step()
             return
         path = ws.image_path()
         reader = QImageReader(str(path))
@@ -640,6 +664,7 @@ class MainWindow(QMainWindow):
         self._update_counts()
         self.ocr.show_screen(self.project, ws.screen, run_if_missing=self.scene.show_suggestions)
         self.refresh_predictions()
+        self.a11y.show_step()
 
     # OCR suggestions ----------------------------------------------------------
     def _suggestions_ready(self, items) -> None:
@@ -736,6 +761,7 @@ class MainWindow(QMainWindow):
 
     # selection sync -----------------------------------------------------------
     def _canvas_selection(self) -> None:
+        self.a11y.boxes_selected(self.scene.selected_ids())
         if self.properties is not None:
             ids = self.scene.selected_ids()
             # text-only actions have no canvas item: keep their list selection

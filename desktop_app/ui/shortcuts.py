@@ -66,6 +66,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("review.prev", "Previous sample", ("P",), "Review", "review"),
     ActionSpec("judge.label", "Label trajectories", ("Ctrl+Shift+J",), "Trajectories"),
     ActionSpec("judge.agreement", "Judge agreement", ("Ctrl+Shift+K",), "Trajectories"),
+    ActionSpec("tree.snap", "Snap box to the best-matching tree node", ("Ctrl+Shift+S",), "Tree"),
+    ActionSpec("tree.promote", "Promote box to its clickable ancestor node", ("Ctrl+Shift+U",), "Tree"),
+    ActionSpec("tree.flag", "Flag the tree node's clickable value as wrong", ("Ctrl+Shift+L",), "Tree"),
 )
 
 BY_ID = {a.id: a for a in ACTIONS}

@@ -25,6 +25,7 @@ class Workspace(QObject):
     navigated = Signal(int)  # episode_id shown because an undo/redo happened there
     writeFailed = Signal(str)
     written = Signal()  # an edit reached the database
+    treeFlagged = Signal(int, int, object)  # screen id, node id, its corrections now (None: none)
 
     def __init__(self, project: Project, actor: str, parent=None):
         super().__init__(parent)
@@ -104,6 +105,10 @@ class Workspace(QObject):
         self.episodeChanged.emit(episode)
         self.written.emit()
 
+    def tree_flagged(self, screen_id: int, node_id: int, fixes: dict | None) -> None:
+        self.treeFlagged.emit(screen_id, node_id, fixes)
+        self.written.emit()
+
     def report_failure(self, what: str, exc: Exception) -> None:
         log.exception("write failed: %s", what)
         self.writeFailed.emit(f"Could not save '{what}': {exc}. The screen shows what is stored.")
@@ -138,3 +143,8 @@ class Workspace(QObject):
         before = {k: getattr(self.episode, k) for k in after}
         if before != after:
             self.undo_stack.push(commands.EditEpisode(self, self.episode.id, before, after, text))
+
+    def flag_tree_node(self, screen_id: int, node_id: int, fixes: dict | None, text: str) -> None:
+        """Correct a node of the screen's accessibility tree (e.g. {"clickable": "true"}); None clears."""
+        if self.step is not None:
+            self.undo_stack.push(commands.FlagTreeNode(self, screen_id, node_id, fixes, text))

@@ -3,6 +3,7 @@
     screen   single screens (EnvDistraction): gold / distracted / other / invalid
     episode  multi-step episodes with ASK answered by a simulated user (Navi-plus)
     judge    a model judges whole agent trajectories, checked against human labels (Agent-Eval-Refine)
+    grounding, completion   capability probes on recorded app screens (Sphinx): one capability each
 
 `suggest()` picks the protocol a selection fits when the user does not choose one.
 """
@@ -10,11 +11,13 @@
 from __future__ import annotations
 
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
+from desktop_app.runs.protocols.capability import CompletionProtocol, GroundingProtocol
 from desktop_app.runs.protocols.episode import EpisodeProtocol
 from desktop_app.runs.protocols.judge import JudgeProtocol
 from desktop_app.runs.protocols.screen import ScreenProtocol
 
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol(), JudgeProtocol())}
+PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol(), JudgeProtocol(),
+                                                   GroundingProtocol(), CompletionProtocol())}
 DEFAULT = "screen"
 
 

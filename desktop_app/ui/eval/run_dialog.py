@@ -14,7 +14,7 @@ after the last change.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -53,6 +53,12 @@ from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui.eval.background import run_in_background
+
+# protocols whose options say how a recorded screen is shown to the agent (the capability probes)
+OBSERVED_PROTOCOLS = tuple(name for name, p in PROTOCOLS.items()
+                           if any(f.name == "observation" for f in fields(p.options_type)))
+OBSERVATION_CHOICES = (("tree", "the accessibility tree as text"), ("list", "the list of elements"),
+                       ("marks", "the screenshot with numbered marks"), ("image", "the screenshot"))
 
 PATTERN_HELP = {
     "direct": "the task and the screenshot",
@@ -181,6 +187,16 @@ class RunDialog(QDialog):
         self.allow_ask.setToolTip("Episodes only. Off: the 'incomplete' setting, the task without the ASK action")
         self.allow_ask.toggled.connect(self._changed)
         protocol_layout.addWidget(self.allow_ask)
+        observation_row = QHBoxLayout()
+        observation_row.addWidget(QLabel("Agent sees:"))
+        self.observation = QComboBox()
+        for mode, text in OBSERVATION_CHOICES:
+            self.observation.addItem(text, mode)
+        self.observation.setCurrentIndex(self.observation.findData("tree"))
+        self.observation.setToolTip("Grounding and completion probes: how a recorded screen is shown to the agent")
+        self.observation.currentIndexChanged.connect(self._changed)
+        observation_row.addWidget(self.observation, 1)
+        protocol_layout.addLayout(observation_row)
         self.include_unlabelled = QCheckBox("Also ask about samples with no goal or no labelled action")
         self.include_unlabelled.setToolTip("Left out by default: they cannot be scored and only lower every rate")
         self.include_unlabelled.toggled.connect(self._changed)
@@ -325,6 +341,8 @@ class RunDialog(QDialog):
         patterns = self.patterns()
         protocol = self.protocol()
         options = {"allow_ask": self.allow_ask.isChecked()} if protocol == "episode" else None
+        if protocol in OBSERVED_PROTOCOLS:
+            options = {"observation": self.observation.currentData()}
         include = self.include_unlabelled.isChecked()
         out = []
         for name in self.checked_agent_names():
@@ -390,6 +408,7 @@ class RunDialog(QDialog):
     def _update_summary(self) -> None:
         # ASK is an episode option: enabled while episodes are chosen, or may be (not counted yet)
         self.allow_ask.setEnabled(self.protocol() in (None, "episode"))
+        self.observation.setEnabled(self.protocol() in OBSERVED_PROTOCOLS)
         fits = PROTOCOLS[self._plan.suggested].title if self._plan else "…"
         self.protocol_buttons["auto"].setText(f"Automatic: what the samples fit ({fits})")
         runs = self.runs()

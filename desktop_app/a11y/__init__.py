@@ -1,0 +1,1 @@
+"""Accessibility trees of screens (Android uiautomator dumps): reading, writing, finding, observing."""

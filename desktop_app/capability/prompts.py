@@ -1,0 +1,77 @@
+"""Messages for the capability probes, from the templates in resources/prompts/capability/<version>/.
+
+The observation is given as the mode says (a11y/observe.py): the screenshot, the screenshot with
+numbered marks, the whole tree as text, or the list of elements. The wording is ours; the paper
+published no full prompt.
+"""
+
+from __future__ import annotations
+
+import jinja2
+
+from desktop_app.a11y import observe
+from desktop_app.a11y.tree import UiTree
+from desktop_app.agents.prompts import image_content, prompt_templates
+
+VERSIONS = ("v1",)
+INTROS = {
+    "image": "You see a screenshot of the screen.",
+    "marks": "You see a screenshot on which each element you can act on carries a red dot with its number.",
+    "tree": "You read the screen's accessibility tree: one element per line, indented under its parent; each "
+            "element you can act on starts with its number in square brackets.",
+    "list": "You read the list of elements you can act on, each with its number in square brackets.",
+}
+
+
+def answer_form(mode: str) -> str:
+    """How the agent names a target: element numbers, except on the plain screenshot (coordinates)."""
+    return "coordinate" if mode == "image" else "element"
+
+
+def _env(version: str) -> jinja2.Environment:
+    if version not in VERSIONS:
+        raise ValueError(f"unknown capability prompt version {version!r} (one of {', '.join(VERSIONS)})")
+    return prompt_templates(f"capability/{version}")
+
+
+def _observation(mode: str, image: bytes, mime: str, tree: UiTree | None, detail: str) -> tuple[str, list]:
+    """(text for the user message, image parts)."""
+    if mode == "tree" or mode == "list":
+        return observe.observation_text(tree, mode), []
+    if mode == "marks":
+        return "", [image_content(observe.marks_png(image, tree), "image/png", detail)]
+    return "", [image_content(image, mime, detail)]
+
+
+def grounding_messages(version: str, mode: str, instruction: str, image: bytes, mime: str,
+                       tree: UiTree | None, detail: str = "high") -> list[dict]:
+    env = _env(version)
+    system = env.get_template("grounding.j2").render(observation_intro=INTROS[mode], form=answer_form(mode))
+    text, images = _observation(mode, image, mime, tree, detail)
+    user = env.get_template("grounding_user.j2").render(instruction=instruction, observation_text=text)
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": [{"type": "text", "text": user}, *images]}]
+
+
+def completion_messages(version: str, mode: str, goal: str, history: list[str], image: bytes, mime: str,
+                        tree: UiTree | None, detail: str = "high") -> list[dict]:
+    env = _env(version)
+    system = env.get_template("completion.j2").render(observation_intro=INTROS[mode])
+    text, images = _observation(mode, image, mime, tree, detail)
+    user = env.get_template("completion_user.j2").render(goal=goal, history=history, observation_text=text)
+    return [{"role": "system", "content": system},
+            {"role": "user", "content": [{"type": "text", "text": user}, *images]}]
+
+
+def describe_action(action: dict) -> str:
+    """A reference action in words, for the history shown to the agent."""
+    kind = action.get("type", "")
+    element = action.get("element") or {}
+    name = (element.get("text") or element.get("content-desc") or element.get("resource-id", "").split("/")[-1]
+            or element.get("class", "").rsplit(".", 1)[-1] or "an element").strip()
+    if kind in ("input", "text"):
+        return f'typed "{action.get("message", "")}" into {name}'
+    if kind in ("click", "longclick", "swipe"):
+        verb = {"click": "tapped", "longclick": "long-pressed", "swipe": "swiped on"}[kind]
+        return f"{verb} {name}" + (f" ({action['direction']})" if action.get("direction") else "")
+    return f"pressed {kind}"

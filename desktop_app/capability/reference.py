@@ -1,0 +1,76 @@
+"""Recorded tasks of a project as trajectories, and the check that each passes its own evaluators.
+
+A task's evaluators are written by hand; the recorded (reference) trajectory shows the task can be done,
+so every evaluator must hold on it. One that does not is a wrong evaluator (or a wrong recording), found
+here before any agent is scored against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlmodel import select
+
+from desktop_app.a11y.stored import parse_stored
+from desktop_app.capability.evaluators import (
+    EvaluatorError,
+    build_trace,
+    describe,
+    parse_evaluators,
+    reference_check,
+)
+from desktop_app.store.models import Episode, ScreenTree, Step
+from desktop_app.store.project import Project
+from desktop_app.store.queries import EpisodeFilter
+
+
+@dataclass
+class ReferenceCheck:
+    episode_id: int
+    key: str
+    goal: str
+    evaluators: list[tuple[str, bool]]  # (the evaluator in words, whether the reference passes it)
+    problem: str = ""  # why the task could not be checked (no tree on a screen, a bad evaluator)
+
+    @property
+    def passed(self) -> bool:
+        return not self.problem and all(ok for _, ok in self.evaluators)
+
+
+def capability_info(episode: Episode) -> dict:
+    return (episode.meta or {}).get("capability") or {}
+
+
+def check_references(project: Project, flt: EpisodeFilter = EpisodeFilter()) -> list[ReferenceCheck]:
+    """Every recorded task (an episode with evaluators) checked on its reference trajectory."""
+    out = []
+    with project.reading() as s:
+        episodes = [e for e in s.execute(select(Episode).where(*flt.where()).order_by(Episode.id)).scalars()
+                    if "evaluators" in capability_info(e)]
+        for episode in episodes:
+            steps = list(s.execute(select(Step).where(Step.episode_id == episode.id).order_by(Step.index)).scalars())
+            trees = {t.screen_id: t for t in s.execute(
+                select(ScreenTree).where(ScreenTree.screen_id.in_([st.screen_id for st in steps]))).scalars()}
+            out.append(_check(episode, steps, trees))
+    return out
+
+
+def _check(episode: Episode, steps: list[Step], trees: dict) -> ReferenceCheck:
+    info = capability_info(episode)
+    check = ReferenceCheck(episode.id, episode.key, episode.goal, [])
+    try:
+        evaluators = parse_evaluators(info.get("evaluators", []))
+    except EvaluatorError as exc:
+        check.problem = f"evaluator {exc.path}: {exc.message}"
+        return check
+    missing = [st.index for st in steps if st.screen_id not in trees]
+    if missing:
+        check.problem = f"step {missing[0] + 1} has no accessibility tree"
+        return check
+    actions = [st.meta.get("reference_action") or {"type": "stop", "element": None} for st in steps]
+    activities = [st.meta.get("activity") for st in steps]
+    trace = build_trace([parse_stored(trees[st.screen_id]).tree for st in steps],
+                        activities if all(a is not None for a in activities) else None, actions)
+    results = reference_check(evaluators, trace)
+    check.evaluators = [(describe(e), ok) for e, ok in zip(evaluators, results, strict=True)]
+    return check

@@ -1,0 +1,279 @@
+"""Capability probes on recorded app screens (Sphinx): one capability measured at a time.
+
+    grounding   one screen and a one-line instruction ("tap the search icon"); the agent answers with one
+                action of the benchmark's grammar; a hit is the reference's action type (and text) at a
+                point inside the gold box: the point given, or the centre of the element named by its
+                number, as the authors score it (an annotator who moved a label's box to its button moves
+                the target with it)
+    completion  every step of a recorded task: the goal, the reference actions so far and the current
+                screen; the agent says "continue" or "stop" (the last step is the stop); Continue.,
+                Stop. and Perfect. (every step of a task right)
+
+Both take the observation mode as an option (a11y/observe.py): image, marks, tree or list. A screen with
+no accessibility tree can only be shown as an image. Verdicts: gold = right, other = wrong, invalid = the
+answer did not follow the format (a format error, never a guess), error = no answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import ClassVar
+
+from sqlalchemy import select
+
+from desktop_app.a11y.observe import MODES, tags
+from desktop_app.a11y.stored import parse_stored
+from desktop_app.a11y.tree import UiTree
+from desktop_app.agents.actions import ParsedAction
+from desktop_app.agents.client import RequestFailed
+from desktop_app.capability import prompts
+from desktop_app.capability.grammar import GrammarError, parse_action
+from desktop_app.capability.metrics import (
+    CompletionItem,
+    GroundingItem,
+    Rate,
+    completion_scores,
+    grounding_hit,
+    read_completion,
+)
+from desktop_app.runs.context import RunContext, answer_values
+from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
+from desktop_app.runs.selection import NO_GOAL, RunSelection
+from desktop_app.runs.work import MIME, WorkItem, load_items
+from desktop_app.store import models as m
+from desktop_app.store.trees import tree_of_screen
+
+NO_REFERENCE = "no reference action"
+
+
+@dataclass(frozen=True)
+class CapabilityOptions:
+    observation: str = "tree"  # image | marks | tree | list (a11y/observe.py)
+    prompt: str = prompts.VERSIONS[-1]
+
+
+class _CapabilityProtocol(Protocol):
+    options_type: ClassVar[type] = CapabilityOptions
+
+    def options(self, data: dict | None = None, **given) -> CapabilityOptions:
+        options: CapabilityOptions = super().options(data, **given)
+        if options.observation not in MODES:
+            raise OptionsError(f"unknown observation mode {options.observation!r} (one of {', '.join(MODES)})")
+        if options.prompt not in prompts.VERSIONS:
+            raise OptionsError(f"unknown prompt version {options.prompt!r} (one of {', '.join(prompts.VERSIONS)})")
+        return options
+
+    def prepare(self, project, profile, options):
+        if profile.kind != "openai":
+            raise OptionsError(f"capability probes ask a model (an OpenAI-compatible profile); {profile.name!r} "
+                               f"is a {profile.kind!r} agent")
+        return options
+
+    def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:
+        return [f"{name:<12} {_rate_text(cell)}" for name, cell in metrics.get("rates", {}).items()]
+
+
+def _rate_text(cell: dict) -> str:
+    if not cell.get("n"):
+        return "-"
+    low, high = cell["ci95"]
+    errors = f", {cell['format_errors']} format errors" if cell.get("format_errors") else ""
+    return f"{100 * cell['rate']:5.1f} % [{100 * low:.1f}, {100 * high:.1f}]  ({cell['hits']}/{cell['n']}{errors})"
+
+
+def _tree(ctx: RunContext, item: WorkItem) -> UiTree | None:
+    cache = ctx.memo.setdefault("trees", {})
+    if item.screen_id not in cache:
+        with ctx.project.reading() as s:
+            row = tree_of_screen(s, item.screen_id)
+        cache[item.screen_id] = parse_stored(row).tree if row is not None else None
+    return cache[item.screen_id]
+
+
+def _observation_key(item: WorkItem, mode: str, tree: UiTree | None) -> list[str]:
+    """Cache names of the images sent: the marks picture depends on the tree (and its corrections)."""
+    if mode != "marks" or tree is None:
+        return [item.sha256]
+    digest = hashlib.sha256(repr([(n.id, n.bounds) for n in tree.interactable()]).encode()).hexdigest()[:16]
+    return [f"{item.sha256}:marks:{digest}"]
+
+
+async def _ask(ctx: RunContext, item: WorkItem, build) -> tuple | None:
+    """Ask about one step: build(image bytes, tree) -> messages. (answer, tree), or None when the step
+    could not be asked (no tree for a text or marks mode, the request failed): that is already written."""
+    tree = _tree(ctx, item)
+    mode = ctx.options.observation
+    try:
+        if tree is None and mode != "image":
+            raise RequestFailed(f"this screen has no accessibility tree, so it cannot be shown as {mode!r}; "
+                                "use image", 0)
+        messages = build(ctx.project.media.read(item.sha256, item.ext), tree)
+        return await ctx.chat(messages, _observation_key(item, mode, tree)), tree
+    except RequestFailed as exc:
+        await ctx.write_failure(item, exc)
+        ctx.step_done()
+        return None
+
+
+# -- grounding -------------------------------------------------------------------------------------
+def grounding_item(action, item: WorkItem, tree: UiTree | None) -> tuple[GroundingItem, dict]:
+    """The answer against the step's reference, scored as the authors score it (metrics.grounding_hit): an
+    element answer stands for the centre of that element, which must fall in the gold box (the reference
+    element's bounds, or where an annotator moved the box); and what it pointed at, for the viewer."""
+    reference = item.step_meta.get("reference_action") or {}
+    gold = next((a for a in item.actions if a.label == "gold" and a.box is not None), None)
+    facts: dict = {"reference_type": reference.get("type", "")}
+    point, unknown = action.point, False
+    if action.element is not None:
+        by_tag = {tag: node_id for node_id, tag in tags(tree).items()} if tree is not None else {}
+        node_id = by_tag.get(action.element)
+        if node_id is None:
+            unknown = True
+            facts["why"] = f"there is no element [{action.element}]"
+        else:
+            point = tree.nodes[node_id].centre
+            facts["node"] = node_id
+    return GroundingItem(box=gold.box if gold else None, point=point, kind=action.kind,
+                         reference_kind=reference.get("type"), text=action.text,
+                         reference_text=reference.get("message"), format_error=unknown), facts
+
+
+def _stored_action(action, item: GroundingItem, tree: UiTree | None) -> ParsedAction:
+    """The answer as ScreenLab's parsed action: the point drawn on the screen (an element's centre)."""
+    element = ""
+    if action.element is not None and tree is not None and item.point is not None:
+        node = tree.node_at(*item.point)
+        element = node.label() if node is not None else ""
+    point = tuple(float(v) for v in item.point) if item.point else None
+    return ParsedAction(raw=action.raw, point=point, element=element, action_type=action.kind,
+                        text=action.text or "")
+
+
+class GroundingProtocol(_CapabilityProtocol):
+    name: ClassVar[str] = "grounding"
+    title: ClassVar[str] = "Capability: grounding"
+    description: ClassVar[str] = ("one instruction on one recorded screen; the answer hits when it acts on the "
+                                  "reference element (Sphinx grounding)")
+
+    def fits(self, summary: SampleSummary) -> bool:
+        return False  # chosen explicitly: grounding tasks also fit the screen protocol
+
+    def units(self, items: list[WorkItem], include_unlabelled: bool = False,
+              options=None) -> tuple[list[WorkUnit], Counter]:
+        units, excluded = [], Counter()
+        for item in items:
+            if not (item.instruction or item.goal).strip():
+                excluded[NO_GOAL] += 1
+            elif not item.step_meta.get("reference_action") or item.step_meta["reference_action"].get("type") == "stop":
+                excluded[NO_REFERENCE] += 1
+            else:
+                units.append(WorkUnit(item.step_id, (item,)))
+        return units, excluded
+
+    async def act(self, ctx: RunContext, unit: WorkUnit) -> None:
+        (item,) = unit.items
+        options: CapabilityOptions = ctx.options
+        asked = await _ask(ctx, item, lambda image, tree: prompts.grounding_messages(
+            options.prompt, options.observation, item.instruction or item.goal, image, MIME[item.ext], tree,
+            ctx.profile.image_detail))
+        if asked is None:
+            return
+        answer, tree = asked
+        form = prompts.answer_form(options.observation)
+        try:
+            action = parse_action(answer.reply.text, form)
+        except GrammarError as exc:
+            final = ParsedAction(raw=answer.reply.text, wrong_format=True)
+            await ctx.write(item, {**answer_values(answer, final), "verdict": "invalid",
+                                   "parsed": {"error": str(exc), "form": form}})
+            ctx.step_done("invalid")
+            return
+        scored, facts = grounding_item(action, item, tree)
+        verdict = "gold" if grounding_hit(scored) else ("invalid" if scored.format_error else "other")
+        await ctx.write(item, {**answer_values(answer, _stored_action(action, scored, tree)), "verdict": verdict,
+                               "parsed": {**facts, "form": form, "action": asdict(action)}})
+        ctx.step_done(verdict)
+
+    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+        out = {}
+        for run in runs:
+            rows = _predictions(project, run.id)
+            answered = [r for r in rows if r.verdict != "error"]
+            accuracy = Rate(sum(r.verdict == "gold" for r in answered), len(answered),
+                            sum(r.verdict == "invalid" for r in answered))
+            out[run.id] = {"rates": {"grounding": accuracy.as_dict()}, "errors": len(rows) - len(answered),
+                           "observation": (run.options or {}).get("observation", "")}
+        return out
+
+
+# -- completion ------------------------------------------------------------------------------------
+class CompletionProtocol(_CapabilityProtocol):
+    name: ClassVar[str] = "completion"
+    title: ClassVar[str] = "Capability: completion"
+    description: ClassVar[str] = ("every step of a recorded task: is the task done on this screen? Continue., "
+                                  "Stop. and Perfect. accuracy (Sphinx planning)")
+
+    def fits(self, summary: SampleSummary) -> bool:
+        return False  # chosen explicitly
+
+    def units(self, items: list[WorkItem], include_unlabelled: bool = False,
+              options=None) -> tuple[list[WorkUnit], Counter]:
+        by_episode: dict[int, list[WorkItem]] = {}
+        for item in items:
+            by_episode.setdefault(item.episode_id, []).append(item)
+        units, excluded = [], Counter()
+        for steps in by_episode.values():
+            if not steps[0].goal.strip():
+                excluded[NO_GOAL] += len(steps)
+                continue
+            if any(not s.step_meta.get("completion") for s in steps):
+                excluded[NO_REFERENCE] += len(steps)
+                continue
+            for i, item in enumerate(steps):
+                units.append(WorkUnit(item.step_id, (item,), tuple(steps[:i])))
+        return units, excluded
+
+    async def act(self, ctx: RunContext, unit: WorkUnit) -> None:
+        (item,) = unit.items
+        options: CapabilityOptions = ctx.options
+        history = [prompts.describe_action(s.step_meta.get("reference_action") or {}) for s in unit.context]
+        asked = await _ask(ctx, item, lambda image, tree: prompts.completion_messages(
+            options.prompt, options.observation, item.goal, history, image, MIME[item.ext], tree,
+            ctx.profile.image_detail))
+        if asked is None:
+            return
+        answer, _tree = asked
+        said = read_completion(answer.reply.text)
+        truth = item.step_meta.get("completion")
+        verdict = "invalid" if said is None else ("gold" if said == truth else "other")
+        final = ParsedAction(raw=answer.reply.text, wrong_format=said is None)
+        await ctx.write(item, {**answer_values(answer, final), "verdict": verdict,
+                               "parsed": {"said": said, "truth": truth}})
+        ctx.step_done(verdict)
+
+    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+        out = {}
+        for run in runs:
+            selection = RunSelection.from_json(run.selection)
+            items = load_items(project, selection.episodes)
+            truth = {i.step_id: (i.episode_id, i.step_index, i.step_meta.get("completion")) for i in items}
+            rows = [r for r in _predictions(project, run.id) if r.step_id in truth]
+            judged = [CompletionItem(str(truth[r.step_id][0]), truth[r.step_id][1], truth[r.step_id][2],
+                                     (r.parsed or {}).get("said")) for r in rows if r.verdict != "error"]
+            score = completion_scores(judged)
+            out[run.id] = {"rates": {"continue": score.continue_.as_dict(), "stop": score.stop.as_dict(),
+                                     "perfect": score.perfect.as_dict()},
+                           "confusion": score.as_dict()["confusion"],
+                           "errors": sum(1 for r in rows if r.verdict == "error"),
+                           "observation": (run.options or {}).get("observation", "")}
+        return out
+
+
+def _predictions(project, run_id: int) -> list:
+    with project.reading() as s:
+        return list(s.execute(select(m.Prediction).where(m.Prediction.run_id == run_id)).scalars())
+
+
+__all__ = ["CapabilityOptions", "CompletionProtocol", "GroundingProtocol", "grounding_item"]
