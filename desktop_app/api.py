@@ -28,6 +28,7 @@ from desktop_app.a11y.observe import MODES as OBSERVATION_MODES
 from desktop_app.a11y.observe import marks_png, observation_text
 from desktop_app.a11y.stored import StoredTree, flag_node, load_tree
 from desktop_app.agents.profiles import AgentProfile, ProfileError, get_profile
+from desktop_app.capability.profile import ProfileRow, profiles
 from desktop_app.capability.reference import ReferenceCheck
 from desktop_app.capability.reference import check_references as _check_references
 from desktop_app.evaluation.rows import prediction_rows
@@ -314,3 +315,9 @@ def observation(project: Project, step_id: int, mode: str) -> tuple[str, bytes |
     screen = step_screen(project, step_id)
     image = project.media.read(screen.sha256, screen.ext)
     return "", marks_png(image, stored.tree) if mode == "marks" else image
+
+
+def capability_profiles(project: Project, run_ids: list[int] | None = None) -> list[ProfileRow]:
+    """One row per agent and observation mode: the five capability axes (with intervals), SR and ACP,
+    from the newest grounding, completion and replay runs (capability/profile.py)."""
+    return profiles(_evaluate(project, run_ids))

@@ -31,12 +31,13 @@ sys.path.insert(0, str(DOCS.parent / "tests"))
 from PySide6.QtCore import QEvent, QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QMouseEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
-from test_gui_a11y import BUTTON, LABEL_BOX, SETTINGS, make_tree_project  # noqa: E402
 
 from desktop_app.settings import Settings  # noqa: E402
 from desktop_app.ui.app import application  # noqa: E402
 from desktop_app.ui.main_window import MainWindow  # noqa: E402
 from desktop_app.ui.theme import apply_theme  # noqa: E402
+
+from test_gui_a11y import BUTTON, LABEL_BOX, SETTINGS, make_tree_project  # noqa: E402
 
 
 def settle(n: int = 10) -> None:

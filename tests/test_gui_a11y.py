@@ -18,11 +18,11 @@ from sqlmodel import select
 from desktop_app import api
 from desktop_app.formats.ingest import ingest
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Where
-from desktop_app.settings import Settings
 from desktop_app.store.models import ActionBox, Episode, Step
 from desktop_app.store.project import Project
 
 from gui_helpers import key, to_view
+from test_gui_editing import open_window
 
 pytestmark = pytest.mark.gui
 
@@ -175,20 +175,6 @@ def _plain_png(path: Path, size=(W, H), color=(200, 220, 240)) -> Path:
 
 
 # -- driving the window ------------------------------------------------------------------------------------
-def open_window(qtbot, path):
-    from desktop_app.ui.main_window import MainWindow
-
-    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    qtbot.waitExposed(window)
-    window.activateWindow()
-    assert window.open_project(path)
-    QApplication.processEvents()
-    return window
-
-
 def show_episode(window, key_: str) -> None:
     with window.project.reading() as s:
         episode_id = s.exec(select(Episode.id).where(Episode.key == key_)).one()

@@ -43,22 +43,19 @@ def _observation(mode: str, image: bytes, mime: str, tree: UiTree | None, detail
     return "", [image_content(image, mime, detail)]
 
 
-def grounding_messages(version: str, mode: str, instruction: str, image: bytes, mime: str,
-                       tree: UiTree | None, detail: str = "high") -> list[dict]:
-    env = _env(version)
-    system = env.get_template("grounding.j2").render(observation_intro=INTROS[mode], form=answer_form(mode))
-    text, images = _observation(mode, image, mime, tree, detail)
-    user = env.get_template("grounding_user.j2").render(instruction=instruction, observation_text=text)
-    return [{"role": "system", "content": system},
-            {"role": "user", "content": [{"type": "text", "text": user}, *images]}]
+PROBES = ("grounding", "completion", "navigation")  # <probe>.j2 (system) + <probe>_user.j2 (the step)
 
 
-def completion_messages(version: str, mode: str, goal: str, history: list[str], image: bytes, mime: str,
-                        tree: UiTree | None, detail: str = "high") -> list[dict]:
+def messages(version: str, probe: str, mode: str, image: bytes, mime: str, tree: UiTree | None,
+             detail: str = "high", **values) -> list[dict]:
+    """The request for one step of a probe: the system text (with the grammar in the mode's form) and the
+    step (values: instruction, or goal and history) with the observation in the mode."""
+    if probe not in PROBES:
+        raise ValueError(f"unknown probe {probe!r} (one of {', '.join(PROBES)})")
     env = _env(version)
-    system = env.get_template("completion.j2").render(observation_intro=INTROS[mode])
+    system = env.get_template(f"{probe}.j2").render(observation_intro=INTROS[mode], form=answer_form(mode))
     text, images = _observation(mode, image, mime, tree, detail)
-    user = env.get_template("completion_user.j2").render(goal=goal, history=history, observation_text=text)
+    user = env.get_template(f"{probe}_user.j2").render(observation_text=text, **values)
     return [{"role": "system", "content": system},
             {"role": "user", "content": [{"type": "text", "text": user}, *images]}]
 

@@ -61,6 +61,31 @@ def cmd_observe(args) -> int:
     return 0
 
 
+def cmd_profile(args) -> int:
+    """The capability profile of every agent and observation mode, as a table (and CSV / LaTeX files)."""
+    from desktop_app import api
+    from desktop_app.capability.profile import table_rows, write_csv, write_latex
+    from desktop_app.cli.common import open_project
+
+    with open_project(args) as project:
+        rows = api.capability_profiles(project, args.run)
+    if args.json:
+        print(json.dumps([{"agent": r.agent, "observation": r.observation, "axes": r.axes, "sr": r.sr,
+                           "acp": r.acp, "acp_ci95": r.acp_ci95, "runs": r.runs} for r in rows], indent=2))
+    else:
+        if not rows:
+            print("no grounding, completion or replay runs yet (screenlab run ... --protocol grounding)")
+        header, body = table_rows(rows)
+        widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+        for line in [header, *body] if rows else []:
+            print("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip())
+    if args.csv:
+        print(f"wrote {write_csv(rows, args.csv)}")
+    if args.latex:
+        print(f"wrote {write_latex(rows, args.latex)}")
+    return 0
+
+
 def add_commands(sub, add_project) -> None:
     from desktop_app.a11y.observe import MODES
 
@@ -72,6 +97,13 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--verbose", "-v", action="store_true", help="list every task and evaluator, not only failures")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_check)
+    p = csub.add_parser("profile", help="each agent's capability profile (Sphinx): the five axes, SR and ACP")
+    add_project(p)
+    p.add_argument("--run", type=int, action="append", help="only these runs (repeat); default: every run")
+    p.add_argument("--csv", help="also write a tidy CSV here")
+    p.add_argument("--latex", help="also write a LaTeX table here")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_profile)
     p = csub.add_parser("observe", help="print what an agent is shown of a step's screen")
     add_project(p)
     p.add_argument("step", type=int, help="the step's id")

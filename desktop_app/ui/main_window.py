@@ -34,6 +34,7 @@ from desktop_app.ui.a11y_panel import A11yPanel
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.canvas.scene import AnnotationScene
 from desktop_app.ui.canvas.view import CanvasView
+from desktop_app.ui.capability_view import CapabilityView
 from desktop_app.ui.commands import NUDGE_ID
 from desktop_app.ui.eval.dashboard import DashboardWidget
 from desktop_app.ui.eval.prediction_layer import marks_from_rows
@@ -146,6 +147,7 @@ class MainWindow(QMainWindow):
         # forward for the first screen that has one; linked with the canvas while it shows
         self.a11y = A11yPanel(self.scene, self.view, self)
         self.a11y.hide()
+        self.capability_view: CapabilityView | None = None  # the profile window, when open
         self.a11y.set_selection_provider(lambda: self.selected_ids())
         self.a11y.wanted.connect(self.show_a11y)
         self.a11y.message.connect(self.statusBar().showMessage)  # text, timeout in ms
@@ -322,11 +324,14 @@ class MainWindow(QMainWindow):
         for key in ("nav.prev", "nav.next", "nav.prev_step", "nav.next_step", "nav.search",
                     "edit.next_box", "edit.prev_box"):
             menu.addAction(a[key])
-        menu = self.menuBar().addMenu("T&ree")
+        menu = self.menuBar().addMenu("&Capability")  # recorded app screens (Sphinx)
         menu.addAction("Show accessibility tree").triggered.connect(self.show_a11y)
         menu.addSeparator()
         for key in ("tree.snap", "tree.promote", "tree.flag"):
             menu.addAction(a[key])
+        menu.addSeparator()
+        self.profile_action = menu.addAction("Capability profile…")
+        self.profile_action.triggered.connect(self.show_capability_profile)
         menu = self.menuBar().addMenu("&Review")
         review_toggle = a["review.mode"]
         review_toggle.setCheckable(True)
@@ -341,6 +346,15 @@ class MainWindow(QMainWindow):
         welcome.triggered.connect(self._welcome)
         about = menu.addAction("About ScreenLab")
         about.triggered.connect(self._about)
+
+    def show_capability_profile(self) -> None:
+        if self.project is None:
+            self.statusBar().showMessage("Open a project first", 4000)
+            return
+        view = CapabilityView(self.project, self)
+        view.setAttribute(Qt.WA_DeleteOnClose)
+        view.show()  # not modal: the window stays usable beside it
+        self.capability_view = view
 
     def show_a11y(self) -> None:
         if self.right_tabs.indexOf(self.a11y) >= 0:

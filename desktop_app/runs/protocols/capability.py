@@ -54,7 +54,7 @@ class CapabilityOptions:
     prompt: str = prompts.VERSIONS[-1]
 
 
-class _CapabilityProtocol(Protocol):
+class CapabilityProtocol(Protocol):
     options_type: ClassVar[type] = CapabilityOptions
 
     def options(self, data: dict | None = None, **given) -> CapabilityOptions:
@@ -71,6 +71,9 @@ class _CapabilityProtocol(Protocol):
                                f"is a {profile.kind!r} agent")
         return options
 
+    def fits(self, summary: SampleSummary) -> bool:
+        return False  # chosen explicitly: their samples also fit the screen and episode protocols
+
     def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:
         return [f"{name:<12} {_rate_text(cell)}" for name, cell in metrics.get("rates", {}).items()]
 
@@ -83,7 +86,15 @@ def _rate_text(cell: dict) -> str:
     return f"{100 * cell['rate']:5.1f} % [{100 * low:.1f}, {100 * high:.1f}]  ({cell['hits']}/{cell['n']}{errors})"
 
 
-def _tree(ctx: RunContext, item: WorkItem) -> UiTree | None:
+def tasks_of(items: list[WorkItem]) -> dict[int, list[WorkItem]]:
+    """Steps grouped by episode (a recorded task), in order."""
+    by_episode: dict[int, list[WorkItem]] = {}
+    for item in items:
+        by_episode.setdefault(item.episode_id, []).append(item)
+    return by_episode
+
+
+def step_tree(ctx: RunContext, item: WorkItem) -> UiTree | None:
     cache = ctx.memo.setdefault("trees", {})
     if item.screen_id not in cache:
         with ctx.project.reading() as s:
@@ -100,16 +111,18 @@ def _observation_key(item: WorkItem, mode: str, tree: UiTree | None) -> list[str
     return [f"{item.sha256}:marks:{digest}"]
 
 
-async def _ask(ctx: RunContext, item: WorkItem, build) -> tuple | None:
-    """Ask about one step: build(image bytes, tree) -> messages. (answer, tree), or None when the step
-    could not be asked (no tree for a text or marks mode, the request failed): that is already written."""
-    tree = _tree(ctx, item)
-    mode = ctx.options.observation
+async def ask_step(ctx: RunContext, item: WorkItem, probe: str, **values) -> tuple | None:
+    """Ask the probe's question about one step (values fill its template). (answer, tree), or None when the
+    step could not be asked (no tree for a text or marks mode, the request failed): that is already written."""
+    tree = step_tree(ctx, item)
+    options: CapabilityOptions = ctx.options
+    mode = options.observation
     try:
         if tree is None and mode != "image":
             raise RequestFailed(f"this screen has no accessibility tree, so it cannot be shown as {mode!r}; "
                                 "use image", 0)
-        messages = build(ctx.project.media.read(item.sha256, item.ext), tree)
+        messages = prompts.messages(options.prompt, probe, mode, ctx.project.media.read(item.sha256, item.ext),
+                                    MIME[item.ext], tree, ctx.profile.image_detail, **values)
         return await ctx.chat(messages, _observation_key(item, mode, tree)), tree
     except RequestFailed as exc:
         await ctx.write_failure(item, exc)
@@ -151,14 +164,11 @@ def _stored_action(action, item: GroundingItem, tree: UiTree | None) -> ParsedAc
                         text=action.text or "")
 
 
-class GroundingProtocol(_CapabilityProtocol):
+class GroundingProtocol(CapabilityProtocol):
     name: ClassVar[str] = "grounding"
     title: ClassVar[str] = "Capability: grounding"
     description: ClassVar[str] = ("one instruction on one recorded screen; the answer hits when it acts on the "
                                   "reference element (Sphinx grounding)")
-
-    def fits(self, summary: SampleSummary) -> bool:
-        return False  # chosen explicitly: grounding tasks also fit the screen protocol
 
     def units(self, items: list[WorkItem], include_unlabelled: bool = False,
               options=None) -> tuple[list[WorkUnit], Counter]:
@@ -175,9 +185,7 @@ class GroundingProtocol(_CapabilityProtocol):
     async def act(self, ctx: RunContext, unit: WorkUnit) -> None:
         (item,) = unit.items
         options: CapabilityOptions = ctx.options
-        asked = await _ask(ctx, item, lambda image, tree: prompts.grounding_messages(
-            options.prompt, options.observation, item.instruction or item.goal, image, MIME[item.ext], tree,
-            ctx.profile.image_detail))
+        asked = await ask_step(ctx, item, "grounding", instruction=item.instruction or item.goal)
         if asked is None:
             return
         answer, tree = asked
@@ -199,7 +207,7 @@ class GroundingProtocol(_CapabilityProtocol):
     def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
         out = {}
         for run in runs:
-            rows = _predictions(project, run.id)
+            rows = predictions_of(project, run.id)
             answered = [r for r in rows if r.verdict != "error"]
             accuracy = Rate(sum(r.verdict == "gold" for r in answered), len(answered),
                             sum(r.verdict == "invalid" for r in answered))
@@ -209,22 +217,16 @@ class GroundingProtocol(_CapabilityProtocol):
 
 
 # -- completion ------------------------------------------------------------------------------------
-class CompletionProtocol(_CapabilityProtocol):
+class CompletionProtocol(CapabilityProtocol):
     name: ClassVar[str] = "completion"
     title: ClassVar[str] = "Capability: completion"
     description: ClassVar[str] = ("every step of a recorded task: is the task done on this screen? Continue., "
                                   "Stop. and Perfect. accuracy (Sphinx planning)")
 
-    def fits(self, summary: SampleSummary) -> bool:
-        return False  # chosen explicitly
-
     def units(self, items: list[WorkItem], include_unlabelled: bool = False,
               options=None) -> tuple[list[WorkUnit], Counter]:
-        by_episode: dict[int, list[WorkItem]] = {}
-        for item in items:
-            by_episode.setdefault(item.episode_id, []).append(item)
         units, excluded = [], Counter()
-        for steps in by_episode.values():
+        for steps in tasks_of(items).values():
             if not steps[0].goal.strip():
                 excluded[NO_GOAL] += len(steps)
                 continue
@@ -237,11 +239,8 @@ class CompletionProtocol(_CapabilityProtocol):
 
     async def act(self, ctx: RunContext, unit: WorkUnit) -> None:
         (item,) = unit.items
-        options: CapabilityOptions = ctx.options
         history = [prompts.describe_action(s.step_meta.get("reference_action") or {}) for s in unit.context]
-        asked = await _ask(ctx, item, lambda image, tree: prompts.completion_messages(
-            options.prompt, options.observation, item.goal, history, image, MIME[item.ext], tree,
-            ctx.profile.image_detail))
+        asked = await ask_step(ctx, item, "completion", goal=item.goal, history=history)
         if asked is None:
             return
         answer, _tree = asked
@@ -259,7 +258,7 @@ class CompletionProtocol(_CapabilityProtocol):
             selection = RunSelection.from_json(run.selection)
             items = load_items(project, selection.episodes)
             truth = {i.step_id: (i.episode_id, i.step_index, i.step_meta.get("completion")) for i in items}
-            rows = [r for r in _predictions(project, run.id) if r.step_id in truth]
+            rows = [r for r in predictions_of(project, run.id) if r.step_id in truth]
             judged = [CompletionItem(str(truth[r.step_id][0]), truth[r.step_id][1], truth[r.step_id][2],
                                      (r.parsed or {}).get("said")) for r in rows if r.verdict != "error"]
             score = completion_scores(judged)
@@ -271,9 +270,10 @@ class CompletionProtocol(_CapabilityProtocol):
         return out
 
 
-def _predictions(project, run_id: int) -> list:
+def predictions_of(project, run_id: int) -> list:
     with project.reading() as s:
         return list(s.execute(select(m.Prediction).where(m.Prediction.run_id == run_id)).scalars())
 
 
-__all__ = ["CapabilityOptions", "CompletionProtocol", "GroundingProtocol", "grounding_item"]
+__all__ = ["CapabilityOptions", "CapabilityProtocol", "CompletionProtocol", "GroundingProtocol", "ask_step",
+           "grounding_item", "predictions_of", "tasks_of"]

@@ -1,0 +1,58 @@
+"""docs/capability-profile.png: the capability profile window on the Sphinx demo, two scripted agents.
+
+    QT_QPA_PLATFORM=offscreen .venv/bin/python docs/make_capability_screenshots.py
+
+The agents answer through the local fake OpenAI server of the tests (tests/openai_server.py): a careful
+one and a hasty one, so the radar chart has two polygons to compare.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["SCREENLAB_CONFIG_DIR"] = tempfile.mkdtemp()  # never save into the user's settings
+os.environ["SCREENLAB_DATA_DIR"] = tempfile.mkdtemp()
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS.parent))
+sys.path.insert(0, str(DOCS.parent / "tests"))
+
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from desktop_app.settings import Settings  # noqa: E402
+from desktop_app.ui.app import application  # noqa: E402
+from desktop_app.ui.main_window import MainWindow  # noqa: E402
+from desktop_app.ui.theme import apply_theme  # noqa: E402
+
+from test_gui_capability import make_profiled_project  # noqa: E402
+
+
+def main() -> None:
+    app = application()
+    apply_theme(app, "light")
+    project = make_profiled_project(Path(tempfile.mkdtemp()) / "p")
+    window = MainWindow(Settings(annotator="Ada", theme="light", show_suggestions=False))
+    window.resize(1600, 940)
+    window.show()
+    window.open_project(project)
+    window.profile_action.trigger()
+    view = window.capability_view
+    for _ in range(400):
+        QApplication.processEvents()
+        if view.table.rowCount() == 2:
+            break
+        view.thread().msleep(10)
+    view.resize(1100, 820)
+    for _ in range(10):
+        QApplication.processEvents()
+    out = DOCS / "capability-profile.png"
+    view.grab().save(str(out))
+    print(f"wrote {out}")
+    window.close()
+
+
+if __name__ == "__main__":
+    main()
