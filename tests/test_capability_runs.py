@@ -12,7 +12,7 @@ from desktop_app import api
 from desktop_app.a11y.observe import tags
 from desktop_app.a11y.tree import parse_bounds
 from desktop_app.cli.main import main
-from desktop_app.formats.transfer import import_path
+from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.paths import sphinx_demo_dataset_dir
 from desktop_app.store import edits
 from desktop_app.store.project import Project
@@ -207,8 +207,6 @@ def test_check_reports_a_reference_that_fails_its_evaluator(recorded, capsys):
 
 def test_screens_without_trees_can_only_be_shown_as_images(recorded, tmp_path, capsys):
     """Our own JSONL keeps the reference actions but not the trees: a text mode says why it cannot run."""
-    from desktop_app.formats.transfer import export_path
-
     with Project.open(recorded) as project:
         export_path(project, tmp_path / "jsonl", "screenlab", EpisodeFilter(scenarios=("grounding",)))
     copy = tmp_path / "copy"
@@ -337,3 +335,55 @@ def test_the_capability_profile_gathers_the_runs_of_an_agent_and_mode(recorded, 
     assert lines[0] == "agent,observation,figure,rate,lo,hi,hits,n,run"
     assert any(line.startswith("phone,tree,grounding,1.0,") for line in lines)
     assert "\\toprule" in (tmp_path / "p.tex").read_text()
+
+
+def test_knowledge_probes_import_run_score_by_level_and_export(recorded, tmp_path, capsys):
+    source = json.loads((sphinx_demo_dataset_dir() / "questions.json").read_text())
+    by_question = {q["question"]: q for q in source}
+    goal_questions = [q["question"] for q in source if q["question_type"] == "intention_level"]
+    assert len(goal_questions) == 3 and len(source) == 6
+    wrong_mcq, garbled_bq = goal_questions[1], goal_questions[2]
+
+    def scripted(body, n):
+        text = body["messages"][0]["content"]
+        question = next(q for q in by_question if q in text)
+        key = by_question[question]["ground_truth"]
+        if "Candidate answer:" in text:
+            candidate = re.search(r"^Candidate answer: (.*)$", text, re.M).group(1)
+            letter = next(k for k, v in by_question[question]["options"].items() if v == candidate)
+            if question == garbled_bq and letter == "A":
+                return Response(text="Maybe, it depends.")  # unreadable: a format error
+            return Response(text="Yes" if letter == key else "No.")
+        if question == wrong_mcq:
+            return Response(text=next(k for k in "ABCD" if k != key))
+        return Response(text=f" {key} ")  # whitespace around the letter is tolerated
+
+    with FakeOpenAI(scripted) as server:
+        add_agent(server)
+        assert main(["run", str(recorded), "--agent", "phone", "--protocol", "probe"]) == 0
+        assert len(server.requests) == 30  # 6 questions x (1 MCQ + 4 yes/no)
+        assert all(len(r["messages"]) == 1 and isinstance(r["messages"][0]["content"], str)
+                   for r in server.requests)  # text only: no screen
+    with Project.open(recorded) as project:
+        (run,) = api.runs(project)
+        metrics = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]
+        (row,) = api.capability_profiles(project)
+    # goal: 15 replies, one MCQ wrong and one yes/no unreadable -> 13/15 (1 format error); app: 15/15
+    goal, app = metrics["rates"]["goal"], metrics["rates"]["app"]
+    assert (goal["hits"], goal["n"], goal["format_errors"]) == (13, 15, 1)
+    assert (app["hits"], app["n"], app["format_errors"]) == (15, 15, 0)
+    assert (row.agent, row.observation) == ("phone", "-")  # probes alone: no observation mode
+    assert (row.axes["goal"]["hits"], row.axes["app"]["hits"]) == (13, 15)
+    assert (row.axes["instructions"]["hits"], row.axes["instructions"]["n"]) == (29, 30)
+
+    with Project.open(recorded) as project:
+        export_path(project, tmp_path / "out", "sphinx")
+    assert json.loads((tmp_path / "out" / "questions.json").read_text()) == source
+
+
+def test_a_bad_question_names_its_field_and_imports_nothing(tmp_path):
+    bad = [{"question": "Which app?", "options": {"A": "x", "B": "y", "C": "z"}, "ground_truth": "A",
+            "question_type": "app_level"}]
+    (tmp_path / "questions.json").write_text(json.dumps(bad))
+    with Project.init(tmp_path / "p") as project, pytest.raises(Exception, match=r"\[0\]\.options"):
+        import_path(project, tmp_path / "questions.json", "sphinx")

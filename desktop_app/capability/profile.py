@@ -1,7 +1,8 @@
 """An agent's capability profile: one figure per capability, from its capability runs (Sphinx Figure 2).
 
 A row is an agent seen in one observation mode (the paper reports text and vision apart). Its axes:
-    goal, app        knowledge probes (not run yet: empty until probe runs exist)
+    goal, app        knowledge-probe accuracy by level (no screen: the agent's newest probe run, in every
+                     one of its rows)
     planning         completion judgment, Perfect. (every step of a task judged right)
     grounding        grounding accuracy
     instructions     answers in the required format, over every answer of the row's capability runs
@@ -22,7 +23,8 @@ from desktop_app.evaluation.tables import latex_escape
 AXES = ("goal", "app", "planning", "grounding", "instructions")
 AXIS_TITLES = {"goal": "Goal understanding", "app": "App knowledge", "planning": "Planning (Perfect.)",
                "grounding": "Grounding", "instructions": "Instruction following"}
-PROTOCOLS = ("grounding", "completion", "replay")
+PROTOCOLS = ("grounding", "completion", "replay")  # one row per agent and observation mode
+PROBE = "probe"  # knowledge probes show no screen: an agent's newest probe run fills all its rows
 
 
 @dataclass
@@ -49,11 +51,18 @@ def _cell(hits: int, n: int) -> dict | None:
 def profiles(evaluated: dict) -> list[ProfileRow]:
     """Rows from `runs.evaluate.evaluate()`'s result (only its capability runs are read)."""
     newest: dict[tuple[str, str], dict[str, tuple[int, dict]]] = {}
+    probes: dict[str, tuple[int, dict]] = {}
     for run_id, info in sorted(evaluated["runs"].items()):
+        if info["protocol"] == PROBE and info.get("metrics", {}).get("questions"):
+            probes[info["agent"]] = (run_id, info["metrics"])
+            continue
         if info["protocol"] not in PROTOCOLS or not info.get("metrics"):
             continue
         key = (info["agent"], info["metrics"].get("observation", ""))
         newest.setdefault(key, {})[info["protocol"]] = (run_id, info["metrics"])
+    for agent in probes:
+        if not any(a == agent for a, _ in newest):
+            newest[(agent, "-")] = {}
     rows = []
     for (agent, observation), by_protocol in sorted(newest.items()):
         row = ProfileRow(agent, observation, {axis: None for axis in AXES},
@@ -77,6 +86,15 @@ def profiles(evaluated: dict) -> list[ProfileRow]:
             errors = metrics["rates"]["format_error"]
             answered += errors["n"]
             in_format += errors["n"] - errors["hits"]
+        if agent in probes:
+            run_id, metrics = probes[agent]
+            row.runs[PROBE] = run_id
+            for level in ("goal", "app"):
+                cell = metrics["rates"].get(level)
+                if cell:
+                    row.axes[level] = _cell(cell["hits"], cell["n"])
+                    answered += cell["n"]
+                    in_format += cell["n"] - cell["format_errors"]
         row.axes["instructions"] = _cell(in_format, answered)
         rows.append(row)
     return rows
@@ -108,8 +126,8 @@ def write_csv(rows: list[ProfileRow], path: Path | str) -> Path:
             figures = [(a, row.axes[a]) for a in AXES] + [("sr", row.sr)]
             for name, cell in figures:
                 if cell is not None:
-                    run = row.runs.get({"planning": "completion", "grounding": "grounding", "sr": "replay"}
-                                       .get(name, ""), "")
+                    run = row.runs.get({"planning": "completion", "grounding": "grounding", "sr": "replay",
+                                        "goal": PROBE, "app": PROBE}.get(name, ""), "")
                     out.writerow([row.agent, row.observation, name, round(cell["rate"], 6),
                                   round(cell["ci95"][0], 6), round(cell["ci95"][1], 6), cell["hits"], cell["n"], run])
             if row.acp is not None:

@@ -60,6 +60,19 @@ def messages(version: str, probe: str, mode: str, image: bytes, mime: str, tree:
             {"role": "user", "content": [{"type": "text", "text": user}, *images]}]
 
 
+def probe_messages(version: str, question: str, probe: dict, ask: str, option: str = "") -> list[dict]:
+    """A knowledge probe asked one way: the multiple-choice question ("mcq"), or whether one option is
+    right ("bq", with the option's letter). No screen: the question is about the goal or the app."""
+    env = _env(version)
+    values = {"apps": ", ".join(probe.get("apps") or []) or "an app", "category": probe.get("category", ""),
+              "question": question}
+    if ask == "mcq":
+        text = env.get_template("probe_mcq.j2").render(options=probe["options"], **values)
+    else:
+        text = env.get_template("probe_bq.j2").render(option=probe["options"][option], **values)
+    return [{"role": "user", "content": text.strip()}]
+
+
 def describe_action(action: dict) -> str:
     """A reference action in words, for the history shown to the agent."""
     kind = action.get("type", "")

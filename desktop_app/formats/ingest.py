@@ -135,6 +135,11 @@ def _check_record(record: EpisodeRecord) -> None:
         if review.get("status", "pending") not in REVIEW_STATUSES:
             raise where.error(f"unknown review status '{review.get('status')}'", "reviews")
     for step in record.steps:
+        # a knowledge probe's steps are questions without a screen; every other step has its screenshot
+        screenless = step.image is None and step.image_bytes is None
+        if screenless != (record.kind == "probe"):
+            raise where.error("a probe's steps have no screenshot" if record.kind == "probe" else
+                              "step has no screenshot", step.field + "image")
         if step.platform not in PLATFORMS:
             raise where.error(f"unknown platform '{step.platform}' (one of {', '.join(PLATFORMS)})",
                               step.field + "platform")
@@ -204,6 +209,9 @@ def _check_and_copy(project, records, options, report, created, progress):
         record_infos = []
         for index, step in enumerate(record.steps):
             path = step.image
+            if path is None and step.image_bytes is None:  # a probe's question (checked in _check_record)
+                record_infos.append(None)
+                continue
             info = cache.get(path) if step.image_bytes is None else None
             if info is None:
                 try:
@@ -224,7 +232,7 @@ def _check_and_copy(project, records, options, report, created, progress):
             record_infos.append(info)
         progress("checking images", done, total)
         if options.dedupe_images:
-            hashes = {i.sha256 for i in record_infos}
+            hashes = {i.sha256 for i in record_infos if i is not None}
             if hashes & batch_hashes:
                 report.duplicate_images_skipped += 1
                 continue
@@ -236,7 +244,7 @@ def _check_and_copy(project, records, options, report, created, progress):
             already = set(_existing(session, Screen.sha256, batch_hashes))
         if already:
             before = len(kept)
-            kept = [r for r in kept if not {i.sha256 for i in infos[id(r)]} & already]
+            kept = [r for r in kept if not {i.sha256 for i in infos[id(r)] if i is not None} & already]
             report.duplicate_images_skipped += before - len(kept)
     return kept, infos
 
@@ -247,13 +255,13 @@ def _write(project, records, infos, fmt, source, options, report, progress) -> N
     now = utcnow()
     with project.transaction() as session:
         conn = session.connection()
-        all_infos = {i.sha256: i for r in records for i in infos[id(r)]}
+        all_infos = {i.sha256: i for r in records for i in infos[id(r)] if i is not None}
         screen_ids = _existing(session, Screen.sha256, all_infos)
         report.screens_reused = len(screen_ids)
         new_screens = []
         for record in records:
             for step, info in zip(record.steps, infos[id(record)], strict=True):
-                if info.sha256 in screen_ids:
+                if info is None or info.sha256 in screen_ids:
                     continue
                 screen_ids[info.sha256] = -1  # placeholder so a repeat within the batch is stored once
                 new_screens.append({
@@ -280,7 +288,8 @@ def _write(project, records, infos, fmt, source, options, report, progress) -> N
         step_rows = []
         for record, episode_id in zip(records, episode_ids, strict=True):
             for index, (step, info) in enumerate(zip(record.steps, infos[id(record)], strict=True)):
-                step_rows.append({"episode_id": episode_id, "index": index, "screen_id": screen_ids[info.sha256],
+                step_rows.append({"episode_id": episode_id, "index": index,
+                                  "screen_id": screen_ids[info.sha256] if info is not None else None,
                                   "instruction": step.instruction, "meta": step.meta})
         step_ids = [row.id for row in conn.execute(
             insert(Step).returning(Step.id, sort_by_parameter_order=True), step_rows)] if step_rows else []
@@ -334,6 +343,8 @@ def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, no
     captions = {}
     for record in records:
         for step, info in zip(record.steps, infos[id(record)], strict=True):
+            if info is None:
+                continue
             for captioner, text in step.captions.items():
                 captions[(screen_ids[info.sha256], captioner)] = text
     if captions:
@@ -353,7 +364,7 @@ def _write_trees(conn, records, infos, screen_ids, now) -> int:
     trees = {}
     for record in records:
         for step, info in zip(record.steps, infos[id(record)], strict=True):
-            if step.tree_xml:
+            if step.tree_xml and info is not None:
                 trees.setdefault(screen_ids[info.sha256], step.tree_xml)
     if not trees:
         return 0

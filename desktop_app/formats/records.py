@@ -65,7 +65,7 @@ class BoxRecord:
 
 @dataclass
 class StepRecord:
-    image: Path  # the file, or a name for messages when image_bytes holds the picture
+    image: Path | None  # the file, a name for messages when image_bytes holds the picture, None for a probe
     boxes: list[BoxRecord] = field(default_factory=list)
     expected_sha256: str | None = None
     platform: str = "web"
@@ -90,7 +90,7 @@ class EpisodeRecord:
     meta: dict[str, Any] = field(default_factory=dict)
     steps: list[StepRecord] = field(default_factory=list)
     reviews: list[dict[str, Any]] = field(default_factory=list)
-    kind: str = "sample"  # or "trajectory" (an agent's steps, judged as a whole)
+    kind: str = "sample"  # or "trajectory" (an agent's steps, judged as a whole), "probe" (a question, no screen)
     labels: list[dict[str, Any]] = field(default_factory=list)  # trajectory labels: annotator, outcome, comment
 
 

@@ -8,6 +8,7 @@ A folder holding any of:
     task_info.json, task_info_all.json   [{id, description, apps}]: the goal of each task id
     lowlevel_tasks.json + lowlevel_tasks/N.png|N.xml   grounding tasks: {id, app, instruction,
                                    groundtruth: a reference action} on one screen each
+    questions.json                 knowledge probes (formats/sphinx_probes.py): episodes of kind "probe"
 The folder given may also be `groundtruth/` itself or one `<task_id>/<app>/` folder.
 
 A recorded task becomes an episode (scenario "navigation", key sphinx-<task>-<app>) whose steps keep the
@@ -39,6 +40,8 @@ from desktop_app.formats.records import (
     require,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
+from desktop_app.formats.sphinx_probes import FILE as PROBES_FILE
+from desktop_app.formats.sphinx_probes import probe_json, read_probes
 from desktop_app.formats.writing import atomic_output
 
 NAME = "sphinx"
@@ -240,14 +243,18 @@ def read(path: Path, options) -> list[EpisodeRecord]:
     if not root.is_dir():
         if root.name == GROUNDING_FILE:
             return _read_grounding(root)
+        if root.name == PROBES_FILE:
+            return read_probes(root)
         raise FormatError("expected a Sphinx folder (groundtruth/<task>/<app>/ with N.png, N.xml, meta.json, "
-                          f"evaluator.json; or {GROUNDING_FILE} with its screens)", root)
+                          f"evaluator.json; or {GROUNDING_FILE} with its screens; or {PROBES_FILE})", root)
     base, folders = _task_folders(root)
     # one task folder (<root>/groundtruth/<task>/<app>): its goal is described three levels up
     goals = _goals(base if base is not None else root.parent.parent.parent)
     records = [_read_task(folder, goals) for folder in folders]
     if base is not None and (base / GROUNDING_FILE).is_file():
         records += _read_grounding(base / GROUNDING_FILE)
+    if base is not None and (base / PROBES_FILE).is_file():
+        records += read_probes(base / PROBES_FILE)
     if not records:
         raise FormatError("no Sphinx tasks here: expected groundtruth/<task>/<app>/ folders (N.png, N.xml, "
                           f"meta.json, evaluator.json) or {GROUNDING_FILE}", root)
@@ -286,7 +293,7 @@ def _reference(step, tree: UiTree | None) -> dict:
 def write(ctx: ExportContext) -> ExportReport:
     from sqlmodel import select
 
-    from desktop_app.store.models import ScreenTree
+    from desktop_app.store.models import Episode, ScreenTree
 
     report = ExportReport(NAME, ctx.out)
     with atomic_output(ctx.out) as tmp:
@@ -329,6 +336,13 @@ def write(ctx: ExportContext) -> ExportReport:
                 entry["apps"].append(info["app"])
             report.episodes += 1
             report.annotations += sum(1 for s in bundle.steps for b in s.boxes if b.label == "gold")
+        # the knowledge probes are the project's question set, not screens: all of them go with the export
+        probes = [probe_json(e.goal, e.meta["capability"]["probe"]) for e in ctx.session.execute(
+            select(Episode).where(Episode.kind == "probe").order_by(Episode.id)).scalars()
+            if "probe" in (e.meta or {}).get("capability", {})]
+        if probes:
+            _write_json(tmp / PROBES_FILE, probes)
+            report.annotations += len(probes)
         if goals:
             _write_json(tmp / "task_info.json", list(goals.values()))
         if grounding:

@@ -91,7 +91,8 @@ def load_items(project: Project, flt: EpisodeFilter) -> list[WorkItem]:
         for start in range(0, len(ids), 500):
             chunk = ids[start:start + 500]
             episodes = {r[0]: r for r in s.execute(select(*_EPISODE_COLUMNS).where(m.Episode.id.in_(chunk)))}
-            rows = s.execute(select(*_STEP_COLUMNS).join(m.Screen, m.Screen.id == m.Step.screen_id)
+            # outer join: a knowledge probe's steps have no screen (their screen columns come back empty)
+            rows = s.execute(select(*_STEP_COLUMNS).outerjoin(m.Screen, m.Screen.id == m.Step.screen_id)
                              .where(m.Step.episode_id.in_(chunk)).order_by(m.Step.episode_id, m.Step.index)).all()
             boxes: dict[int, list[Action]] = {}
             step_ids = [r[1] for r in rows]
@@ -105,7 +106,8 @@ def load_items(project: Project, flt: EpisodeFilter) -> list[WorkItem]:
                 _, key, goal, scenario, emeta = episodes[eid]
                 emeta = emeta or {}  # one dict per episode, shared by its steps (nobody writes to it)
                 source = emeta.get("envdistraction", {}).get("target", "")
-                items.append(WorkItem(sid, index, eid, key, goal, scenario, instruction, sha, ext, width, height,
-                                      tuple(boxes.get(sid, ())), source if isinstance(source, str) else "",
-                                      screen_id, platform, smeta or {}, emeta))
+                items.append(WorkItem(sid, index, eid, key, goal, scenario, instruction, sha or "", ext or "",
+                                      width or 0, height or 0, tuple(boxes.get(sid, ())),
+                                      source if isinstance(source, str) else "", screen_id or 0, platform or "",
+                                      smeta or {}, emeta))
     return items

@@ -33,7 +33,8 @@ VERDICTS = ("gold", "distracted", "other", "invalid", "error", *JUDGE_VERDICTS)
 RUN_STATES = ("pending", "running", "done", "done_with_errors", "failed", "cancelled")
 # sample: screens with labelled actions (what agents are run on); trajectory: what an agent did, step by
 # step, to be judged as a whole (its actions are the agent's, not labels: docs/decisions/0017)
-EPISODE_KINDS = ("sample", "trajectory")
+# probe: a knowledge-probe question (Sphinx); its steps are the ways it is asked and have no screen
+EPISODE_KINDS = ("sample", "trajectory", "probe")
 # a person's verdict on a whole trajectory; unsure and emulator_error are kept but not used as a reference
 OUTCOMES = ("success", "failure", "impossible", "unsure", "emulator_error")
 # a reviewed disagreement: accept = the judge was right (the reference label is corrected),
@@ -101,7 +102,7 @@ class Step(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     episode_id: int = _fk("episode.id")
     index: int = Field(default=0)
-    screen_id: int = _fk("screen.id", ondelete="RESTRICT")
+    screen_id: int | None = _fk("screen.id", ondelete="RESTRICT", nullable=True)  # None: a probe's question
     instruction: str = Field(default="")
     meta: dict = _json_column()
 

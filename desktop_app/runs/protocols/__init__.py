@@ -5,6 +5,7 @@
     judge    a model judges whole agent trajectories, checked against human labels (Agent-Eval-Refine)
     grounding, completion   capability probes on recorded app screens (Sphinx): one capability each
     replay   an agent walks a recorded task; its trajectory is scored by the task's evaluators (SR, ACP)
+    probe    knowledge probes: questions about the goal or the app with an answer key (no screen)
 
 `suggest()` picks the protocol a selection fits when the user does not choose one.
 """
@@ -15,11 +16,13 @@ from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummar
 from desktop_app.runs.protocols.capability import CompletionProtocol, GroundingProtocol
 from desktop_app.runs.protocols.episode import EpisodeProtocol
 from desktop_app.runs.protocols.judge import JudgeProtocol
+from desktop_app.runs.protocols.probe import ProbeProtocol
 from desktop_app.runs.protocols.replay import ReplayProtocol
 from desktop_app.runs.protocols.screen import ScreenProtocol
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol(), JudgeProtocol(),
-                                                   GroundingProtocol(), CompletionProtocol(), ReplayProtocol())}
+                                                   GroundingProtocol(), CompletionProtocol(), ReplayProtocol(),
+                                                   ProbeProtocol())}
 DEFAULT = "screen"
 
 

@@ -66,19 +66,23 @@ class CapabilityProtocol(Protocol):
         return options
 
     def prepare(self, project, profile, options):
-        if profile.kind != "openai":
-            raise OptionsError(f"capability probes ask a model (an OpenAI-compatible profile); {profile.name!r} "
-                               f"is a {profile.kind!r} agent")
+        require_model(profile)
         return options
 
     def fits(self, summary: SampleSummary) -> bool:
         return False  # chosen explicitly: their samples also fit the screen and episode protocols
 
     def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:
-        return [f"{name:<12} {_rate_text(cell)}" for name, cell in metrics.get("rates", {}).items()]
+        return [f"{name:<12} {rate_text(cell)}" for name, cell in metrics.get("rates", {}).items()]
 
 
-def _rate_text(cell: dict) -> str:
+def require_model(profile) -> None:
+    if profile.kind != "openai":
+        raise OptionsError(f"capability probes ask a model (an OpenAI-compatible profile); {profile.name!r} "
+                           f"is a {profile.kind!r} agent")
+
+
+def rate_text(cell: dict) -> str:
     if not cell.get("n"):
         return "-"
     low, high = cell["ci95"]
@@ -276,4 +280,4 @@ def predictions_of(project, run_id: int) -> list:
 
 
 __all__ = ["CapabilityOptions", "CapabilityProtocol", "CompletionProtocol", "GroundingProtocol", "ask_step",
-           "grounding_item", "predictions_of", "tasks_of"]
+           "grounding_item", "predictions_of", "rate_text", "require_model", "tasks_of"]
