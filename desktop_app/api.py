@@ -61,6 +61,13 @@ from desktop_app.store.project import Project, ProjectError
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.store.queries import episode_ids as _episode_ids
 from desktop_app.store.trees import step_screen
+from desktop_app.synth.grounding_instructions import Extracted, Written
+from desktop_app.synth.grounding_instructions import extract as _extract_grounding
+from desktop_app.synth.grounding_instructions import provenance as _grounding_provenance
+from desktop_app.synth.grounding_instructions import verify as _verify_grounding
+from desktop_app.synth.grounding_instructions import write_instructions as _write_instructions
+from desktop_app.synth.grounding_instructions import written_instruction as _written_instruction
+from desktop_app.synth.llm import LlmEndpoint
 
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError", "RunProgress", "agent",
            "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_project",
@@ -321,3 +328,32 @@ def capability_profiles(project: Project, run_ids: list[int] | None = None) -> l
     """One row per agent and observation mode: the five capability axes (with intervals), SR and ACP,
     from the newest grounding, completion and replay runs (capability/profile.py)."""
     return profiles(_evaluate(project, run_ids))
+
+
+# -- grounding tasks from recorded tasks, instructions by an LLM, verified by people ----------------
+def extract_grounding_tasks(project: Project) -> Extracted:
+    """One pending grounding task per distinct element action of the recorded tasks."""
+    return _extract_grounding(project)
+
+
+def write_grounding_instructions(project: Project, endpoint: LlmEndpoint, temperature: float = 0.75,
+                                 limit: int | None = None, progress=None, cancel=None) -> Written:
+    """The LLM writes the instruction of every grounding task that has none (the paper: temperature 0.75)."""
+    return _write_instructions(project, endpoint, temperature, limit, progress, cancel)
+
+
+def verify_grounding_task(project: Project, task: int | str, decision: str, reason: str = "",
+                          instruction: str | None = None, reviewer: str | None = None) -> str:
+    """accept / reject a grounding task by id or key (an instruction given replaces the text); returns the
+    status stored (edited when the text or the box changed since the model wrote it)."""
+    return _verify_grounding(project, task, decision, reason, instruction, reviewer)
+
+
+def grounding_written(project: Project, task: int) -> str | None:
+    """What the model wrote for this grounding task (None when it was imported, not written)."""
+    return _written_instruction(project, task)
+
+
+def grounding_provenance(project: Project) -> dict:
+    """written, kept, removed, revised, boxes fixed: the paper's 478 -> 457 (21 / 37 / 74) counts."""
+    return _grounding_provenance(project)

@@ -387,3 +387,51 @@ def test_a_bad_question_names_its_field_and_imports_nothing(tmp_path):
     (tmp_path / "questions.json").write_text(json.dumps(bad))
     with Project.init(tmp_path / "p") as project, pytest.raises(Exception, match=r"\[0\]\.options"):
         import_path(project, tmp_path / "questions.json", "sphinx")
+
+
+def test_grounding_tasks_from_recordings_written_by_an_llm_verified_with_provenance(recorded, capsys):
+
+    assert main(["capability", "extract-grounding", str(recorded)]) == 0
+    out = capsys.readouterr().out
+    made = int(out.split()[0])
+    # 38 recorded steps: 6 stops act on no element; the rest are distinct (screen, action, element)
+    assert "6 steps without an element" in out and made == 32
+    assert main(["capability", "extract-grounding", str(recorded)]) == 0  # again: nothing new, all duplicates
+    assert capsys.readouterr().out.startswith("0 grounding tasks made")
+
+    def scripted(body, n):
+        assert body["temperature"] == 0.75  # the paper's
+        assert [c["type"] for c in body["messages"][1]["content"]] == ["text", "image_url"]  # the framed target
+        return Response(text=json.dumps({"marked_element": "a button", "instruction": f"Tap target number {n}."}))
+
+    with FakeOpenAI(scripted) as server:
+        assert main(["capability", "write-instructions", str(recorded), "--base-url", server.base_url,
+                     "--model", "writer", "--api-key-env", "SCREENLAB_TEST_KEY", "--limit", "5"]) == 0
+    assert capsys.readouterr().out.startswith("5 instructions written")
+    with Project.open(recorded) as project:
+        written = [b for b in bundles(project, "grounding") if b.episode.key.startswith("grounding-")
+                   and b.episode.goal]
+        assert len(written) == 5 and all(b.episode.review_status == "pending" for b in written)
+        first, second, third, fourth = (b.episode.key for b in written[:4])
+        # a reviewer fixes the fourth task's box (snapped elsewhere) before accepting it
+        box = written[3].steps[0].boxes[0]
+        edits.update_boxes(project, [(box.id, {"x1": box.x1 + 4})])
+    assert main(["capability", "verify", str(recorded), third, "reject"]) == 2  # a rejection needs a reason
+    assert "needs a reason" in capsys.readouterr().err
+    assert main(["capability", "verify", str(recorded), first, "accept"]) == 0
+    assert main(["capability", "verify", str(recorded), second, "accept", "--instruction", "Tap the Blue colour."]) == 0
+    assert main(["capability", "verify", str(recorded), third, "reject", "--reason", "unclear screenshot"]) == 0
+    assert main(["capability", "verify", str(recorded), fourth, "accept"]) == 0
+    out = capsys.readouterr().out
+    assert f"{first}: accepted" in out and f"{second}: edited" in out and f"{fourth}: edited" in out
+    assert f"{third}: rejected" in out
+    with Project.open(recorded) as project:
+        counts = api.grounding_provenance(project)
+    # 32 made from the recordings + the demo's 8 imported grounding tasks = 40; the model wrote 5; 3 kept
+    # (one with its text revised, one with its box fixed), 1 removed; the other 36 wait for verification
+    assert counts == {"tasks": 40, "written": 5, "kept": 3, "removed": 1, "revised": 1, "boxes_fixed": 1,
+                      "pending": 36}
+    assert main(["capability", "provenance", str(recorded)]) == 0
+    assert "kept 3 (revised 1), removed 1, still to verify 36; boxes fixed 1" in capsys.readouterr().out
+    assert main(["capability", "verify", str(recorded), "grounding-nope", "accept"]) == 2
+    assert "no grounding task 'grounding-nope'" in capsys.readouterr().err

@@ -8,6 +8,11 @@ import sys
 from desktop_app.cli.common import add_filters, filter_of
 
 
+def _said(exc: Exception) -> str:
+    """An error's message (a KeyError's str() would add quotes)."""
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
 def cmd_check(args) -> int:
     """Each recorded task's reference trajectory against its own evaluators; exit 1 when one fails."""
     from desktop_app import api
@@ -47,7 +52,7 @@ def cmd_observe(args) -> int:
         try:
             text, picture = api.observation(project, args.step, args.mode)
         except (KeyError, ValueError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            print(f"error: {_said(exc)}", file=sys.stderr)
             return 2
     if picture is not None:
         if not args.out:
@@ -86,6 +91,69 @@ def cmd_profile(args) -> int:
     return 0
 
 
+def cmd_extract(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    with open_project(args) as project:
+        print(api.extract_grounding_tasks(project).summary())
+    return 0
+
+
+def cmd_write(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+    from desktop_app.settings import load_settings
+    from desktop_app.synth.llm import LlmEndpoint
+
+    if args.base_url or args.model:
+        if not (args.base_url and args.model):
+            print("error: give both --base-url and --model", file=sys.stderr)
+            return 2
+        endpoint = LlmEndpoint(args.base_url, args.model, args.temperature, args.api_key_env or "")
+    else:
+        endpoint = LlmEndpoint.from_settings(load_settings())
+    if endpoint is None:
+        print("error: instructions are written by an LLM: configure one in Settings or give --base-url and "
+              "--model", file=sys.stderr)
+        return 2
+    with open_project(args) as project:
+        report = api.write_grounding_instructions(project, endpoint, args.temperature, args.limit)
+    print(report.summary())
+    for line in report.failed[:20]:
+        print(f"  {line}", file=sys.stderr)
+    return 1 if report.failed and not report.written else 0
+
+
+def cmd_verify(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    with open_project(args) as project:
+        try:
+            status = api.verify_grounding_task(project, args.task, args.decision, args.reason, args.instruction)
+        except (KeyError, ValueError) as exc:
+            print(f"error: {_said(exc)}", file=sys.stderr)
+            return 2
+    print(f"{args.task}: {status}")
+    return 0
+
+
+def cmd_provenance(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    with open_project(args) as project:
+        counts = api.grounding_provenance(project)
+    if args.json:
+        print(json.dumps(counts))
+    else:
+        print(f"grounding tasks: {counts['tasks']}; instructions written by the model: {counts['written']}")
+        print(f"  kept {counts['kept']} (revised {counts['revised']}), removed {counts['removed']}, "
+              f"still to verify {counts['pending']}; boxes fixed {counts['boxes_fixed']}")
+    return 0
+
+
 def add_commands(sub, add_project) -> None:
     from desktop_app.a11y.observe import MODES
 
@@ -104,6 +172,29 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--latex", help="also write a LaTeX table here")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_profile)
+    p = csub.add_parser("extract-grounding", help="one grounding task per distinct element action of the "
+                                                  "recorded tasks (pending, no instruction yet)")
+    add_project(p)
+    p.set_defaults(func=cmd_extract)
+    p = csub.add_parser("write-instructions", help="an LLM writes each grounding task's one-line instruction")
+    add_project(p)
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: the one in Settings)")
+    p.add_argument("--model")
+    p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
+    p.add_argument("--temperature", type=float, default=0.75, help="default 0.75, as the paper")
+    p.add_argument("--limit", type=int, help="at most this many")
+    p.set_defaults(func=cmd_write)
+    p = csub.add_parser("verify", help="accept or reject a grounding task (optionally with a new instruction)")
+    add_project(p)
+    p.add_argument("task", help="the task's key")
+    p.add_argument("decision", choices=("accept", "reject"))
+    p.add_argument("--instruction", help="the corrected instruction (recorded as revised)")
+    p.add_argument("--reason", default="", help="why it is rejected (e.g. unclear screenshot)")
+    p.set_defaults(func=cmd_verify)
+    p = csub.add_parser("provenance", help="the grounding set's counts: written, kept, removed, revised, boxes fixed")
+    add_project(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_provenance)
     p = csub.add_parser("observe", help="print what an agent is shown of a step's screen")
     add_project(p)
     p.add_argument("step", type=int, help="the step's id")

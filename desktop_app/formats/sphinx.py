@@ -15,7 +15,8 @@ A recorded task becomes an episode (scenario "navigation", key sphinx-<task>-<ap
 reference action (step.meta.reference_action, the authors' dict), the activity and the completion label
 (continue; stop on the last step); the acted element is a gold box at its bounds, and the screen keeps
 its tree (store: screen_tree). The evaluators are checked when read and kept in episode.meta.capability.
-A grounding task becomes a one-step episode (scenario "grounding", goal = the instruction).
+A grounding task becomes a one-step episode (scenario "grounding", goal = the instruction; the step keeps
+no instruction of its own, so an edited goal is the one instruction there is).
 
 Export writes the same layout back. A gold box an annotator moved (snapped to a node, promoted to the
 clickable ancestor) is written as the node of the tree it now covers, and node flags (a wrong
@@ -233,7 +234,7 @@ def _read_grounding(path: Path) -> list[EpisodeRecord]:
             key=f"sphinx-grounding-{task_id}", where=where, goal=instruction, scenario=GROUNDING_SCENARIO,
             meta={"capability": {"task_id": str(task_id), "app": app, "grounding": True}},
             steps=[StepRecord(image=screen, boxes=[box] if box else [], platform=PLATFORM,
-                              screen_source=f"{folder.name}/{screen.name}", instruction=instruction,
+                              screen_source=f"{folder.name}/{screen.name}",
                               meta={"reference_action": action}, tree_xml=_tree_xml(xml_path), field=prefix)]))
     return records
 

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app import api
 from desktop_app.evaluation.rescore import rescore
 from desktop_app.evaluation.step_predictions import step_prediction_rows
 from desktop_app.settings import Settings, annotator_name, save_settings
@@ -36,11 +37,13 @@ from desktop_app.ui.canvas.scene import AnnotationScene
 from desktop_app.ui.canvas.view import CanvasView
 from desktop_app.ui.capability_view import CapabilityView
 from desktop_app.ui.commands import NUDGE_ID
+from desktop_app.ui.eval.background import run_in_background
 from desktop_app.ui.eval.dashboard import DashboardWidget
 from desktop_app.ui.eval.prediction_layer import marks_from_rows
 from desktop_app.ui.eval.prediction_panel import PredictionPanel
 from desktop_app.ui.eval.runs_panel import RunsPanel
 from desktop_app.ui.filmstrip import Filmstrip
+from desktop_app.ui.grounding_review import GroundingReviewPanel
 from desktop_app.ui.judge.pages import JudgePages
 from desktop_app.ui.navi_review import NaviReviewPanel
 from desktop_app.ui.ocr_assist import OcrAssistant
@@ -330,6 +333,9 @@ class MainWindow(QMainWindow):
         for key in ("tree.snap", "tree.promote", "tree.flag"):
             menu.addAction(a[key])
         menu.addSeparator()
+        menu.addAction("Make grounding tasks from recorded tasks").triggered.connect(self.extract_grounding)
+        menu.addAction("Write grounding instructions with the LLM").triggered.connect(self.write_instructions)
+        menu.addSeparator()
         self.profile_action = menu.addAction("Capability profile…")
         self.profile_action.triggered.connect(self.show_capability_profile)
         menu = self.menuBar().addMenu("&Review")
@@ -346,6 +352,37 @@ class MainWindow(QMainWindow):
         welcome.triggered.connect(self._welcome)
         about = menu.addAction("About ScreenLab")
         about.triggered.connect(self._about)
+
+    def extract_grounding(self) -> None:
+        """One pending grounding task per distinct element action of the recorded tasks (off the UI thread)."""
+        if self.project is None:
+            return
+        project = self.project
+        self.statusBar().showMessage("Making grounding tasks…")
+        run_in_background(self, lambda: api.extract_grounding_tasks(project),
+                          lambda report: self._grounding_done(report.summary()),
+                          lambda exc: self.statusBar().showMessage(f"Could not make grounding tasks: {exc}", 10000))
+
+    def write_instructions(self) -> None:
+        """The LLM of Settings writes the instruction of every grounding task without one (off the UI thread)."""
+        from desktop_app.synth.llm import LlmEndpoint
+
+        endpoint = LlmEndpoint.from_settings(self.settings)
+        if self.project is None:
+            return
+        if endpoint is None:
+            self.statusBar().showMessage("Set an LLM endpoint first (Edit > LLM endpoint and browser)", 10000)
+            return
+        project = self.project
+        self.statusBar().showMessage(f"Writing grounding instructions with {endpoint.model}…")
+        run_in_background(self, lambda: api.write_grounding_instructions(project, endpoint),
+                          lambda report: self._grounding_done(report.summary()),
+                          lambda exc: self.statusBar().showMessage(f"Could not write instructions: {exc}", 10000))
+
+    def _grounding_done(self, text: str) -> None:
+        self.statusBar().showMessage(text + " · Review > Verification queue shows them", 10000)
+        if self.browser is not None:
+            self.browser.refresh()
 
     def show_capability_profile(self) -> None:
         if self.project is None:
@@ -599,7 +636,8 @@ class MainWindow(QMainWindow):
         if not self._review_panels:
             return None
         episode = self.ws.episode if self.ws else None
-        kind = "navi" if episode is not None and episode.scenario == "ambiguous" else "screens"
+        scenario = episode.scenario if episode is not None else ""
+        kind = {"ambiguous": "navi", "grounding": "grounding"}.get(scenario, "screens")
         return self._review_panels[kind]
 
     def _show_review_panel(self) -> None:
@@ -619,7 +657,8 @@ class MainWindow(QMainWindow):
 
             endpoint = LlmEndpoint.from_settings(self.settings)
             self._review_panels = {"screens": ReviewPanel(self.ws, self.render_service(), endpoint),
-                                   "navi": NaviReviewPanel(self.ws, endpoint)}
+                                   "navi": NaviReviewPanel(self.ws, endpoint),
+                                   "grounding": GroundingReviewPanel(self.ws)}
             self._review_stack = QStackedWidget()
             for panel in self._review_panels.values():
                 panel.reviewed.connect(self._after_review)

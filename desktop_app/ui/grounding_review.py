@@ -1,0 +1,159 @@
+"""Verification of grounding tasks (Sphinx): the model's one-line instruction beside the screen and its box.
+
+Same keys as the other queues: A accept, R reject with a reason, E edit the instruction, Ctrl+Enter save
+it, N / P next / previous. The box is fixed on the canvas as usual (Capability > Snap to node / Promote to
+clickable ancestor). Whether an accepted task counts as revised is read from the store, so it survives a
+restart; the progress line gives the paper's provenance counts.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app import api
+from desktop_app.ui.workspace import Workspace
+
+REJECT_REASONS = ("unclear screenshot", "inaccurate instruction", "wrong ground-truth element",
+                  "duplicate of another task", "other")
+
+
+class GroundingRejectDialog(QDialog):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Reject grounding task")
+        self.reason = QComboBox()
+        self.reason.addItems(list(REJECT_REASONS))
+        self.detail = QLineEdit(placeholderText="what is wrong (optional)")
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout(self)
+        form.addRow("Reason", self.reason)
+        form.addRow("Details", self.detail)
+        form.addRow(buttons)
+
+    def text(self) -> str:
+        detail = self.detail.text().strip()
+        return self.reason.currentText() + (f": {detail}" if detail else "")
+
+
+class GroundingReviewPanel(QWidget):
+    reviewed = Signal(int)
+    replaced = Signal(int)  # unused here; the review stack connects it for every panel
+    navigate = Signal(int)
+    message = Signal(str)
+
+    def __init__(self, ws: Workspace, parent=None):
+        super().__init__(parent)
+        self.setObjectName("grounding-review")
+        self.ws = ws
+        self.progress = QLabel(wordWrap=True)
+        self.written = QLabel(wordWrap=True)
+        self.written.setStyleSheet("color: gray")
+        self.instruction = QLineEdit(placeholderText="the one-line instruction (E to edit, Ctrl+Enter to save)")
+        self.instruction.returnPressed.connect(self.save_instruction)
+        self.source = QLabel(wordWrap=True)
+        self.source.setStyleSheet("color: gray")
+        box = QGroupBox("Grounding task")
+        form = QFormLayout(box)
+        form.addRow("Written by the model", self.written)
+        form.addRow("Instruction", self.instruction)
+        form.addRow("From", self.source)
+        buttons = QHBoxLayout()
+        for key, text, slot in (("A", "Accept", lambda: self.accept_current()),
+                                ("R", "Reject...", lambda: self.reject_current()),
+                                ("Ctrl+Enter", "Save text", lambda: self.save_instruction()),
+                                ("P", "Previous", lambda: self.navigate.emit(-1)),
+                                ("N", "Next", lambda: self.navigate.emit(1))):
+            button = QPushButton(f"{text} ({key})")
+            button.clicked.connect(slot)
+            buttons.addWidget(button)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(4, 4, 4, 4)
+        outer.addWidget(self.progress)
+        outer.addWidget(box)
+        outer.addLayout(buttons)
+        outer.addStretch(1)
+        ws.stepLoaded.connect(self.refresh)
+        self.refresh()
+
+    # the review stack calls these, as on the other panels --------------------------------------
+    def focus_texts(self) -> None:
+        self.instruction.setFocus()
+        self.instruction.selectAll()
+
+    def apply_texts(self) -> None:
+        self.save_instruction()
+
+    def update_progress(self) -> None:
+        self.refresh()
+
+    def regenerate(self) -> None:
+        self.message.emit("Grounding instructions are rewritten from Capability > Write grounding instructions")
+
+    # showing -----------------------------------------------------------------------------------
+    def refresh(self, *_args) -> None:
+        episode = self.ws.episode
+        if episode is None or episode.scenario != "grounding":  # another queue's sample: not shown now
+            return
+        counts = api.grounding_provenance(self.ws.project)
+        self.progress.setText(
+            f"{counts['tasks']} grounding tasks, {counts['written']} written by the model: kept {counts['kept']} "
+            f"(revised {counts['revised']}), removed {counts['removed']}, boxes fixed {counts['boxes_fixed']}; "
+            f"{counts['pending']} to verify")
+        self.instruction.setText(episode.goal)
+        written = api.grounding_written(self.ws.project, episode.id)
+        if written is not None:
+            self.written.setText(written)
+        else:
+            self.written.setText("(imported, not written by a model)" if episode.goal else
+                                 "(no instruction yet: Capability > Write grounding instructions, or type one)")
+        info = (episode.meta or {}).get("capability") or {}
+        source = info.get("source") or {}
+        self.source.setText(f"{source.get('episode', info.get('app', ''))}"
+                            + (f", step {source['step'] + 1}" if "step" in source else "")
+                            + f" · status {episode.review_status}")
+
+    # deciding ----------------------------------------------------------------------------------
+    def save_instruction(self) -> None:
+        episode = self.ws.episode
+        text = " ".join(self.instruction.text().split())
+        if episode is None or not text or text == episode.goal:
+            return
+        self.ws.edit_episode({"goal": text}, "Edit instruction")  # undoable, like every edit
+        self.message.emit(f"{episode.key}: instruction saved")
+
+    def accept_current(self) -> None:
+        episode = self.ws.episode
+        if episode is None:
+            return
+        self.save_instruction()
+        status = api.verify_grounding_task(self.ws.project, episode.id, "accept", reviewer=self.ws.actor)
+        self.message.emit(f"{episode.key}: {status}")
+        self.reviewed.emit(episode.id)
+
+    def reject_current(self, reason: str | None = None) -> None:
+        episode = self.ws.episode
+        if episode is None:
+            return
+        if reason is None:
+            dialog = GroundingRejectDialog(self)
+            if not dialog.exec():
+                return
+            reason = dialog.text()
+        api.verify_grounding_task(self.ws.project, episode.id, "reject", reason, reviewer=self.ws.actor)
+        self.message.emit(f"{episode.key}: rejected ({reason})")
+        self.reviewed.emit(episode.id)
