@@ -31,6 +31,7 @@ from desktop_app.agents.profiles import AgentProfile, ProfileError, get_profile
 from desktop_app.capability.profile import ProfileRow, profiles
 from desktop_app.capability.reference import ReferenceCheck
 from desktop_app.capability.reference import check_references as _check_references
+from desktop_app.capability.reference import check_task as _check_task
 from desktop_app.evaluation.rows import prediction_rows
 from desktop_app.formats.ingest import ImportOptions, ImportReport
 from desktop_app.formats.records import FormatError
@@ -307,6 +308,12 @@ def flag_tree_node(project: Project, screen_id: int, node_id: int, fixes: dict[s
 def check_references(project: Project, where: Where = None) -> list[ReferenceCheck]:
     """Each recorded task's reference trajectory against its own evaluators (which pass, which fail)."""
     return _check_references(project, _filter(where))
+
+
+def check_task_evaluators(project: Project, episode_id: int, evaluators: list | None = None) -> ReferenceCheck:
+    """One recorded task's reference trajectory against its evaluators (or against `evaluators`, the JSON an
+    editor is about to save): which pass, which fail, or the problem that stops the check."""
+    return _check_task(project, episode_id, evaluators)
 
 
 def observation(project: Project, step_id: int, mode: str) -> tuple[str, bytes | None]:

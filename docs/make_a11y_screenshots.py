@@ -5,7 +5,7 @@
 On a scratch project holding the shop screen of tests/test_gui_a11y.py (a uiautomator dump with a button whose
 text sits on a child label, and a settings icon the dump calls not clickable), it saves:
 
-  docs/a11y-panel.png   the window with the "Accessibility tree" tab showing: the gold box drawn on the
+  docs/a11y-panel.png   the window with the "Tree" tab (accessibility tree) showing: the gold box drawn on the
                         button's text label is selected, so the tree has selected the label's node; the mouse
                         rests on the Button row, so its bounds are outlined on the canvas (dashed magenta, with
                         its name) - what "Promote to clickable ancestor" (Ctrl+Shift+U) would give the box; the

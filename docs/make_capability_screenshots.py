@@ -1,4 +1,5 @@
-"""docs/capability-profile.png: the capability profile window on the Sphinx demo, two scripted agents.
+"""docs/capability-profile.png: the capability profile window on the Sphinx demo, two scripted agents;
+docs/recorded-task.png: the Recorded task tab (evaluators checked on the reference, completion label).
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python docs/make_capability_screenshots.py
 
@@ -21,8 +22,10 @@ sys.path.insert(0, str(DOCS.parent))
 sys.path.insert(0, str(DOCS.parent / "tests"))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from sqlmodel import select  # noqa: E402
 
 from desktop_app.settings import Settings  # noqa: E402
+from desktop_app.store.models import Episode  # noqa: E402
 from desktop_app.ui.app import application  # noqa: E402
 from desktop_app.ui.main_window import MainWindow  # noqa: E402
 from desktop_app.ui.theme import apply_theme  # noqa: E402
@@ -50,6 +53,21 @@ def main() -> None:
         QApplication.processEvents()
     out = DOCS / "capability-profile.png"
     view.grab().save(str(out))
+    print(f"wrote {out}")
+    view.close()
+
+    # the wallet task, second step: the recorded target is the "Maya Patel" label inside its row
+    with window.project.reading() as s:
+        episode_id = next(e.id for e in s.exec(select(Episode)) if e.key == "sphinx-4-pocketly")
+    window.browser.select_row(window.browser.model.row_of(episode_id))
+    for _ in range(10):
+        QApplication.processEvents()
+    window.ws.load_step(1)
+    window.right_tabs.setCurrentWidget(window.task_panel)
+    for _ in range(10):
+        QApplication.processEvents()
+    out = DOCS / "recorded-task.png"
+    window.grab().save(str(out))
     print(f"wrote {out}")
     window.close()
 

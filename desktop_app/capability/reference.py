@@ -55,11 +55,24 @@ def check_references(project: Project, flt: EpisodeFilter = EpisodeFilter()) -> 
     return out
 
 
-def _check(episode: Episode, steps: list[Step], trees: dict) -> ReferenceCheck:
+def check_task(project: Project, episode_id: int, evaluators: list | None = None) -> ReferenceCheck:
+    """One recorded task's reference against its evaluators, or against `evaluators` (JSON as in
+    evaluator.json) that an editor is about to save; a bad evaluator is reported in `problem`."""
+    with project.reading() as s:
+        episode = s.get(Episode, episode_id)
+        if episode is None:
+            raise KeyError(f"no episode {episode_id}")
+        steps = list(s.execute(select(Step).where(Step.episode_id == episode_id).order_by(Step.index)).scalars())
+        trees = {t.screen_id: t for t in s.execute(
+            select(ScreenTree).where(ScreenTree.screen_id.in_([st.screen_id for st in steps]))).scalars()}
+    return _check(episode, steps, trees, evaluators)
+
+
+def _check(episode: Episode, steps: list[Step], trees: dict, candidate: list | None = None) -> ReferenceCheck:
     info = capability_info(episode)
     check = ReferenceCheck(episode.id, episode.key, episode.goal, [])
     try:
-        evaluators = parse_evaluators(info.get("evaluators", []))
+        evaluators = parse_evaluators(info.get("evaluators", []) if candidate is None else candidate)
     except EvaluatorError as exc:
         check.problem = f"evaluator {exc.path}: {exc.message}"
         return check

@@ -12,7 +12,7 @@ from typing import Any
 from sqlmodel import select
 
 from desktop_app.store import audit
-from desktop_app.store.models import ACTION_TYPES, LABELS, ActionBox, Episode
+from desktop_app.store.models import ACTION_TYPES, LABELS, ActionBox, Episode, Step
 from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
 
@@ -138,3 +138,23 @@ def update_episode(project: Project, episode_id: int, changes: dict[str, Any], a
         audit.record(s, "update", "episode", episode_id,
                      {"before": _jsonable(before), "after": _jsonable(changes)}, actor)
     return episode
+
+
+def update_step_meta(project: Project, step_id: int, changes: dict[str, Any], actor: str | None = None) -> Step:
+    """Set keys of a step's meta (None removes a key), e.g. a completion label overridden by hand."""
+    actor = actor or audit.current_actor()
+    with project.transaction() as s:
+        step = s.get(Step, step_id)
+        if step is None:
+            raise EditConflict(f"step {step_id} no longer exists")
+        meta = dict(step.meta or {})
+        before = {k: meta.get(k) for k in changes}
+        for key, value in changes.items():
+            if value is None:
+                meta.pop(key, None)
+            else:
+                meta[key] = value
+        step.meta = meta
+        s.add(step)
+        audit.record(s, "update", "step", step_id, {"before": {"meta": before}, "after": {"meta": changes}}, actor)
+    return step

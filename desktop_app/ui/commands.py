@@ -115,21 +115,33 @@ class ChangeBoxes(_Command):
         self._apply(1)
 
 
-class EditEpisode(_Command):
-    def __init__(self, ws: Workspace, episode_id: int, before: dict, after: dict, text: str):
-        super().__init__(ws, text)
-        self.episode_id, self.before, self.after = episode_id, before, after
+class _SetValues(_Command):
+    """Fields of one row set to `after`; undo sets them back to `before`. Subclasses say how to write."""
 
-    def _apply(self, values: dict) -> None:
-        def do():
-            self.ws.episode_put(edits.update_episode(self.ws.project, self.episode_id, values, self.ws.actor))
-        self._run(do)
+    def __init__(self, ws: Workspace, row_id: int, before: dict, after: dict, text: str):
+        super().__init__(ws, text)
+        self.row_id, self.before, self.after = row_id, before, after
+
+    def _write(self, values: dict) -> None:
+        raise NotImplementedError
 
     def redo(self) -> None:
-        self._apply(self.after)
+        self._run(lambda: self._write(self.after))
 
     def undo(self) -> None:
-        self._apply(self.before)
+        self._run(lambda: self._write(self.before))
+
+
+class EditEpisode(_SetValues):
+    def _write(self, values: dict) -> None:
+        self.ws.episode_put(edits.update_episode(self.ws.project, self.row_id, values, self.ws.actor))
+
+
+class EditStepMeta(_SetValues):
+    """Keys of a step's meta set by hand (a completion label overridden); undo puts the old values back."""
+
+    def _write(self, values: dict) -> None:
+        self.ws.step_meta_put(edits.update_step_meta(self.ws.project, self.row_id, values, self.ws.actor))
 
 
 class FlagTreeNode(_Command):

@@ -52,6 +52,7 @@ from desktop_app.ui.render_service import RenderService
 from desktop_app.ui.review_panel import ReviewPanel
 from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
 from desktop_app.ui.shortcuts import ACTIONS, NUDGES, WINDOW_GROUPS, keys_for, review_keys
+from desktop_app.ui.task_panel import TaskPanel
 from desktop_app.ui.theme import apply_theme
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
 from desktop_app.ui.workspace import Workspace
@@ -151,6 +152,8 @@ class MainWindow(QMainWindow):
         self.a11y = A11yPanel(self.scene, self.view, self)
         self.a11y.hide()
         self.capability_view: CapabilityView | None = None  # the profile window, when open
+        self.task_panel = TaskPanel(self)  # a recorded task's evaluators and completion labels (a tab)
+        self.task_panel.hide()
         self.a11y.set_selection_provider(lambda: self.selected_ids())
         self.a11y.wanted.connect(self.show_a11y)
         self.a11y.message.connect(self.statusBar().showMessage)  # text, timeout in ms
@@ -432,11 +435,17 @@ class MainWindow(QMainWindow):
         self.actions_by_id["edit.undo"].setEnabled(False)
         self.actions_by_id["edit.redo"].setEnabled(False)
         self._open_evaluation(project)
-        self.right_tabs.addTab(self.a11y, "Accessibility tree")
+        # short tab titles: four tabs share the dock's width; the tooltips say what they are
+        self.right_tabs.addTab(self.a11y, "Tree")
+        self.right_tabs.setTabToolTip(self.right_tabs.indexOf(self.a11y), "The screen's accessibility tree")
+        self.right_tabs.addTab(self.task_panel, "Task")
+        self.right_tabs.setTabToolTip(self.right_tabs.indexOf(self.task_panel),
+                                      "A recorded task's evaluators and the step's completion label")
         self.browser.episodeSelected.connect(self.ws.load_episode)
         self.properties.boxesSelected.connect(self._list_selection)
         self.filmstrip.stepChosen.connect(self.ws.load_step)
         self.a11y.set_workspace(self.ws)
+        self.task_panel.set_workspace(self.ws)
         location = str(project.folder or project.url)
         self.settings.add_recent(location)
         save_settings(self.settings)
@@ -539,6 +548,7 @@ class MainWindow(QMainWindow):
             self.ws.deleteLater()
         self.judge.set_project(None)
         self.a11y.set_workspace(None)
+        self.task_panel.set_workspace(None)
         self.project.close()
         self.project = self.ws = self.browser = self.properties = None
 

@@ -26,6 +26,7 @@ class Workspace(QObject):
     writeFailed = Signal(str)
     written = Signal()  # an edit reached the database
     treeFlagged = Signal(int, int, object)  # screen id, node id, its corrections now (None: none)
+    stepChanged = Signal(object)  # a step whose meta was edited (the row as stored now)
 
     def __init__(self, project: Project, actor: str, parent=None):
         super().__init__(parent)
@@ -143,6 +144,24 @@ class Workspace(QObject):
         before = {k: getattr(self.episode, k) for k in after}
         if before != after:
             self.undo_stack.push(commands.EditEpisode(self, self.episode.id, before, after, text))
+
+    def edit_step_meta(self, after: dict, text: str) -> None:
+        """Set keys of the current step's meta (None removes one), undoably."""
+        if self.step is None:
+            return
+        before = {k: (self.step.meta or {}).get(k) for k in after}
+        if before != after:
+            self.undo_stack.push(commands.EditStepMeta(self, self.step.id, before, after, text))
+
+    def step_meta_put(self, step: Step) -> None:
+        """A step's meta changed in the store: keep the loaded copy in step with it."""
+        for i, loaded in enumerate(self.steps):
+            if loaded.id == step.id:
+                self.steps[i] = step
+                if self.step is not None and self.step.id == step.id:
+                    self.step = step
+        self.stepChanged.emit(step)
+        self.written.emit()
 
     def flag_tree_node(self, screen_id: int, node_id: int, fixes: dict | None, text: str) -> None:
         """Correct a node of the screen's accessibility tree (e.g. {"clickable": "true"}); None clears."""
