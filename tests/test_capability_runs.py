@@ -435,3 +435,41 @@ def test_grounding_tasks_from_recordings_written_by_an_llm_verified_with_provena
     assert "kept 3 (revised 1), removed 1, still to verify 36; boxes fixed 1" in capsys.readouterr().out
     assert main(["capability", "verify", str(recorded), "grounding-nope", "accept"]) == 2
     assert "no grounding task 'grounding-nope'" in capsys.readouterr().err
+
+
+def test_the_repair_pass_scores_rewritten_answers_beside_the_originals(recorded, capsys):
+    """Sphinx reports Original -> Repaired: a second model rewrites answers in the wrong format."""
+    with Project.open(recorded) as project:
+        answers = reference_answers(project)
+    chatty = sorted(answers)[:3]  # three answers buried in prose: format errors as they stand
+    for goal in chatty[:2]:
+        answers[goal] = "I would " + answers[goal].splitlines()[-1] + " now."
+    answers[chatty[2]] = "Not sure what to do."
+
+    def scripted(body, n):
+        if body["model"] == "fixer":  # the repairer: pulls the action out, or says NONE
+            said = body["messages"][0]["content"]
+            found = re.search(r"I would (.*) now\.", said)
+            return Response(text=found.group(1) if found else "NONE")
+        instruction = re.search(r"^Instruction: (.*)$", user_text(body), re.M).group(1)
+        return Response(text=answers[instruction])
+
+    with FakeOpenAI(scripted) as server:
+        add_agent(server)
+        assert main(["agents", "add", "fixer", "--base-url", server.base_url, "--model", "fixer",
+                     "--api-key-env", "SCREENLAB_TEST_KEY", "--replace"]) == 0
+        assert main(["run", str(recorded), "--agent", "phone", "--protocol", "grounding", "--observation", "tree",
+                     "--repair", "fixer", "--where", "scenario=grounding"]) == 0
+        assert sum(1 for r in server.requests if r["model"] == "fixer") == 3  # only the unreadable ones
+    with Project.open(recorded) as project:
+        (run,) = api.runs(project)
+        metrics = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]
+    original, fixed = metrics["rates"]["grounding"], metrics["repaired"]["grounding"]
+    # original: 5 of 8 (3 format errors); repaired: the two rewritten answers hit, the third stays unreadable
+    assert (original["hits"], original["n"], original["format_errors"]) == (5, 8, 3)
+    assert (fixed["hits"], fixed["n"], fixed["format_errors"]) == (7, 8, 1)
+    capsys.readouterr()
+    assert main(["eval", str(recorded)]) == 0
+    assert "grounding rep." in capsys.readouterr().out
+    assert main(["run", str(recorded), "--agent", "phone", "--protocol", "completion", "--repair", "fixer"]) == 2
+    assert "has no repair pass" in capsys.readouterr().err

@@ -73,6 +73,12 @@ def probe_messages(version: str, question: str, probe: dict, ask: str, option: s
     return [{"role": "user", "content": text.strip()}]
 
 
+def repair_messages(version: str, required: str, answer: str) -> list[dict]:
+    """A second model asked to put an answer into the required format (the repair pass)."""
+    text = _env(version).get_template("repair.j2").render(required=required, answer=answer)
+    return [{"role": "user", "content": text.strip()}]
+
+
 def describe_action(action: dict) -> str:
     """A reference action in words, for the history shown to the agent."""
     kind = action.get("type", "")

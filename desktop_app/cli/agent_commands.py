@@ -135,8 +135,11 @@ def _run(args, cancel: threading.Event) -> int:
             plan = api.plan_run(project, flt, args.protocol, args.include_unlabelled, **options)
             if plan.protocol == "episode":
                 options = {"allow_ask": not args.no_ask}
-            elif getattr(args, "observation", None):  # `judge run` shares this path and has no such flag
-                options = {**options, "observation": args.observation}
+            else:  # `judge run` shares this path and has neither flag
+                if getattr(args, "observation", None):
+                    options = {**options, "observation": args.observation}
+                if getattr(args, "repair", None):
+                    options = {**options, "repair": args.repair}
             run_id = api.create_run(project, profile, flt, plan.protocol, args.name or "",
                                     args.include_unlabelled, plan=plan, **options)
             how = "chosen" if args.protocol else "suggested by the samples"
@@ -277,6 +280,9 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--include-unlabelled", action="store_true",
                    help="also ask about samples with no goal or no labelled action (left out by default)")
     p.add_argument("--no-ask", action="store_true", help="episode protocol without the ASK action (the 'incomplete' setting)")
+    p.add_argument("--repair", metavar="AGENT",
+                   help="grounding / probe protocols: a model profile that rewrites answers in the wrong format; "
+                        "both the original and the repaired rates are reported (the paper's Original / Repaired)")
     p.add_argument("--observation", choices=OBSERVATION_MODES,
                    help="grounding / completion protocols: what the agent is shown of a recorded screen: image, "
                         "marks (numbered dots), tree (the accessibility tree as text; default), list (its elements)")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import ClassVar
 
 from sqlalchemy import select
@@ -40,6 +40,7 @@ from desktop_app.capability.metrics import (
 )
 from desktop_app.runs.context import RunContext, answer_values
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
+from desktop_app.runs.protocols.repair import freeze_repairer, repaired
 from desktop_app.runs.selection import NO_GOAL, RunSelection
 from desktop_app.runs.work import MIME, WorkItem, load_items
 from desktop_app.store import models as m
@@ -52,10 +53,13 @@ NO_REFERENCE = "no reference action"
 class CapabilityOptions:
     observation: str = "tree"  # image | marks | tree | list (a11y/observe.py)
     prompt: str = prompts.VERSIONS[-1]
+    repair: str = ""  # grounding: a model profile that rewrites answers in the wrong format (runs/protocols/repair.py)
+    repair_profile: dict = field(default_factory=dict)  # frozen when the run is created
 
 
 class CapabilityProtocol(Protocol):
     options_type: ClassVar[type] = CapabilityOptions
+    repairs: ClassVar[bool] = False  # whether answers in the wrong format may be repaired (the paper: grounding)
 
     def options(self, data: dict | None = None, **given) -> CapabilityOptions:
         options: CapabilityOptions = super().options(data, **given)
@@ -63,17 +67,22 @@ class CapabilityProtocol(Protocol):
             raise OptionsError(f"unknown observation mode {options.observation!r} (one of {', '.join(MODES)})")
         if options.prompt not in prompts.VERSIONS:
             raise OptionsError(f"unknown prompt version {options.prompt!r} (one of {', '.join(prompts.VERSIONS)})")
+        if options.repair and not self.repairs:
+            raise OptionsError(f"the {self.name} protocol has no repair pass (grounding and probes have)")
         return options
 
     def prepare(self, project, profile, options):
         require_model(profile)
-        return options
+        return freeze_repairer(options)
 
     def fits(self, summary: SampleSummary) -> bool:
         return False  # chosen explicitly: their samples also fit the screen and episode protocols
 
     def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:
-        return [f"{name:<12} {rate_text(cell)}" for name, cell in metrics.get("rates", {}).items()]
+        lines = [f"{name:<12} {rate_text(cell)}" for name, cell in metrics.get("rates", {}).items()]
+        lines += [f"{name + ' rep.':<12} {rate_text(cell)}   (answers in the wrong format rewritten by the repairer)"
+                  for name, cell in metrics.get("repaired", {}).items()]
+        return lines
 
 
 def require_model(profile) -> None:
@@ -157,6 +166,16 @@ def grounding_item(action, item: WorkItem, tree: UiTree | None) -> tuple[Groundi
                          reference_text=reference.get("message"), format_error=unknown), facts
 
 
+def _verdict_of(text: str, form: str, item: WorkItem, tree: UiTree | None) -> str:
+    """A repaired answer's verdict (gold, other, or invalid when even the rewrite does not parse)."""
+    try:
+        action = parse_action(text, form)
+    except GrammarError:
+        return "invalid"
+    scored, _ = grounding_item(action, item, tree)
+    return "gold" if grounding_hit(scored) else ("invalid" if scored.format_error else "other")
+
+
 def _stored_action(action, item: GroundingItem, tree: UiTree | None) -> ParsedAction:
     """The answer as ScreenLab's parsed action: the point drawn on the screen (an element's centre)."""
     element = ""
@@ -169,6 +188,7 @@ def _stored_action(action, item: GroundingItem, tree: UiTree | None) -> ParsedAc
 
 
 class GroundingProtocol(CapabilityProtocol):
+    repairs: ClassVar[bool] = True
     name: ClassVar[str] = "grounding"
     title: ClassVar[str] = "Capability: grounding"
     description: ClassVar[str] = ("one instruction on one recorded screen; the answer hits when it acts on the "
@@ -198,8 +218,11 @@ class GroundingProtocol(CapabilityProtocol):
             action = parse_action(answer.reply.text, form)
         except GrammarError as exc:
             final = ParsedAction(raw=answer.reply.text, wrong_format=True)
-            await ctx.write(item, {**answer_values(answer, final), "verdict": "invalid",
-                                   "parsed": {"error": str(exc), "form": form}})
+            parsed = {"error": str(exc), "form": form}
+            rewrite = await repaired(ctx, answer.reply.text, form)
+            if rewrite is not None:
+                parsed["repaired"] = {"text": rewrite, "verdict": _verdict_of(rewrite, form, item, tree)}
+            await ctx.write(item, {**answer_values(answer, final), "verdict": "invalid", "parsed": parsed})
             ctx.step_done("invalid")
             return
         scored, facts = grounding_item(action, item, tree)
@@ -217,6 +240,12 @@ class GroundingProtocol(CapabilityProtocol):
                             sum(r.verdict == "invalid" for r in answered))
             out[run.id] = {"rates": {"grounding": accuracy.as_dict()}, "errors": len(rows) - len(answered),
                            "observation": (run.options or {}).get("observation", "")}
+            if (run.options or {}).get("repair"):
+                # Repaired: an unreadable answer counts as its rewrite (if the repairer made one)
+                after = [((r.parsed or {}).get("repaired") or {}).get("verdict", "invalid")
+                         if r.verdict == "invalid" else r.verdict for r in answered]
+                out[run.id]["repaired"] = {"grounding": Rate(after.count("gold"), len(after),
+                                                             after.count("invalid")).as_dict()}
         return out
 
 

@@ -11,7 +11,7 @@ so the authors' reading can be applied to the same replies.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from desktop_app.agents.actions import ParsedAction
@@ -21,6 +21,7 @@ from desktop_app.capability.metrics import ProbeAnswers, probe_accuracy, read_bq
 from desktop_app.runs.context import RunContext, answer_values
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
 from desktop_app.runs.protocols.capability import predictions_of, rate_text, require_model, tasks_of
+from desktop_app.runs.protocols.repair import freeze_repairer, repaired
 from desktop_app.runs.selection import RunSelection
 from desktop_app.runs.work import WorkItem, load_items
 
@@ -30,6 +31,8 @@ NOT_A_PROBE = "not a knowledge probe"
 @dataclass(frozen=True)
 class ProbeOptions:
     prompt: str = prompts.VERSIONS[-1]
+    repair: str = ""  # a model profile that rewrites replies in the wrong format (runs/protocols/repair.py)
+    repair_profile: dict = field(default_factory=dict)  # frozen when the run is created
 
 
 def _probe(item: WorkItem) -> dict:
@@ -53,6 +56,7 @@ class ProbeProtocol(Protocol):
                                   "four yes/no questions; accuracy per level (Sphinx)")
     options_type: ClassVar[type] = ProbeOptions
     episode_kind: ClassVar[str] = "probe"
+    repairs: ClassVar[bool] = True  # unreadable replies may be rewritten by a second model
 
     def options(self, data: dict | None = None, **given) -> ProbeOptions:
         options: ProbeOptions = super().options(data, **given)
@@ -62,7 +66,7 @@ class ProbeProtocol(Protocol):
 
     def prepare(self, project, profile, options):
         require_model(profile)
-        return options
+        return freeze_repairer(options)
 
     def fits(self, summary: SampleSummary) -> bool:
         return False  # probes are their own kind of episode: chosen explicitly
@@ -93,8 +97,12 @@ class ProbeProtocol(Protocol):
             right = reply_right(item, answer.reply.text)
             verdict = "invalid" if right is None else ("gold" if right else "other")
             final = ParsedAction(raw=answer.reply.text, wrong_format=right is None)
-            await ctx.write(item, {**answer_values(answer, final), "verdict": verdict,
-                                   "parsed": {"ask": item.step_meta.get("ask"), "option": item.step_meta.get("option")}})
+            parsed = {"ask": item.step_meta.get("ask"), "option": item.step_meta.get("option")}
+            if right is None:
+                rewrite = await repaired(ctx, answer.reply.text, item.step_meta.get("ask", "bq"))
+                if rewrite is not None:
+                    parsed["repaired"] = rewrite
+            await ctx.write(item, {**answer_values(answer, final), "verdict": verdict, "parsed": parsed})
             ctx.step_done(verdict)
 
     def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
@@ -112,13 +120,23 @@ class ProbeProtocol(Protocol):
                 probe = _probe(unit.items[0])
                 answers.append(ProbeAnswers(probe["level"], probe["answer"], replies[0].raw_text,
                                             [r.raw_text for r in replies[1:]]))
-            rates = {level: by_version["original"].as_dict()
-                     for level, by_version in probe_accuracy(answers).items()}
-            out[run.id] = {"rates": rates, "questions": len(answers), "unfinished": unfinished}
+                if (run.options or {}).get("repair"):  # Repaired: an unreadable reply counts as its rewrite
+                    fixed = [(r.parsed or {}).get("repaired", r.raw_text) if r.verdict == "invalid" else r.raw_text
+                             for r in replies]
+                    answers.append(ProbeAnswers(probe["level"], probe["answer"], fixed[0], fixed[1:], "repaired"))
+            accuracy = probe_accuracy(answers)
+            out[run.id] = {"rates": {level: v["original"].as_dict() for level, v in accuracy.items()},
+                           "questions": sum(1 for a in answers if a.version == "original"),
+                           "unfinished": unfinished}
+            if (run.options or {}).get("repair"):
+                out[run.id]["repaired"] = {level: v["repaired"].as_dict() for level, v in accuracy.items()
+                                           if "repaired" in v}
         return out
 
     def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:
         lines = [f"{level:<12} {rate_text(cell)}" for level, cell in metrics.get("rates", {}).items()]
+        lines += [f"{level + ' rep.':<12} {rate_text(cell)}   (replies in the wrong format rewritten by the repairer)"
+                  for level, cell in metrics.get("repaired", {}).items()]
         if metrics.get("unfinished"):
             lines.append(f"{metrics['unfinished']} questions not finished (failed requests; --resume asks again)")
         return lines

@@ -57,6 +57,7 @@ from desktop_app.ui.eval.background import run_in_background
 # protocols whose options say how a recorded screen is shown to the agent (the capability probes)
 OBSERVED_PROTOCOLS = tuple(name for name, p in PROTOCOLS.items()
                            if any(f.name == "observation" for f in fields(p.options_type)))
+REPAIRING_PROTOCOLS = tuple(name for name, p in PROTOCOLS.items() if getattr(p, "repairs", False))
 OBSERVATION_CHOICES = (("tree", "the accessibility tree as text"), ("list", "the list of elements"),
                        ("marks", "the screenshot with numbered marks"), ("image", "the screenshot"))
 
@@ -197,6 +198,14 @@ class RunDialog(QDialog):
         self.observation.currentIndexChanged.connect(self._changed)
         observation_row.addWidget(self.observation, 1)
         protocol_layout.addLayout(observation_row)
+        repair_row = QHBoxLayout()
+        repair_row.addWidget(QLabel("Repair wrong formats with:"))
+        self.repair = QComboBox()
+        self.repair.addItem("no repair", "")  # the models are added by reload_profiles
+        self.repair.setToolTip("Grounding and probes: a second model rewrites answers in the wrong format; the "
+                               "results show the original and the repaired rates (Sphinx)")
+        repair_row.addWidget(self.repair, 1)
+        protocol_layout.addLayout(repair_row)
         self.include_unlabelled = QCheckBox("Also ask about samples with no goal or no labelled action")
         self.include_unlabelled.setToolTip("Left out by default: they cannot be scored and only lower every rate")
         self.include_unlabelled.toggled.connect(self._changed)
@@ -243,6 +252,15 @@ class RunDialog(QDialog):
                 self.profile_error.setText(str(exc))
                 self.profile_error.show()
         self._profiles = {**profiles, **{k: v for k, v in BASELINES.items() if k not in profiles}}
+        chosen = self.repair.currentData()
+        self.repair.blockSignals(True)
+        self.repair.clear()
+        self.repair.addItem("no repair", "")
+        for name, profile in sorted(self._profiles.items()):
+            if profile.kind == "openai":
+                self.repair.addItem(name, name)
+        self.repair.setCurrentIndex(max(0, self.repair.findData(chosen)))
+        self.repair.blockSignals(False)
         self.agent_list.blockSignals(True)
         self.agent_list.clear()
         for name, profile in self._profiles.items():
@@ -343,6 +361,8 @@ class RunDialog(QDialog):
         options = {"allow_ask": self.allow_ask.isChecked()} if protocol == "episode" else None
         if protocol in OBSERVED_PROTOCOLS:
             options = {"observation": self.observation.currentData()}
+        if protocol in REPAIRING_PROTOCOLS and self.repair.currentData():
+            options = {**(options or {}), "repair": self.repair.currentData()}
         include = self.include_unlabelled.isChecked()
         out = []
         for name in self.checked_agent_names():
@@ -409,6 +429,7 @@ class RunDialog(QDialog):
         # ASK is an episode option: enabled while episodes are chosen, or may be (not counted yet)
         self.allow_ask.setEnabled(self.protocol() in (None, "episode"))
         self.observation.setEnabled(self.protocol() in OBSERVED_PROTOCOLS)
+        self.repair.setEnabled(self.protocol() in REPAIRING_PROTOCOLS)
         fits = PROTOCOLS[self._plan.suggested].title if self._plan else "…"
         self.protocol_buttons["auto"].setText(f"Automatic: what the samples fit ({fits})")
         runs = self.runs()
