@@ -89,7 +89,8 @@ def test_grounding_in_text_mode_scores_like_the_authors_and_follows_a_corrected_
     assert cell["ci95"] == pytest.approx([0.529, 0.978], abs=1e-3)
     capsys.readouterr()
     assert main(["eval", str(recorded)]) == 0
-    assert "87.5 % [52.9, 97.8]  (7/8, 1 format errors)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "87.5 % [52.9, 97.8]  (7/8, 1 format errors)" in out and "failures     format error 1" in out
 
     # an annotator decides the size task's target is another element and moves its gold box there:
     # asked again, the same (cached) answer is now a miss
@@ -141,6 +142,10 @@ def test_grounding_on_the_screenshot_reads_points_and_marks_draw_numbers(recorde
         cell = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]["rates"]["grounding"]
         rows = api.per_sample(project, [run.id])
     assert (cell["hits"], cell["n"], cell["format_errors"]) == (1, 8, 0)
+    with Project.open(recorded) as project:
+        modes = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]["failure_modes"]
+    # the seven misses: a tap where the reference types ("25" into the amount field), six taps off target
+    assert modes == {"point off the target": 6, "wrong action type": 1}
     # the answer's point is stored for the viewer
     assert sum(1 for r in rows if r["point"] is not None) == 8
 
@@ -179,6 +184,7 @@ def test_completion_continue_stop_and_perfect(recorded):
     assert (rates["continue"]["hits"], rates["continue"]["n"], rates["continue"]["format_errors"]) == (30, 32, 1)
     assert (rates["stop"]["hits"], rates["stop"]["n"]) == (5, 6)
     assert (rates["perfect"]["hits"], rates["perfect"]["n"]) == (3, 6)
+    assert metrics["failure_modes"] == {"stopped too early": 1, "format error": 1, "failed to stop": 1}
     confusion = {(c["truth"], c["predicted"]): c["count"] for c in metrics["confusion"]}
     assert confusion == {("continue", "continue"): 30, ("continue", "stop"): 1, ("continue", None): 1,
                          ("stop", "stop"): 5, ("stop", "continue"): 1}
@@ -279,6 +285,7 @@ def test_replay_walks_recorded_tasks_and_scores_them_with_their_evaluators(recor
     assert asked == sum(t["acted"] for t in tasks.values()) + 1  # one request per answer, the bad one too
     sr = metrics["rates"]["success"]
     assert (sr["hits"], sr["n"]) == (4, 6)
+    assert metrics["failure_modes"] == {"wrong path": 1, "format error": 1}
     # format errors: one run ended on one, over the answers asked (actions carried out + that one)
     fe = metrics["rates"]["format_error"]
     assert (fe["hits"], fe["n"]) == (1, asked)
@@ -372,6 +379,7 @@ def test_knowledge_probes_import_run_score_by_level_and_export(recorded, tmp_pat
     goal, app = metrics["rates"]["goal"], metrics["rates"]["app"]
     assert (goal["hits"], goal["n"], goal["format_errors"]) == (13, 15, 1)
     assert (app["hits"], app["n"], app["format_errors"]) == (15, 15, 0)
+    assert metrics["failure_modes"] == {"goal misunderstanding": 1, "format error": 1}
     assert (row.agent, row.observation) == ("phone", "-")  # probes alone: no observation mode
     assert (row.axes["goal"]["hits"], row.axes["app"]["hits"]) == (13, 15)
     assert (row.axes["instructions"]["hits"], row.axes["instructions"]["n"]) == (29, 30)

@@ -14,6 +14,7 @@ newest counts. Each figure keeps its 95 % interval and its counts.
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ class ProfileRow:
     acp: float | None = None
     acp_ci95: tuple[float, float] | None = None
     runs: dict[str, int] = field(default_factory=dict)  # protocol -> the run id used
+    failure_modes: dict[str, int] = field(default_factory=dict)  # the paper's failure modes over those runs
 
     @property
     def label(self) -> str:
@@ -96,6 +98,10 @@ def profiles(evaluated: dict) -> list[ProfileRow]:
                     answered += cell["n"]
                     in_format += cell["n"] - cell["format_errors"]
         row.axes["instructions"] = _cell(in_format, answered)
+        modes: Counter = Counter()
+        for _, metrics in [*by_protocol.values(), *([probes[agent]] if agent in probes else [])]:
+            modes.update(metrics.get("failure_modes") or {})
+        row.failure_modes = dict(modes.most_common())
         rows.append(row)
     return rows
 
@@ -106,13 +112,15 @@ def _percent(cell: dict | None) -> str:
 
 def table_rows(rows: list[ProfileRow]) -> tuple[list[str], list[list[str]]]:
     """Header and cells as the window and the files show them (percentages with their intervals)."""
-    header = ["Agent", "Observation", *(AXIS_TITLES[a] for a in AXES), "SR", "ACP"]
+    header = ["Agent", "Observation", *(AXIS_TITLES[a] for a in AXES), "SR", "ACP", "Most frequent failures"]
     body = []
     for row in rows:
         acp = "-" if row.acp is None else f"{100 * row.acp:.1f}"
         if row.acp is not None and row.acp_ci95:
             acp += f" [{100 * row.acp_ci95[0]:.1f}, {100 * row.acp_ci95[1]:.1f}]"
-        body.append([row.agent, row.observation, *(_percent(row.axes[a]) for a in AXES), _percent(row.sr), acp])
+        failures = ", ".join(f"{mode} {n}" for mode, n in list(row.failure_modes.items())[:3]) or "-"
+        body.append([row.agent, row.observation, *(_percent(row.axes[a]) for a in AXES), _percent(row.sr), acp,
+                     failures])
     return header, body
 
 
@@ -139,6 +147,7 @@ def write_csv(rows: list[ProfileRow], path: Path | str) -> Path:
 
 def write_latex(rows: list[ProfileRow], path: Path | str) -> Path:
     header, body = table_rows(rows)
+    header, body = header[:-1], [cells[:-1] for cells in body]  # the failures are words, not a figure
     lines = ["\\begin{table}[t]", "\\centering", "\\small",
              "\\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", "\\toprule",
              " & ".join(latex_escape(h) for h in header) + " \\\\", "\\midrule"]

@@ -147,7 +147,7 @@ class CapabilityView(QDialog):
         for r, cells in enumerate(body):
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if c >= 2:
+                if 2 <= c < len(cells) - 1:  # the figures; the last column (failures) is words
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 self.table.setItem(r, c, item)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)

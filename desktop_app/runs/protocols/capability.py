@@ -29,6 +29,8 @@ from desktop_app.a11y.tree import UiTree
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.agents.client import RequestFailed
 from desktop_app.capability import prompts
+from desktop_app.capability.evaluators import evaluator_type
+from desktop_app.capability.failure_modes import completion_mode, grounding_mode, tally
 from desktop_app.capability.grammar import GrammarError, parse_action
 from desktop_app.capability.metrics import (
     CompletionItem,
@@ -82,7 +84,12 @@ class CapabilityProtocol(Protocol):
         lines = [f"{name:<12} {rate_text(cell)}" for name, cell in metrics.get("rates", {}).items()]
         lines += [f"{name + ' rep.':<12} {rate_text(cell)}   (answers in the wrong format rewritten by the repairer)"
                   for name, cell in metrics.get("repaired", {}).items()]
-        return lines
+        return lines + failure_line(metrics)
+
+
+def failure_line(metrics: dict) -> list[str]:
+    modes = metrics.get("failure_modes") or {}
+    return [f"{'failures':<12} " + ", ".join(f"{mode} {n}" for mode, n in modes.items())] if modes else []
 
 
 def require_model(profile) -> None:
@@ -151,6 +158,8 @@ def grounding_item(action, item: WorkItem, tree: UiTree | None) -> tuple[Groundi
     reference = item.step_meta.get("reference_action") or {}
     gold = next((a for a in item.actions if a.label == "gold" and a.box is not None), None)
     facts: dict = {"reference_type": reference.get("type", "")}
+    if evaluator_type({"type": action.kind}) != evaluator_type({"type": reference.get("type", "")}):
+        facts["why"] = f"action {action.kind} where the reference is {reference.get('type', '')}"
     point, unknown = action.point, False
     if action.element is not None:
         by_tag = {tag: node_id for node_id, tag in tags(tree).items()} if tree is not None else {}
@@ -239,7 +248,8 @@ class GroundingProtocol(CapabilityProtocol):
             accuracy = Rate(sum(r.verdict == "gold" for r in answered), len(answered),
                             sum(r.verdict == "invalid" for r in answered))
             out[run.id] = {"rates": {"grounding": accuracy.as_dict()}, "errors": len(rows) - len(answered),
-                           "observation": (run.options or {}).get("observation", "")}
+                           "observation": (run.options or {}).get("observation", ""),
+                           "failure_modes": tally(grounding_mode(r.verdict, r.parsed or {}) for r in answered)}
             if (run.options or {}).get("repair"):
                 # Repaired: an unreadable answer counts as its rewrite (if the repairer made one)
                 after = [((r.parsed or {}).get("repaired") or {}).get("verdict", "invalid")
@@ -297,6 +307,7 @@ class CompletionProtocol(CapabilityProtocol):
             score = completion_scores(judged)
             out[run.id] = {"rates": {"continue": score.continue_.as_dict(), "stop": score.stop.as_dict(),
                                      "perfect": score.perfect.as_dict()},
+                           "failure_modes": tally(completion_mode(i.truth, i.predicted) for i in judged),
                            "confusion": score.as_dict()["confusion"],
                            "errors": sum(1 for r in rows if r.verdict == "error"),
                            "observation": (run.options or {}).get("observation", "")}
@@ -309,4 +320,4 @@ def predictions_of(project, run_id: int) -> list:
 
 
 __all__ = ["CapabilityOptions", "CapabilityProtocol", "CompletionProtocol", "GroundingProtocol", "ask_step",
-           "grounding_item", "predictions_of", "rate_text", "require_model", "tasks_of"]
+           "failure_line", "grounding_item", "predictions_of", "rate_text", "require_model", "tasks_of"]

@@ -17,10 +17,17 @@ from typing import ClassVar
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.agents.client import RequestFailed
 from desktop_app.capability import prompts
+from desktop_app.capability.failure_modes import probe_mode, tally
 from desktop_app.capability.metrics import ProbeAnswers, probe_accuracy, read_bq, read_mcq
 from desktop_app.runs.context import RunContext, answer_values
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
-from desktop_app.runs.protocols.capability import predictions_of, rate_text, require_model, tasks_of
+from desktop_app.runs.protocols.capability import (
+    failure_line,
+    predictions_of,
+    rate_text,
+    require_model,
+    tasks_of,
+)
 from desktop_app.runs.protocols.repair import freeze_repairer, repaired
 from desktop_app.runs.selection import RunSelection
 from desktop_app.runs.work import WorkItem, load_items
@@ -111,13 +118,15 @@ class ProbeProtocol(Protocol):
             selection = RunSelection.from_json(run.selection)
             units, _ = self.units(load_items(project, selection.episodes))
             rows = {r.step_id: r for r in predictions_of(project, run.id)}
-            answers, unfinished = [], 0
+            answers, unfinished, modes = [], 0, []
             for unit in units:
                 replies = [rows.get(i.step_id) for i in unit.items]
                 if any(r is None or r.verdict == "error" for r in replies):
                     unfinished += 1
                     continue
                 probe = _probe(unit.items[0])
+                modes += [probe_mode(probe["level"], None if r.verdict == "invalid" else r.verdict == "gold")
+                          for r in replies]
                 answers.append(ProbeAnswers(probe["level"], probe["answer"], replies[0].raw_text,
                                             [r.raw_text for r in replies[1:]]))
                 if (run.options or {}).get("repair"):  # Repaired: an unreadable reply counts as its rewrite
@@ -127,7 +136,7 @@ class ProbeProtocol(Protocol):
             accuracy = probe_accuracy(answers)
             out[run.id] = {"rates": {level: v["original"].as_dict() for level, v in accuracy.items()},
                            "questions": sum(1 for a in answers if a.version == "original"),
-                           "unfinished": unfinished}
+                           "unfinished": unfinished, "failure_modes": tally(modes)}
             if (run.options or {}).get("repair"):
                 out[run.id]["repaired"] = {level: v["repaired"].as_dict() for level, v in accuracy.items()
                                            if "repaired" in v}
@@ -137,6 +146,7 @@ class ProbeProtocol(Protocol):
         lines = [f"{level:<12} {rate_text(cell)}" for level, cell in metrics.get("rates", {}).items()]
         lines += [f"{level + ' rep.':<12} {rate_text(cell)}   (replies in the wrong format rewritten by the repairer)"
                   for level, cell in metrics.get("repaired", {}).items()]
+        lines += failure_line(metrics)
         if metrics.get("unfinished"):
             lines.append(f"{metrics['unfinished']} questions not finished (failed requests; --resume asks again)")
         return lines

@@ -25,6 +25,7 @@ from desktop_app.a11y.stored import parse_stored
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.capability import prompts
 from desktop_app.capability.evaluators import EvaluatorError, build_trace, parse_evaluators, score_task
+from desktop_app.capability.failure_modes import replay_mode, tally
 from desktop_app.capability.grammar import GrammarError, parse_action, to_trace_action
 from desktop_app.capability.metrics import (
     RunOutcome,
@@ -39,6 +40,7 @@ from desktop_app.runs.protocols.capability import (
     NO_REFERENCE,
     CapabilityProtocol,
     ask_step,
+    failure_line,
     grounding_item,
     predictions_of,
     tasks_of,
@@ -151,6 +153,7 @@ class ReplayProtocol(CapabilityProtocol):
                            "acp": e2e.acp, "acp_ci95": e2e.acp_ci95, "acp_tasks": e2e.acp_tasks,
                            "sr_by_length": {k: v.as_dict() for k, v in e2e.sr_by_length.items()},
                            "tasks": per_task, "unfinished": unfinished,
+                           "failure_modes": tally(t["failure_mode"] for t in per_task),
                            "observation": (run.options or {}).get("observation", "")}
         return out
 
@@ -160,6 +163,7 @@ class ReplayProtocol(CapabilityProtocol):
             low, high = metrics["acp_ci95"] or (metrics["acp"], metrics["acp"])
             lines.append(f"{'ACP':<12} {100 * metrics['acp']:5.1f} % [{100 * low:.1f}, {100 * high:.1f}]  "
                          f"({metrics['acp_tasks']} tasks)")
+        lines += failure_line(metrics)
         if metrics.get("unfinished"):
             lines.append(f"{metrics['unfinished']} tasks not finished (failed requests; --resume asks them again)")
         return lines
@@ -206,4 +210,5 @@ def _score(session, unit: WorkUnit, rows: list) -> tuple | None:
     last = (seen[-1][1].parsed or {}).get("ended", "") if seen else ""
     detail = {"task": key, "steps": len(unit.items), "acted": len(actions), "ended": last or "format error",
               "passed": score.passed, "success": score.success}
+    detail["failure_mode"] = replay_mode(detail)
     return (TaskOutcome(key, score, len(unit.items)), RunOutcome(len(actions), parse_error), detail)
