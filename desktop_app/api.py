@@ -28,10 +28,14 @@ from desktop_app.a11y.observe import MODES as OBSERVATION_MODES
 from desktop_app.a11y.observe import marks_png, observation_text
 from desktop_app.a11y.stored import StoredTree, flag_node, load_tree
 from desktop_app.agents.profiles import AgentProfile, ProfileError, get_profile
+from desktop_app.capability.profile import PROBE as PROBE_PROTOCOL
+from desktop_app.capability.profile import PROTOCOLS as PROFILE_PROTOCOLS
 from desktop_app.capability.profile import ProfileRow, profiles
 from desktop_app.capability.reference import ReferenceCheck
 from desktop_app.capability.reference import check_references as _check_references
 from desktop_app.capability.reference import check_task as _check_task
+from desktop_app.capability.reference import set_completion as _set_completion
+from desktop_app.capability.reference import set_evaluators as _set_evaluators
 from desktop_app.evaluation.rows import prediction_rows
 from desktop_app.formats.ingest import ImportOptions, ImportReport
 from desktop_app.formats.records import FormatError
@@ -50,6 +54,12 @@ from desktop_app.judging.trajectories import trajectories_from_episodes as _from
 from desktop_app.judging.trajectories import trajectories_from_run as _from_run
 from desktop_app.judging.verdict_files import judges_in
 from desktop_app.judging.verdicts import verdicts_of
+from desktop_app.probes import Probe
+from desktop_app.probes import add_probe as _add_probe
+from desktop_app.probes import edit_probe as _edit_probe
+from desktop_app.probes import probe_id as _probe_id
+from desktop_app.probes import probes as _probes
+from desktop_app.probes import verify_probe as _verify_probe
 from desktop_app.runs import engine
 from desktop_app.runs.engine import Plan
 from desktop_app.runs.evaluate import DEFAULT_RULES, list_runs
@@ -299,10 +309,11 @@ def screen_tree(project: Project, step_id: int) -> StoredTree | None:
     return load_tree(project, step_id)
 
 
-def flag_tree_node(project: Project, screen_id: int, node_id: int, fixes: dict[str, str] | None,
+def flag_tree_node(project: Project, tree_id: int, node_id: int, fixes: dict[str, str] | None,
                    actor: str | None = None) -> dict[str, str] | None:
-    """Correct a node of a screen's tree (e.g. {"clickable": "true"}); None clears. Returns the previous value."""
-    return flag_node(project, screen_id, node_id, fixes, actor)
+    """Correct a node of a stored tree (api.screen_tree(...).tree_id), e.g. {"clickable": "true"}; None clears.
+    Returns the previous value."""
+    return flag_node(project, tree_id, node_id, fixes, actor)
 
 
 def check_references(project: Project, where: Where = None) -> list[ReferenceCheck]:
@@ -316,6 +327,16 @@ def check_task_evaluators(project: Project, episode_id: int, evaluators: list | 
     return _check_task(project, episode_id, evaluators)
 
 
+def set_task_evaluators(project: Project, episode_id: int, evaluators: list, actor: str | None = None) -> ReferenceCheck:
+    """Replace a recorded task's evaluators (a bad one refused with its path); returns the reference's check."""
+    return _set_evaluators(project, episode_id, evaluators, actor)
+
+
+def set_completion_label(project: Project, step_id: int, label: str, actor: str | None = None) -> None:
+    """Override a step's completion label: continue or stop."""
+    _set_completion(project, step_id, label, actor)
+
+
 def observation(project: Project, step_id: int, mode: str) -> tuple[str, bytes | None]:
     """What an agent is shown of a step's screen: (text, None) in the text modes, ("", PNG) for marks,
     ("", the screenshot) for image. KeyError when the screen has no tree and the mode needs one."""
@@ -327,6 +348,8 @@ def observation(project: Project, step_id: int, mode: str) -> tuple[str, bytes |
     if mode in ("tree", "list"):
         return observation_text(stored.tree, mode), None
     screen = step_screen(project, step_id)
+    if screen is None:
+        raise KeyError(f"step {step_id} is a question with no screen (a knowledge probe)")
     image = project.media.read(screen.sha256, screen.ext)
     return "", marks_png(image, stored.tree) if mode == "marks" else image
 
@@ -334,7 +357,8 @@ def observation(project: Project, step_id: int, mode: str) -> tuple[str, bytes |
 def capability_profiles(project: Project, run_ids: list[int] | None = None) -> list[ProfileRow]:
     """One row per agent and observation mode: the five capability axes (with intervals), SR and ACP,
     from the newest grounding, completion and replay runs (capability/profile.py)."""
-    return profiles(_evaluate(project, run_ids))
+    wanted = [r.id for r in list_runs(project, run_ids) if r.protocol in (*PROFILE_PROTOCOLS, PROBE_PROTOCOL)]
+    return profiles(_evaluate(project, wanted))
 
 
 # -- grounding tasks from recorded tasks, instructions by an LLM, verified by people ----------------
@@ -364,3 +388,26 @@ def grounding_written(project: Project, task: int) -> str | None:
 def grounding_provenance(project: Project) -> dict:
     """written, kept, removed, revised, boxes fixed: the paper's 478 -> 457 (21 / 37 / 74) counts."""
     return _grounding_provenance(project)
+
+
+# -- knowledge probes written and verified by people --------------------------------------------------
+def probes(project: Project) -> list[Probe]:
+    """Every knowledge probe: question, options A-D, answer key, level (goal / app), apps, status."""
+    return _probes(project)
+
+
+def add_probe(project: Project, question: str, options: dict[str, str], answer: str, level: str,
+              apps: list[str] = (), category: str = "", author: str = "") -> int:
+    """A new probe (pending verification); returns its id."""
+    return _add_probe(project, question, options, answer, level, apps, category, author)
+
+
+def edit_probe(project: Project, probe: int | str, question: str, options: dict[str, str], answer: str,
+               level: str, apps: list[str] = (), category: str = "", actor: str | None = None) -> None:
+    _edit_probe(project, _probe_id(project, probe), question, options, answer, level, list(apps), category, actor)
+
+
+def verify_probe(project: Project, probe: int | str, decision: str, reason: str = "",
+                 reviewer: str | None = None) -> str:
+    """accept / reject a probe by id or key; returns the status stored (edited when changed after adding)."""
+    return _verify_probe(project, _probe_id(project, probe), decision, reason, reviewer)

@@ -43,6 +43,12 @@ def bundles(project, scenario):
         return load_bundles(s, episode_ids(s, EpisodeFilter(scenarios=(scenario,))))
 
 
+def task_step(said: str) -> tuple[str, int]:
+    """The task and how many actions were taken, read from a completion or replay request's text."""
+    goal = re.search(r"^Task: (.*)$", said, re.M).group(1)
+    return goal, 0 if "(none yet)" in said else len(re.findall(r"^\d+\. ", said, re.M))
+
+
 def reference_answers(project) -> dict[str, str]:
     """A careful agent's answer to each grounding instruction: the element that takes the action, i.e.
     the clickable element around the reference node (which is the node itself unless it is a label)."""
@@ -110,9 +116,11 @@ def test_grounding_in_text_mode_scores_like_the_authors_and_follows_a_corrected_
     finally:
         server.__exit__(None, None, None)
     with Project.open(recorded) as project:
-        second = api.runs(project)[-1]
+        first, second = api.runs(project)
         cell = api.evaluate(project, [second.id])["runs"][second.id]["metrics"]["rates"]["grounding"]
+        again = api.evaluate(project, [first.id])["runs"][first.id]["metrics"]["rates"]["grounding"]
     assert (cell["hits"], cell["n"]) == (6, 8)
+    assert (again["hits"], again["n"]) == (6, 8)  # the first run, scored again against the fixed box
 
 
 def test_grounding_on_the_screenshot_reads_points_and_marks_draw_numbers(recorded):
@@ -159,8 +167,7 @@ def test_completion_continue_stop_and_perfect(recorded):
 
     def scripted(body, n):
         said = user_text(body)
-        goal = re.search(r"^Task: (.*)$", said, re.M).group(1)
-        done = 0 if "(none yet)" in said else len(re.findall(r"^\d+\. ", said, re.M))
+        goal, done = task_step(said)
         if goal == garbled and done == 0:
             return Response(text="Hard to say.")
         if goal == early and done == 2:
@@ -188,6 +195,26 @@ def test_completion_continue_stop_and_perfect(recorded):
     confusion = {(c["truth"], c["predicted"]): c["count"] for c in metrics["confusion"]}
     assert confusion == {("continue", "continue"): 30, ("continue", "stop"): 1, ("continue", None): 1,
                          ("stop", "stop"): 5, ("stop", "continue"): 1}
+
+
+def test_completion_leaves_out_a_task_whose_steps_were_not_all_answered(recorded):
+    with Project.open(recorded) as project:
+        lengths = {b.episode.goal: len(b.steps) for b in bundles(project, "navigation")}
+
+    def scripted(body, n):  # always "continue"; the stop steps' requests fail
+        said = user_text(body)
+        goal, done = task_step(said)
+        return Response(status=400, text="bad request") if done == lengths[goal] - 1 else Response(text="continue")
+
+    with FakeOpenAI(scripted) as server:
+        add_agent(server)
+        main(["run", str(recorded), "--agent", "phone", "--protocol", "completion", "--where", "scenario=navigation"])
+    with Project.open(recorded) as project:
+        (run,) = api.runs(project)
+        metrics = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]
+    # no task had all its steps answered: none is scored (Perfect. over them would be a guess), all are said
+    assert metrics["unfinished"] == 6 and metrics["rates"]["perfect"]["n"] == 0
+    assert metrics["errors"] == 6
 
 
 def test_an_unknown_observation_mode_and_a_baseline_are_refused(recorded, capsys):
@@ -257,8 +284,7 @@ def test_replay_walks_recorded_tasks_and_scores_them_with_their_evaluators(recor
 
     def scripted(body, n):
         said = user_text(body)
-        goal = re.search(r"^Task: (.*)$", said, re.M).group(1)
-        done = 0 if "(none yet)" in said else len(re.findall(r"^\d+\. ", said, re.M))
+        goal, done = task_step(said)
         return Response(text=answers[(goal, done)])
 
     with FakeOpenAI(scripted) as server:
@@ -283,23 +309,45 @@ def test_replay_walks_recorded_tasks_and_scores_them_with_their_evaluators(recor
         assert tasks[key]["ended"] == "stopped" and tasks[key]["success"], key
         assert tasks[key]["acted"] == lengths[key]
     assert asked == sum(t["acted"] for t in tasks.values()) + 1  # one request per answer, the bad one too
+    # SR 5/6: a run that ends on an unreadable answer is scored as stopping on the screen it was on (the
+    # authors' scorer does so), and the clock run was on its final screen with everything done
     sr = metrics["rates"]["success"]
-    assert (sr["hits"], sr["n"]) == (4, 6)
-    assert metrics["failure_modes"] == {"wrong path": 1, "format error": 1}
+    assert (sr["hits"], sr["n"]) == (5, 6) and tasks["sphinx-6-clock"]["success"]
+    assert metrics["failure_modes"] == {"wrong path": 1}
     # format errors: one run ended on one, over the answers asked (actions carried out + that one)
     fe = metrics["rates"]["format_error"]
     assert (fe["hits"], fe["n"]) == (1, asked)
-    # ACP: the mean share of evaluators holding. The shop run never chose the size, added to the bag or
-    # ordered: none of its 4 holds; the clock run typed the time and the label but never saved and stopped
+    # ACP: the mean share of evaluators holding; the shop run never chose the size, added to the bag or
+    # ordered: none of its 4 holds
     shares = [sum(t["passed"]) / len(t["passed"]) for t in tasks.values()]
     assert metrics["acp"] == pytest.approx(sum(shares) / 6)
     assert tasks["sphinx-1-stride"]["passed"] == [False] * 4
-    clock_passed = tasks["sphinx-6-clock"]["passed"]
-    assert clock_passed[:2] == [True, True] and not all(clock_passed)
     capsys.readouterr()
     assert main(["eval", str(recorded), "--run", str(run.id)]) == 0
     out = capsys.readouterr().out
-    assert "success" in out and "66.7 %" in out and "ACP" in out
+    assert "success" in out and "83.3 %" in out and "ACP" in out
+
+
+def test_replay_never_counts_an_agent_that_does_not_stop(recorded):
+    """Walking the whole recording right but pressing back instead of stop on the final screen leaves the
+    recording: the final-screen and last-action checks then see an unknown screen, not the recorded one."""
+    with Project.open(recorded) as project:
+        answers = {k: ("press [back]" if "press [stop]" in v else v) for k, v in walk_answers(project).items()}
+
+    def scripted(body, n):
+        said = user_text(body)
+        goal, done = task_step(said)
+        return Response(text=answers[(goal, done)])
+
+    with FakeOpenAI(scripted) as server:
+        add_agent(server)
+        assert main(["run", str(recorded), "--agent", "phone", "--protocol", "replay", "--where",
+                     "scenario=navigation"]) == 0
+    with Project.open(recorded) as project:
+        (run,) = api.runs(project)
+        metrics = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]
+    assert metrics["rates"]["success"]["hits"] == 0
+    assert all(t["ended"] == "left the recording" for t in metrics["tasks"])
 
 
 def test_the_capability_profile_gathers_the_runs_of_an_agent_and_mode(recorded, tmp_path, capsys):
@@ -312,8 +360,7 @@ def test_the_capability_profile_gathers_the_runs_of_an_agent_and_mode(recorded, 
         system, said = body["messages"][0]["content"], user_text(body)
         if "Carry out one instruction" in system:
             return Response(text=grounding[re.search(r"^Instruction: (.*)$", said, re.M).group(1)])
-        goal = re.search(r"^Task: (.*)$", said, re.M).group(1)
-        done = 0 if "(none yet)" in said else len(re.findall(r"^\d+\. ", said, re.M))
+        goal, done = task_step(said)
         if "whether the task is finished" in system:
             return Response(text="stop" if done == lengths[goal] - 1 else "continue")
         return Response(text=walk[(goal, done)])
@@ -444,6 +491,18 @@ def test_grounding_tasks_from_recordings_written_by_an_llm_verified_with_provena
     assert main(["capability", "verify", str(recorded), "grounding-nope", "accept"]) == 2
     assert "no grounding task 'grounding-nope'" in capsys.readouterr().err
 
+    # exported, every grounding task has its own id and screen (the 32 made from recordings are numbered
+    # after the 8 imported ones), and the export imports again whole
+    out = recorded.parent / "out"
+    with Project.open(recorded) as project:
+        export_path(project, out, "sphinx", EpisodeFilter(scenarios=("grounding",), review_statuses=()))
+    tasks = json.loads((out / "lowlevel_tasks.json").read_text())
+    ids = [t["id"] for t in tasks]
+    assert len(ids) == len(set(ids)) == 40 and sorted(ids)[:8] == list(range(1, 9))
+    assert len(list((out / "lowlevel_tasks").glob("*.png"))) == 40
+    with Project.init(recorded.parent / "again") as again:
+        assert import_path(again, out, "sphinx").episodes == 40 + 6  # and the 6 probes
+
 
 def test_the_repair_pass_scores_rewritten_answers_beside_the_originals(recorded, capsys):
     """Sphinx reports Original -> Repaired: a second model rewrites answers in the wrong format."""
@@ -481,3 +540,23 @@ def test_the_repair_pass_scores_rewritten_answers_beside_the_originals(recorded,
     assert "grounding rep." in capsys.readouterr().out
     assert main(["run", str(recorded), "--agent", "phone", "--protocol", "completion", "--repair", "fixer"]) == 2
     assert "has no repair pass" in capsys.readouterr().err
+
+
+def test_evaluators_and_completion_labels_set_from_the_command_line(recorded, tmp_path, capsys):
+    with Project.open(recorded) as project:
+        bundle = next(b for b in bundles(project, "navigation") if b.episode.key == "sphinx-1-stride")
+    evaluators = bundle.episode.meta["capability"]["evaluators"]
+    (tmp_path / "bad.json").write_text(json.dumps([{"type": "findtext"}]))
+    assert main(["capability", "set-evaluators", str(recorded), "sphinx-1-stride", str(tmp_path / "bad.json")]) == 2
+    assert "[0].type" in capsys.readouterr().err
+    (tmp_path / "more.json").write_text(json.dumps(evaluators + [{"type": "lastaction", "check_type": "equal",
+                                                                  "check_rules": {"text": "Cancel"}}]))
+    assert main(["capability", "set-evaluators", str(recorded), "sphinx-1-stride", str(tmp_path / "more.json")]) == 0
+    assert "5 evaluators saved; the reference fails 1" in capsys.readouterr().out
+    step = bundle.steps[0].step.id
+    assert main(["capability", "completion", str(recorded), str(step), "stop"]) == 0
+    with Project.open(recorded) as project:
+        assert api.screen_tree(project, step) is not None
+        with project.reading() as s:
+            from desktop_app.store.models import Step
+            assert s.get(Step, step).meta["completion"] == "stop"

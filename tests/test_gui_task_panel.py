@@ -50,6 +50,15 @@ def test_evaluators_are_checked_edited_and_undone_and_completion_overridden(qtbo
     assert "passes all 4" in panel.summary.text()
     assert json.loads(panel.editor.toPlainText()) == original
 
+    # unsaved typing survives a look at another step of the task
+    panel.editor.setPlainText("[]  ")
+    window.ws.load_step(2)
+    QApplication.processEvents()
+    assert panel.editor.toPlainText() == "[]  "
+    window.ws.load_step(0)
+    panel.revert_button.click()
+    assert json.loads(panel.editor.toPlainText()) == original
+
     # completion: the first step is derived "continue"; the annotator says stop, then undoes it
     assert panel.completion.currentData() == "continue" and "derived" in panel.completion_note.text()
     panel.completion.setCurrentIndex(panel.completion.findData("stop"))
@@ -66,3 +75,20 @@ def test_evaluators_are_checked_edited_and_undone_and_completion_overridden(qtbo
 
     show_episode(window, "sphinx-grounding-1")  # not a recorded task
     assert panel.empty.isVisible() or not panel.summary.isVisible()
+
+
+def test_what_the_agent_reads_in_each_mode(qtbot, tmp_path):
+    path = tmp_path / "p"
+    with Project.init(path) as project:
+        import_path(project, sphinx_demo_dataset_dir(), "sphinx")
+    window = open_window(qtbot, path)
+    show_episode(window, "sphinx-4-pocketly")
+    window.ws.load_step(1)
+    window.observe_action.trigger()  # Capability > What the agent reads…
+    view = window.observation_view
+    assert "[3] LinearLayout id contact" in view.text.toPlainText() and view.text.isVisibleTo(view)
+    view.mode.setCurrentIndex(view.mode.findData("list"))
+    assert view.text.toPlainText().startswith("[0] ")
+    view.mode.setCurrentIndex(view.mode.findData("marks"))
+    assert view.scroll.isVisibleTo(view) and not view.picture.pixmap().isNull()
+    view.close()

@@ -109,7 +109,7 @@ def test_a_box_moved_to_the_button_and_a_clickable_fix_are_exported(project, tmp
     assert button is not None and button.id != label.id
     edits.update_boxes(project, [(first.boxes[0].id, dict(zip(("x1", "y1", "x2", "y2"), button.bounds,
                                                               strict=True)))])
-    api.flag_tree_node(project, stored.screen_id, label.id, {"clickable": "true"})
+    api.flag_tree_node(project, stored.tree_id, label.id, {"clickable": "true"})
     assert api.screen_tree(project, first.step.id).tree.nodes[label.id].flag("clickable")
 
     out = tmp_path / "out"
@@ -120,8 +120,8 @@ def test_a_box_moved_to_the_button_and_a_clickable_fix_are_exported(project, tmp
     written = UiTree.from_xml((out / "groundtruth/101/money/0.xml").read_bytes())
     assert written.nodes[label.id].flag("clickable")  # the correction is in the exported dump
     with project.reading() as s:  # the stored dump stays as recorded
-        from desktop_app.store.trees import tree_of_screen
-        assert 'clickable="false"' in tree_of_screen(s, stored.screen_id).xml
+        from desktop_app.store.models import ScreenTree
+        assert 'clickable="false"' in s.get(ScreenTree, stored.tree_id).xml
 
 
 @pytest.mark.parametrize("case, where", [
@@ -159,3 +159,22 @@ def test_a_folder_without_tasks_says_what_the_layout_is(project, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(FormatError, match="groundtruth/<task>/<app>/"):
         import_path(project, tmp_path / "empty", "sphinx")
+
+
+def test_the_gold_box_s_type_and_text_are_what_export_writes(project, tmp_path):
+    """An annotator's change to the reference (typed text corrected, a click made a long press) is exported;
+    a box moved where the tree has no node keeps the recorded element, and the export says so."""
+    import_path(project, real_layout(tmp_path), "sphinx")
+    bundle = only_bundle(project)
+    typed = next(s for s in bundle.steps if s.step.meta["reference_action"]["type"] == "input")
+    clicked = bundle.steps[1]
+    edits.update_boxes(project, [(typed.boxes[0].id, {"type_text": "12"}),
+                                 (clicked.boxes[0].id, {"action_type": "long_press"}),
+                                 (bundle.steps[0].boxes[0].id, {"x1": 0, "y1": 1270, "x2": 2, "y2": 1272})])
+    report = export_path(project, tmp_path / "out", "sphinx")
+    meta = json.loads((tmp_path / "out/groundtruth/101/money/meta.json").read_text())
+    assert meta[typed.step.index]["message"] == "12"
+    assert meta[1]["type"] == "longclick"
+    original = json.loads((REAL_TASK / "meta.json").read_text())
+    assert meta[0]["element"] == original[0]["element"]  # no node under the moved box: the recorded one
+    assert "1 moved gold boxes with no node under them" in report.summary()

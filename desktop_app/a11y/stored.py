@@ -11,6 +11,7 @@ from desktop_app.store.trees import set_node_flags, tree_of_step
 
 @dataclass
 class StoredTree:
+    tree_id: int  # the stored dump (a screen may have several: one per distinct dump)
     screen_id: int
     tree: UiTree  # the dump as imported, corrections applied to the nodes' attributes
     flags: dict[int, dict[str, str]]  # node id -> corrections (what the dump said is in `original`)
@@ -22,13 +23,14 @@ class StoredTree:
 
 def parse_stored(row) -> StoredTree:
     tree = UiTree.from_xml(row.xml)
-    flags = {int(k): dict(v) for k, v in (row.flags or {}).items()}
+    # a correction naming a node the dump does not have is ignored, never a crash
+    flags = {int(k): dict(v) for k, v in (row.flags or {}).items() if 0 <= int(k) < len(tree.nodes)}
     original = {}
     for node_id, fixes in flags.items():
         node = tree.nodes[node_id]
         original[node_id] = {k: node.attrs.get(k, "") for k in fixes if k != "note"}
         node.attrs.update({k: v for k, v in fixes.items() if k != "note"})
-    return StoredTree(row.screen_id, tree, flags, original)
+    return StoredTree(row.id, row.screen_id, tree, flags, original)
 
 
 def load_tree(project: Project, step_id: int) -> StoredTree | None:
@@ -37,8 +39,8 @@ def load_tree(project: Project, step_id: int) -> StoredTree | None:
     return parse_stored(row) if row is not None else None
 
 
-def flag_node(project: Project, screen_id: int, node_id: int, fixes: dict[str, str] | None,
+def flag_node(project: Project, tree_id: int, node_id: int, fixes: dict[str, str] | None,
               actor: str | None = None) -> dict[str, str] | None:
     """Correct a node (e.g. {"clickable": "true"}) or clear its corrections (None); returns the previous
     corrections, for undo."""
-    return set_node_flags(project, screen_id, node_id, fixes, actor)
+    return set_node_flags(project, tree_id, node_id, fixes, actor)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from desktop_app.cli.common import add_filters, filter_of
 
@@ -154,6 +155,103 @@ def cmd_provenance(args) -> int:
     return 0
 
 
+def cmd_probes(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    with open_project(args) as project:
+        rows = api.probes(project)
+    if args.json:
+        print(json.dumps([vars(p) for p in rows], indent=2, ensure_ascii=False))
+        return 0
+    for p in rows:
+        print(f"{p.key}  [{p.level}, key {p.answer}, {p.status}]  {p.question}")
+    counts = {level: sum(1 for p in rows if p.level == level) for level in ("goal", "app")}
+    print(f"{len(rows)} probes: {counts['goal']} about the goal, {counts['app']} about the app")
+    return 0
+
+
+def cmd_add_probe(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    options = {}
+    for text in args.option:
+        letter, _, value = text.partition("=")
+        options[letter.strip().upper()] = value.strip()
+    with open_project(args) as project:
+        try:
+            episode_id = api.add_probe(project, args.question, options, args.answer.upper(), args.level,
+                                       args.app or [], args.category, args.author)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    print(f"probe {episode_id} added (to verify)")
+    return 0
+
+
+def cmd_verify_probe(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    with open_project(args) as project:
+        try:
+            status = api.verify_probe(project, args.probe, args.decision, args.reason)
+        except (KeyError, ValueError) as exc:
+            print(f"error: {_said(exc)}", file=sys.stderr)
+            return 2
+    print(f"{args.probe}: {status}")
+    return 0
+
+
+def cmd_set_evaluators(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    try:
+        evaluators = json.loads(Path(args.file).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    with open_project(args) as project:
+        try:
+            episode_id = _episode_id(project, args.task)
+            check = api.set_task_evaluators(project, episode_id, evaluators)
+        except (KeyError, ValueError) as exc:
+            print(f"error: {_said(exc)}", file=sys.stderr)
+            return 2
+    failed = [words for words, ok in check.evaluators if not ok]
+    print(f"{args.task}: {len(check.evaluators)} evaluators saved; the reference "
+          + ("passes all of them" if not failed else f"fails {len(failed)}: " + "; ".join(failed)))
+    return 0
+
+
+def cmd_completion(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    with open_project(args) as project:
+        try:
+            api.set_completion_label(project, args.step, args.label)
+        except (KeyError, ValueError) as exc:
+            print(f"error: {_said(exc)}", file=sys.stderr)
+            return 2
+    print(f"step {args.step}: {args.label}")
+    return 0
+
+
+def _episode_id(project, key: str) -> int:
+    from sqlmodel import select
+
+    from desktop_app.store.models import Episode
+
+    with project.reading() as s:
+        found = s.execute(select(Episode.id).where(Episode.key == key)).scalar()
+    if found is None:
+        raise KeyError(f"no task {key!r} in this project")
+    return found
+
+
 def add_commands(sub, add_project) -> None:
     from desktop_app.a11y.observe import MODES
 
@@ -195,6 +293,38 @@ def add_commands(sub, add_project) -> None:
     add_project(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_provenance)
+    p = csub.add_parser("probes", help="list the knowledge probes (question, level, answer key, status)")
+    add_project(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_probes)
+    p = csub.add_parser("add-probe", help="write a knowledge probe: a question, options A-D, the key, the level")
+    add_project(p)
+    p.add_argument("--question", required=True)
+    p.add_argument("--option", action="append", default=[], metavar="LETTER=TEXT", help="four times: A=..., B=...")
+    p.add_argument("--answer", required=True, help="the right option's letter")
+    p.add_argument("--level", required=True, choices=("goal", "app"),
+                   help="goal: what the user wants; app: knowledge of the app")
+    p.add_argument("--app", action="append", help="an app the question is about (repeat)")
+    p.add_argument("--category", default="")
+    p.add_argument("--author", default="")
+    p.set_defaults(func=cmd_add_probe)
+    p = csub.add_parser("verify-probe", help="accept or reject a knowledge probe")
+    add_project(p)
+    p.add_argument("probe", help="the probe's key (screenlab capability probes lists them)")
+    p.add_argument("decision", choices=("accept", "reject"))
+    p.add_argument("--reason", default="")
+    p.set_defaults(func=cmd_verify_probe)
+    p = csub.add_parser("set-evaluators", help="replace a recorded task's evaluators from a JSON file (checked "
+                                               "first; says how the reference fares)")
+    add_project(p)
+    p.add_argument("task", help="the task's key, e.g. sphinx-101-money")
+    p.add_argument("file", help="evaluator.json")
+    p.set_defaults(func=cmd_set_evaluators)
+    p = csub.add_parser("completion", help="override a step's completion label (derived: the last step is stop)")
+    add_project(p)
+    p.add_argument("step", type=int, help="the step's id")
+    p.add_argument("label", choices=("continue", "stop"))
+    p.set_defaults(func=cmd_completion)
     p = csub.add_parser("observe", help="print what an agent is shown of a step's screen")
     add_project(p)
     p.add_argument("step", type=int, help="the step's id")

@@ -7,6 +7,7 @@ error undoes the copies and leaves the database as it was.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from collections import Counter
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from sqlalchemy import insert, select
 
+from desktop_app.a11y.tree import UiTree
 from desktop_app.formats.records import EpisodeRecord, FormatError, Where
 from desktop_app.images import DEFAULT_MAX_PIXELS, ImageInfo, ImageProblem, inspect_bytes, inspect_file
 from desktop_app.store import audit
@@ -288,9 +290,10 @@ def _write(project, records, infos, fmt, source, options, report, progress) -> N
         step_rows = []
         for record, episode_id in zip(records, episode_ids, strict=True):
             for index, (step, info) in enumerate(zip(record.steps, infos[id(record)], strict=True)):
+                meta = {**step.meta, "tree": tree_hash(step.tree_xml)} if step.tree_xml else step.meta
                 step_rows.append({"episode_id": episode_id, "index": index,
                                   "screen_id": screen_ids[info.sha256] if info is not None else None,
-                                  "instruction": step.instruction, "meta": step.meta})
+                                  "instruction": step.instruction, "meta": meta})
         step_ids = [row.id for row in conn.execute(
             insert(Step).returning(Step.id, sort_by_parameter_order=True), step_rows)] if step_rows else []
         progress("writing", 2, 3)
@@ -358,19 +361,25 @@ def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, no
     return len(labels), 0
 
 
+def tree_hash(xml: str) -> str:
+    return hashlib.sha256(xml.encode("utf-8")).hexdigest()
+
+
 def _write_trees(conn, records, infos, screen_ids, now) -> int:
-    """Accessibility trees of the imported screens; a screen that already has one keeps it (the tree is
-    the screen's, like its image: the first import of a screen decides)."""
+    """Accessibility trees of the imported steps, one row per screen and dump (a step names its own in
+    step.meta["tree"]); a dump already stored for that screen is kept, with its corrections."""
     trees = {}
     for record in records:
         for step, info in zip(record.steps, infos[id(record)], strict=True):
             if step.tree_xml and info is not None:
-                trees.setdefault(screen_ids[info.sha256], step.tree_xml)
+                trees.setdefault((screen_ids[info.sha256], tree_hash(step.tree_xml)), step.tree_xml)
     if not trees:
         return 0
-    have = set(conn.execute(select(ScreenTree.screen_id).where(ScreenTree.screen_id.in_(trees))).scalars())
-    rows = [{"screen_id": sid, "kind": "uiautomator", "xml": xml, "nodes": xml.count("<node "), "flags": {},
-             "created_at": now} for sid, xml in trees.items() if sid not in have]
+    have = set(conn.execute(select(ScreenTree.screen_id, ScreenTree.sha256)
+                            .where(ScreenTree.screen_id.in_({sid for sid, _ in trees}))).all())
+    rows = [{"screen_id": sid, "sha256": sha, "kind": "uiautomator", "xml": xml,
+             "nodes": len(UiTree.from_xml(xml).nodes), "flags": {}, "created_at": now}
+            for (sid, sha), xml in trees.items() if (sid, sha) not in have]
     if rows:
         conn.execute(insert(ScreenTree), rows)
     return len(rows)

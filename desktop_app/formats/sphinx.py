@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from desktop_app.a11y.stored import parse_stored
 from desktop_app.a11y.tree import TreeError, UiTree, format_bounds, parse_bounds
 from desktop_app.capability.evaluators import EvaluatorError, parse_evaluators
 from desktop_app.formats.records import (
@@ -264,23 +265,32 @@ def read(path: Path, options) -> list[EpisodeRecord]:
 
 # -- writing ---------------------------------------------------------------------------------------
 def _written_tree(tree_row) -> tuple[str, UiTree | None]:
-    """The dump to write (flags applied) and its parsed tree."""
+    """The dump to write (the annotators' corrections applied) and its parsed tree."""
     if tree_row is None:
         return "", None
-    tree = UiTree.from_xml(tree_row.xml)
-    if not tree_row.flags:
-        return tree_row.xml, tree
-    for node_id, fixes in tree_row.flags.items():
-        node = tree.nodes[int(node_id)]
-        node.attrs.update({k: v for k, v in fixes.items() if k != "note"})
-    return tree.to_xml(), tree
+    stored = parse_stored(tree_row)
+    return (stored.tree.to_xml() if stored.flags else tree_row.xml), stored.tree
 
 
-def _reference(step, tree: UiTree | None) -> dict:
-    """The step's reference action, its element taken from the tree where the gold box was moved."""
+BOX_TYPES = {"click": "click", "long_press": "longclick", "type": "input", "scroll": "swipe"}
+
+
+def _reference(step, tree: UiTree | None, unwritten: list[str]) -> dict:
+    """The step's reference action as the annotators left it: its type and typed text from the gold box,
+    its element the node of the tree the box now covers (a box moved where no node is is listed in
+    `unwritten`: the recorded element is written)."""
     action = dict(step.step.meta.get("reference_action") or {"type": "stop", "element": None})
-    gold = [b for b in step.boxes if b.label == "gold" and b.has_box]
-    if not gold or tree is None or action.get("element") is None:
+    gold = [b for b in step.boxes if b.label == "gold"]
+    if not gold or action.get("element") is None:
+        return action
+    box_type = BOX_TYPES.get(gold[0].action_type)
+    if box_type is not None:
+        action["type"] = box_type
+        if box_type == "input":
+            action["message"] = gold[0].type_text
+        else:
+            action.pop("message", None)
+    if not gold[0].has_box or tree is None:
         return action
     box = (gold[0].x1, gold[0].y1, gold[0].x2, gold[0].y2)
     if format_bounds(box) == action["element"].get("bounds"):
@@ -288,43 +298,45 @@ def _reference(step, tree: UiTree | None) -> dict:
     node = tree.best_match(box, min_iou=0.5)
     if node is not None:
         action["element"] = dict(node.attrs)
+    else:
+        unwritten.append(step.step.id)
     return action
 
 
 def write(ctx: ExportContext) -> ExportReport:
     from sqlmodel import select
 
-    from desktop_app.store.models import Episode, ScreenTree
+    from desktop_app.store.models import Episode
+    from desktop_app.store.trees import trees_of_steps
 
     report = ExportReport(NAME, ctx.out)
     with atomic_output(ctx.out) as tmp:
         goals: dict[str, dict] = {}
-        grounding = []
+        grounding, grounding_ids, unwritten = [], GroundingIds(), []
         for bundle in ctx.bundles:
             info = (bundle.episode.meta or {}).get("capability")
             if not info:
                 report.skipped += 1
                 continue
-            screen_ids = [s.screen.id for s in bundle.steps]
-            trees = {t.screen_id: t for t in ctx.session.execute(
-                select(ScreenTree).where(ScreenTree.screen_id.in_(screen_ids))).scalars()}
+            trees = trees_of_steps(ctx.session, [s.step for s in bundle.steps])
             if info.get("grounding"):
                 step = bundle.steps[0]
-                xml, tree = _written_tree(trees.get(step.screen.id))
+                xml, tree = _written_tree(trees.get(step.step.id))
                 folder = tmp / "lowlevel_tasks"
                 folder.mkdir(exist_ok=True)
-                _write_screen(folder, str(info["task_id"]), step.screen, xml, ctx)
-                grounding.append({"id": _as_id(info["task_id"]), "app": info["app"],
-                                  "instruction": bundle.episode.goal, "groundtruth": _reference(step, tree)})
+                task_id = grounding_ids.take(info.get("task_id"))
+                _write_screen(folder, str(task_id), step.screen, xml, ctx)
+                grounding.append({"id": task_id, "app": info["app"],
+                                  "instruction": bundle.episode.goal, "groundtruth": _reference(step, tree, unwritten)})
                 report.images += 1
             else:
                 folder = tmp / "groundtruth" / str(info["task_id"]) / str(info["app"])
                 folder.mkdir(parents=True, exist_ok=False)
                 actions, activities = [], []
                 for i, step in enumerate(bundle.steps):
-                    xml, tree = _written_tree(trees.get(step.screen.id))
+                    xml, tree = _written_tree(trees.get(step.step.id))
                     _write_screen(folder, str(i), step.screen, xml, ctx)
-                    actions.append(_reference(step, tree))
+                    actions.append(_reference(step, tree, unwritten))
                     activities.append(step.step.meta.get("activity"))
                     report.images += 1
                 _write_json(folder / "meta.json", actions)
@@ -348,9 +360,34 @@ def write(ctx: ExportContext) -> ExportReport:
             _write_json(tmp / "task_info.json", list(goals.values()))
         if grounding:
             _write_json(tmp / GROUNDING_FILE, grounding)
+        why = []
         if report.skipped:
-            report.skipped_why = "episodes that did not come from the Sphinx layout (no task id or app)"
+            why.append(f"{report.skipped} episodes not from the Sphinx layout (no task id or app)")
+        if unwritten:
+            # said, not dropped silently: the file keeps the recorded element, the project's box is elsewhere
+            why.append(f"{len(unwritten)} moved gold boxes with no node under them: their recorded element was "
+                       f"written (steps {', '.join(map(str, unwritten[:10]))})")
+        if why:
+            report.skipped += len(unwritten)
+            report.skipped_why = "(" + "; ".join(why) + ")"
     return report
+
+
+class GroundingIds:
+    """Grounding task ids for the export: a task's own id when it is a whole number not taken yet, else the
+    next free one (tasks made from recorded steps carry their recording's id, shared by its steps)."""
+
+    def __init__(self):
+        self.used: set[int] = set()
+        self.pending = 0
+
+    def take(self, wanted) -> int:
+        value = int(wanted) if str(wanted).isdigit() else None
+        if value is None or value in self.used:
+            value = max(self.used | {self.pending}) + 1
+        self.used.add(value)
+        self.pending = max(self.pending, value)
+        return value
 
 
 def _as_id(value):

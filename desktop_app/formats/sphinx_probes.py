@@ -7,7 +7,7 @@
 kind "probe" (no screen): goal = the question, episode.meta.capability.probe = options, key, level ("goal"
 for intention_level, "app" for app_level), apps, category, author; its steps are the ways it is asked, as
 the authors ask it: one multiple-choice question, then one yes/no question per option
-(step.meta.ask = "mcq" | "bq", with the option and whether it is the key).
+(step.meta.ask = "mcq" | "bq", with the option; whether it is the key is read from the episode).
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def read_probes(path: Path) -> list[EpisodeRecord]:
     records = []
     for i, item in enumerate(data):
         prefix = f"[{i}]."
-        question = require(item, "question", str, where, prefix).strip()
-        if not question:
+        question = require(item, "question", str, where, prefix)  # kept as written: export gives it back
+        if not question.strip():
             raise where.error("empty question", prefix + "question")
         options = require(item, "options", dict, where, prefix)
         # four options A-D, as the benchmark asks them (one MCQ and a yes/no question per option)
@@ -55,21 +55,31 @@ def read_probes(path: Path) -> list[EpisodeRecord]:
         apps = [apps] if isinstance(apps, str) else apps
         if not all(isinstance(a, str) for a in apps):
             raise where.error("expected app names as text", prefix + "app_name")
-        probe = {"options": {letter: options[letter] for letter in OPTIONS}, "answer": answer, "level": LEVELS[kind], "apps": apps,
-                 "category": optional(item, "app_cateory", str, where, "", prefix),
-                 "author": optional(item, "author", str, where, "", prefix)}
-        steps = [StepRecord(image=None, platform="android", meta={"ask": "mcq"}, field=prefix)]
-        steps += [StepRecord(image=None, platform="android", meta={"ask": "bq", "option": letter,
-                                                                    "truth": letter == answer}, field=prefix)
-                  for letter in OPTIONS]
-        records.append(EpisodeRecord(key=probe_key(question), where=where, goal=question, scenario=SCENARIO,
-                                     kind="probe", meta={"capability": {"probe": probe}}, steps=steps))
+        # category and author kept as written (the authors' file has null categories): export gives them back
+        for name in ("app_cateory", "author"):
+            if item.get(name) is not None and not isinstance(item[name], str):
+                raise where.error(f"expected text or null, got {type(item[name]).__name__}", prefix + name)
+        records.append(probe_record(where, question, {k: options[k] for k in OPTIONS}, answer, LEVELS[kind],
+                                    apps, item.get("app_cateory"), item.get("author"), prefix))
     return records
+
+
+def probe_record(where: Where, question: str, options: dict[str, str], answer: str, level: str,
+                 apps: list[str] = (), category: str | None = "", author: str | None = "",
+                 field: str = "") -> EpisodeRecord:
+    """One question as a probe episode: its steps are the ways it is asked (whether a yes/no question's
+    option is the key is read from the episode's key at scoring time, so editing the key is one edit)."""
+    probe = {"options": dict(options), "answer": answer, "level": level, "apps": list(apps), "category": category,
+             "author": author}
+    steps = [StepRecord(image=None, platform="android", meta={"ask": "mcq"}, field=field)]
+    steps += [StepRecord(image=None, platform="android", meta={"ask": "bq", "option": letter}, field=field)
+              for letter in OPTIONS]
+    return EpisodeRecord(key=probe_key(question), where=where, goal=question, scenario=SCENARIO, kind="probe",
+                         meta={"capability": {"probe": probe}}, steps=steps)
 
 
 def probe_json(goal: str, probe: dict) -> dict:
     """One question back in the authors' shape."""
     kind = next(k for k, v in LEVELS.items() if v == probe["level"])
     return {"question": goal, "options": probe["options"], "ground_truth": probe["answer"], "question_type": kind,
-            "app_name": probe.get("apps", []), "app_cateory": probe.get("category", ""),
-            "author": probe.get("author", "")}
+            "app_name": probe.get("apps", []), "app_cateory": probe.get("category"), "author": probe.get("author")}

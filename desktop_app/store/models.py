@@ -339,18 +339,19 @@ class ScreenCaption(SQLModel, table=True):
 
 
 class ScreenTree(SQLModel, table=True):
-    """A screen's accessibility tree as its source dumped it (a uiautomator XML), kept verbatim so export
-    writes it back unchanged; `flags` holds the annotators' corrections by node (document-order id as
-    text), e.g. {"12": {"clickable": "true"}} for a button the dump marked not clickable."""
+    """An accessibility tree of a screen as its source dumped it (a uiautomator XML), kept verbatim so export
+    writes it back unchanged. One screenshot can come with different dumps, so a tree is its screen plus
+    the SHA-256 of its XML, and a step names its own (step.meta["tree"]). `flags` holds the annotators'
+    corrections by node (document-order id as text), e.g. {"12": {"clickable": "true"}}."""
 
     __tablename__ = "screen_tree"
+    __table_args__ = (UniqueConstraint("screen_id", "sha256", name="uq_screen_tree_new_screen_id_sha256"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    screen_id: int = Field(sa_column=Column(Integer, ForeignKey("screen.id", ondelete="CASCADE"), nullable=False,
-                                            unique=True))
+    screen_id: int = _fk("screen.id")
+    sha256: str = Field(max_length=64)
     kind: str = Field(default="uiautomator", max_length=16)
     xml: str = Field(default="")
     nodes: int = Field(default=0)
     flags: dict = _json_column()
     created_at: datetime = _time_column()
-

@@ -15,8 +15,15 @@ from desktop_app.store.project import Project
 FLAG_KEYS = ("clickable", "note")  # what an annotator may correct on a node
 
 
-def tree_of_screen(session, screen_id: int) -> ScreenTree | None:
-    return session.execute(select(ScreenTree).where(ScreenTree.screen_id == screen_id)).scalar_one_or_none()
+def tree_for(session, screen_id: int | None, sha256: str | None) -> ScreenTree | None:
+    """The tree a step names (its screen and the hash in step.meta["tree"]); a step that names none gets
+    its screen's first tree (a screen imported with one dump, then reused by a step of another format)."""
+    if screen_id is None:
+        return None
+    query = select(ScreenTree).where(ScreenTree.screen_id == screen_id)
+    if sha256:
+        query = query.where(ScreenTree.sha256 == sha256)
+    return session.execute(query.order_by(ScreenTree.id).limit(1)).scalar_one_or_none()
 
 
 def tree_of_step(project: Project, step_id: int) -> ScreenTree | None:
@@ -24,25 +31,29 @@ def tree_of_step(project: Project, step_id: int) -> ScreenTree | None:
         step = session.get(Step, step_id)
         if step is None:
             raise KeyError(f"no step {step_id}")
-        return tree_of_screen(session, step.screen_id)
+        return tree_for(session, step.screen_id, (step.meta or {}).get("tree"))
 
 
-def step_screen(project: Project, step_id: int) -> Screen:
+def trees_of_steps(session, steps) -> dict[int, ScreenTree]:
+    """Step id -> its tree, for the steps that have one (a few queries, not one per step)."""
+    out = {}
+    for step in steps:
+        tree = tree_for(session, step.screen_id, (step.meta or {}).get("tree"))
+        if tree is not None:
+            out[step.id] = tree
+    return out
+
+
+def step_screen(project: Project, step_id: int) -> Screen | None:
+    """The step's screen (None for a knowledge probe's question, which has none)."""
     with project.reading() as session:
         step = session.get(Step, step_id)
         if step is None:
             raise KeyError(f"no step {step_id}")
-        return session.get(Screen, step.screen_id)
+        return session.get(Screen, step.screen_id) if step.screen_id is not None else None
 
 
-def screens_with_trees(session, screen_ids) -> set[int]:
-    ids = list(screen_ids)
-    if not ids:
-        return set()
-    return set(session.execute(select(ScreenTree.screen_id).where(ScreenTree.screen_id.in_(ids))).scalars())
-
-
-def set_node_flags(project: Project, screen_id: int, node_id: int, fixes: dict[str, str] | None,
+def set_node_flags(project: Project, tree_id: int, node_id: int, fixes: dict[str, str] | None,
                    actor: str | None = None) -> dict[str, str] | None:
     """Set (or, with None, clear) a node's corrections; returns what was there before (for undo)."""
     if fixes is not None:
@@ -52,11 +63,11 @@ def set_node_flags(project: Project, screen_id: int, node_id: int, fixes: dict[s
         if "clickable" in fixes and fixes["clickable"] not in ("true", "false"):
             raise ValueError("clickable is 'true' or 'false'")
     with project.transaction() as session:
-        row = tree_of_screen(session, screen_id)
+        row = session.get(ScreenTree, tree_id)
         if row is None:
-            raise KeyError(f"screen {screen_id} has no accessibility tree")
+            raise KeyError(f"no accessibility tree {tree_id}")
         if not 0 <= node_id < row.nodes:
-            raise KeyError(f"screen {screen_id}'s tree has no node {node_id}")
+            raise KeyError(f"tree {tree_id} has no node {node_id}")
         flags = dict(row.flags or {})
         before = flags.get(str(node_id))
         if fixes:

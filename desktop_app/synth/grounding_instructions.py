@@ -23,6 +23,7 @@ from sqlmodel import select
 from desktop_app.a11y.tree import format_bounds, parse_bounds
 from desktop_app.formats.ingest import ingest
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Where
+from desktop_app.store import edits
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.review import set_review
@@ -78,8 +79,9 @@ def extract(project: Project) -> Extracted:
                 seen.add(key)
                 records.append(EpisodeRecord(
                     key=key, where=Where(project.media.root), goal="", scenario=SCENARIO, review_status="pending",
-                    meta={"capability": {"task_id": info.get("task_id", ""), "app": info.get("app", ""),
-                                         "grounding": True, "source": {"episode": episode.key, "step": step.index}}},
+                    # no task id of its own: export numbers it after the grounding tasks that have one
+                    meta={"capability": {"task_id": "", "app": info.get("app", ""), "grounding": True,
+                                         "source": {"episode": episode.key, "step": step.index}}},
                     steps=[StepRecord(image=project.image_path(screen), platform=screen.platform,
                                       screen_source=screen.source, meta={"reference_action": action},
                                       boxes=[BoxRecord("gold", box, gold.element_text, gold.action_type,
@@ -139,15 +141,14 @@ def write_instructions(project: Project, endpoint: LlmEndpoint, temperature: flo
 
 
 def _save(project: Project, episode_id: int, instruction: str, model: str, calls: list[dict]) -> None:
+    """The model's instruction becomes the goal (audited like any edit, the model as the actor), and a
+    review item keeps what it wrote."""
     now = utcnow()
+    edits.update_episode(project, episode_id, {"goal": instruction, "review_status": "pending"}, f"llm:{model}")
     with project.transaction() as s:
-        episode = s.get(m.Episode, episode_id)
-        episode.goal, episode.review_status, episode.updated_at = instruction, "pending", now
-        episode.version += 1
-        s.add_all([episode, m.ReviewItem(episode_id=episode_id, kind=REVIEW_KIND, generator=model,
-                                               prompt="step_instruction", payload={"instruction": instruction,
-                                                                                   "calls": calls},
-                                               status="pending", created_at=now, updated_at=now)])
+        s.add(m.ReviewItem(episode_id=episode_id, kind=REVIEW_KIND, generator=model, prompt="step_instruction",
+                           payload={"instruction": instruction, "calls": calls}, status="pending",
+                           created_at=now, updated_at=now))
 
 
 def written_instruction(project: Project, episode_id: int) -> str | None:
@@ -212,11 +213,7 @@ def verify(project: Project, task: int | str, decision: str, reason: str = "", i
         text = " ".join(instruction.split())
         if not text:
             raise ValueError("an instruction cannot be empty")
-        with project.transaction() as s:
-            episode = s.get(m.Episode, episode_id)
-            episode.goal, episode.updated_at = text, utcnow()
-            episode.version += 1
-            s.add(episode)
+        edits.update_episode(project, episode_id, {"goal": text}, reviewer)
     status = verdict_for(project, episode_id) if decision == "accept" else "rejected"
     set_review(project, episode_id, status, reviewer, reason)
     return status

@@ -806,11 +806,11 @@ class A11yPanel(QWidget):
             self.message.emit("Select a node in the accessibility tree first", 4000)
             return
         fixes, text = clickable_toggle(stored, node.id)
-        self.ws.flag_tree_node(stored.screen_id, node.id, fixes, text)
+        self.ws.flag_tree_node(stored.tree_id, node.id, fixes, text)
 
-    def _flagged(self, screen_id: int, node_id: int, fixes) -> None:
+    def _flagged(self, tree_id: int, node_id: int, fixes) -> None:
         """A correction was written (or undone): show it without reading the tree again."""
-        if self.stored is None or self.stored.screen_id != screen_id:
+        if self.stored is None or self.stored.tree_id != tree_id:
             return
         apply_corrections(self.stored, node_id, fixes)
         self.model.corrections_changed()

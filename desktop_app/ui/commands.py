@@ -148,14 +148,14 @@ class FlagTreeNode(_Command):
     """An annotator's correction of an accessibility-tree node (the dump's clickable flag is wrong);
     undo puts back the node's previous corrections."""
 
-    def __init__(self, ws: Workspace, screen_id: int, node_id: int, fixes: dict[str, str] | None, text: str):
+    def __init__(self, ws: Workspace, tree_id: int, node_id: int, fixes: dict[str, str] | None, text: str):
         super().__init__(ws, text)
-        self.screen_id, self.node_id, self.fixes = screen_id, node_id, fixes
+        self.tree_id, self.node_id, self.fixes = tree_id, node_id, fixes
         self.before: dict[str, str] | None = None
 
     def _apply(self, fixes: dict[str, str] | None) -> dict[str, str] | None:
-        previous = api.flag_tree_node(self.ws.project, self.screen_id, self.node_id, fixes, self.ws.actor)
-        self.ws.tree_flagged(self.screen_id, self.node_id, fixes)
+        previous = api.flag_tree_node(self.ws.project, self.tree_id, self.node_id, fixes, self.ws.actor)
+        self.ws.tree_flagged(self.tree_id, self.node_id, fixes)
         return previous
 
     def redo(self) -> None:

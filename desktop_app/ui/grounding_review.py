@@ -8,7 +8,7 @@ restart; the progress line gives the paper's provenance counts.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -61,11 +61,14 @@ class GroundingReviewPanel(QWidget):
         self.setObjectName("grounding-review")
         self.ws = ws
         self.progress = QLabel(wordWrap=True)
+        self.progress.setTextFormat(Qt.PlainText)
         self.written = QLabel(wordWrap=True)
+        self.written.setTextFormat(Qt.PlainText)  # a model's words are data, never markup
         self.written.setStyleSheet("color: gray")
         self.instruction = QLineEdit(placeholderText="the one-line instruction (E to edit, Ctrl+Enter to save)")
         self.instruction.returnPressed.connect(self.save_instruction)
         self.source = QLabel(wordWrap=True)
+        self.source.setTextFormat(Qt.PlainText)
         self.source.setStyleSheet("color: gray")
         box = QGroupBox("Grounding task")
         form = QFormLayout(box)

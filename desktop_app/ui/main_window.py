@@ -46,7 +46,9 @@ from desktop_app.ui.filmstrip import Filmstrip
 from desktop_app.ui.grounding_review import GroundingReviewPanel
 from desktop_app.ui.judge.pages import JudgePages
 from desktop_app.ui.navi_review import NaviReviewPanel
+from desktop_app.ui.observation_view import ObservationView
 from desktop_app.ui.ocr_assist import OcrAssistant
+from desktop_app.ui.probe_editor import ProbeEditor
 from desktop_app.ui.properties import PropertiesPanel
 from desktop_app.ui.render_service import RenderService
 from desktop_app.ui.review_panel import ReviewPanel
@@ -152,6 +154,8 @@ class MainWindow(QMainWindow):
         self.a11y = A11yPanel(self.scene, self.view, self)
         self.a11y.hide()
         self.capability_view: CapabilityView | None = None  # the profile window, when open
+        self.probe_editor: ProbeEditor | None = None  # the knowledge-probe editor, when open
+        self.observation_view: ObservationView | None = None  # what the agent reads of a screen, when open
         self.task_panel = TaskPanel(self)  # a recorded task's evaluators and completion labels (a tab)
         self.task_panel.hide()
         self.a11y.set_selection_provider(lambda: self.selected_ids())
@@ -332,12 +336,16 @@ class MainWindow(QMainWindow):
             menu.addAction(a[key])
         menu = self.menuBar().addMenu("&Capability")  # recorded app screens (Sphinx)
         menu.addAction("Show accessibility tree").triggered.connect(self.show_a11y)
+        self.observe_action = menu.addAction("What the agent reads…")
+        self.observe_action.triggered.connect(self.show_observation)
         menu.addSeparator()
         for key in ("tree.snap", "tree.promote", "tree.flag"):
             menu.addAction(a[key])
         menu.addSeparator()
         menu.addAction("Make grounding tasks from recorded tasks").triggered.connect(self.extract_grounding)
         menu.addAction("Write grounding instructions with the LLM").triggered.connect(self.write_instructions)
+        self.probes_action = menu.addAction("Knowledge probes…")
+        self.probes_action.triggered.connect(self.show_probes)
         menu.addSeparator()
         self.profile_action = menu.addAction("Capability profile…")
         self.profile_action.triggered.connect(self.show_capability_profile)
@@ -386,6 +394,26 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text + " · Review > Verification queue shows them", 10000)
         if self.browser is not None:
             self.browser.refresh()
+        if self.ws is not None:
+            self.ws.reload()  # the job wrote goals: the episode on screen must not keep a stale copy
+
+    def show_observation(self) -> None:
+        if self.ws is None or self.ws.step is None:
+            self.statusBar().showMessage("Select a screen first", 4000)
+            return
+        view = ObservationView(self.project, self.ws.step.id, self)
+        view.setAttribute(Qt.WA_DeleteOnClose)
+        view.show()
+        self.observation_view = view
+
+    def show_probes(self) -> None:
+        if self.project is None or self.ws is None:
+            self.statusBar().showMessage("Open a project first", 4000)
+            return
+        editor = ProbeEditor(self.project, self.ws.actor, self)
+        editor.setAttribute(Qt.WA_DeleteOnClose)
+        editor.show()  # not modal
+        self.probe_editor = editor
 
     def show_capability_profile(self) -> None:
         if self.project is None:

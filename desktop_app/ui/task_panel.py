@@ -9,6 +9,7 @@ reference fails can still be saved (the recording may be the thing to fix) and t
 from __future__ import annotations
 
 import copy
+import html
 import json
 
 from PySide6.QtGui import QColor, QFont
@@ -83,11 +84,36 @@ class TaskPanel(QWidget):
 
     def set_workspace(self, ws: Workspace | None) -> None:
         self.ws = ws
+        self._shown: tuple | None = None  # (episode id, the evaluators' JSON as stored) in the editor now
+        self._stale = True
         if ws is not None:
-            ws.stepLoaded.connect(self.show_task)
-            ws.episodeChanged.connect(lambda _e: self.show_task())
+            ws.stepLoaded.connect(self._step_loaded)
+            ws.episodeChanged.connect(lambda _e: self._episode_changed())
             ws.stepChanged.connect(lambda _s: self._show_step())
         self.show_task()
+
+    def _step_loaded(self) -> None:
+        """Another step of the same task only changes the completion label; another task is shown when the
+        tab is (checking the evaluators reads every tree of the task)."""
+        episode_id = self.ws.episode.id if self.ws and self.ws.episode else None
+        if self._shown is not None and self._shown[0] == episode_id:
+            self._show_step()
+        elif self.isVisible():
+            self.show_task()
+        else:
+            self._stale = True
+
+    def _episode_changed(self) -> None:
+        if not self._dirty():  # an edit saved (or undone) elsewhere: show it; typing in progress is kept
+            self.show_task()
+
+    def _dirty(self) -> bool:
+        return self._shown is not None and self.editor.toPlainText() != self._shown[1]
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.show_task()
 
     # showing -----------------------------------------------------------------------------------
     def _evaluators(self) -> list | None:
@@ -99,14 +125,18 @@ class TaskPanel(QWidget):
         return self._evaluators() is not None
 
     def show_task(self, *_args) -> None:
+        self._stale = False
         task = self.is_task()
         self.empty.setVisible(not task)
         for part in self._parts:
             part.setVisible(task)
         if not task:
+            self._shown = None
             return
         evaluators = self._evaluators()
-        self.editor.setPlainText(json.dumps(evaluators, indent=2, ensure_ascii=False))
+        text = json.dumps(evaluators, indent=2, ensure_ascii=False)
+        self.editor.setPlainText(text)
+        self._shown = (self.ws.episode.id, text)
         self._show_check(api.check_task_evaluators(self.ws.project, self.ws.episode.id))
         self.verdict.clear()
         self._show_step()
@@ -114,7 +144,7 @@ class TaskPanel(QWidget):
     def _show_check(self, check) -> None:
         self.checks.clear()
         if check.problem:
-            self.summary.setText(f"<span style='color:{FAIL}'>Cannot check: {check.problem}</span>")
+            self.summary.setText(f"<span style='color:{FAIL}'>Cannot check: {html.escape(check.problem)}</span>")
             return
         failed = sum(1 for _, ok in check.evaluators if not ok)
         self.summary.setText(
@@ -146,7 +176,7 @@ class TaskPanel(QWidget):
         try:
             value = json.loads(self.editor.toPlainText())
         except json.JSONDecodeError as exc:
-            self.verdict.setText(f"<span style='color:{FAIL}'>Not JSON: {exc.msg} at line {exc.lineno}, "
+            self.verdict.setText(f"<span style='color:{FAIL}'>Not JSON: {html.escape(exc.msg)} at line {exc.lineno}, "
                                  f"column {exc.colno}</span>")
             return None
         return value
@@ -159,7 +189,7 @@ class TaskPanel(QWidget):
         check = api.check_task_evaluators(self.ws.project, self.ws.episode.id, value)
         self._show_check(check)
         if check.problem:
-            self.verdict.setText(f"<span style='color:{FAIL}'>{check.problem}</span>")
+            self.verdict.setText(f"<span style='color:{FAIL}'>{html.escape(check.problem)}</span>")
             return False
         self.verdict.setText("Checked: see above." if value != self._evaluators() else "Unchanged.")
         return True
@@ -173,6 +203,7 @@ class TaskPanel(QWidget):
         meta = copy.deepcopy(self.ws.episode.meta or {})
         meta.setdefault("capability", {})["evaluators"] = value
         self.ws.edit_episode({"meta": meta}, "Edit evaluators")
+        self.show_task()  # what is stored now, laid out; an undo later replaces it again
         self.verdict.setText("Saved (Ctrl+Z undoes).")
 
     def _completion_chosen(self, _index: int) -> None:

@@ -25,7 +25,7 @@ class Workspace(QObject):
     navigated = Signal(int)  # episode_id shown because an undo/redo happened there
     writeFailed = Signal(str)
     written = Signal()  # an edit reached the database
-    treeFlagged = Signal(int, int, object)  # screen id, node id, its corrections now (None: none)
+    treeFlagged = Signal(int, int, object)  # tree id, node id, its corrections now (None: none)
     stepChanged = Signal(object)  # a step whose meta was edited (the row as stored now)
 
     def __init__(self, project: Project, actor: str, parent=None):
@@ -106,8 +106,8 @@ class Workspace(QObject):
         self.episodeChanged.emit(episode)
         self.written.emit()
 
-    def tree_flagged(self, screen_id: int, node_id: int, fixes: dict | None) -> None:
-        self.treeFlagged.emit(screen_id, node_id, fixes)
+    def tree_flagged(self, tree_id: int, node_id: int, fixes: dict | None) -> None:
+        self.treeFlagged.emit(tree_id, node_id, fixes)
         self.written.emit()
 
     def report_failure(self, what: str, exc: Exception) -> None:
@@ -163,7 +163,7 @@ class Workspace(QObject):
         self.stepChanged.emit(step)
         self.written.emit()
 
-    def flag_tree_node(self, screen_id: int, node_id: int, fixes: dict | None, text: str) -> None:
+    def flag_tree_node(self, tree_id: int, node_id: int, fixes: dict | None, text: str) -> None:
         """Correct a node of the screen's accessibility tree (e.g. {"clickable": "true"}); None clears."""
         if self.step is not None:
-            self.undo_stack.push(commands.FlagTreeNode(self, screen_id, node_id, fixes, text))
+            self.undo_stack.push(commands.FlagTreeNode(self, tree_id, node_id, fixes, text))

@@ -16,6 +16,8 @@ answer did not follow the format (a format error, never a guess), error = no ans
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import hashlib
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -46,9 +48,10 @@ from desktop_app.runs.protocols.repair import freeze_repairer, repaired
 from desktop_app.runs.selection import NO_GOAL, RunSelection
 from desktop_app.runs.work import MIME, WorkItem, load_items
 from desktop_app.store import models as m
-from desktop_app.store.trees import tree_of_screen
+from desktop_app.store.trees import tree_for
 
 NO_REFERENCE = "no reference action"
+NOT_GROUNDING = "no one-line instruction (a step of a recorded task: make grounding tasks from it)"
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class CapabilityProtocol(Protocol):
         lines = [f"{name:<12} {rate_text(cell)}" for name, cell in metrics.get("rates", {}).items()]
         lines += [f"{name + ' rep.':<12} {rate_text(cell)}   (answers in the wrong format rewritten by the repairer)"
                   for name, cell in metrics.get("repaired", {}).items()]
+        if metrics.get("unfinished"):
+            lines.append(f"{metrics['unfinished']} tasks left out: not every step was answered (--resume asks again)")
         return lines + failure_line(metrics)
 
 
@@ -115,12 +120,14 @@ def tasks_of(items: list[WorkItem]) -> dict[int, list[WorkItem]]:
 
 
 def step_tree(ctx: RunContext, item: WorkItem) -> UiTree | None:
+    """The tree the step names (read and parsed once per execution)."""
     cache = ctx.memo.setdefault("trees", {})
-    if item.screen_id not in cache:
+    key = (item.screen_id, item.step_meta.get("tree"))
+    if key not in cache:
         with ctx.project.reading() as s:
-            row = tree_of_screen(s, item.screen_id)
-        cache[item.screen_id] = parse_stored(row).tree if row is not None else None
-    return cache[item.screen_id]
+            row = tree_for(s, *key)
+        cache[key] = parse_stored(row).tree if row is not None else None
+    return cache[key]
 
 
 def _observation_key(item: WorkItem, mode: str, tree: UiTree | None) -> list[str]:
@@ -133,16 +140,21 @@ def _observation_key(item: WorkItem, mode: str, tree: UiTree | None) -> list[str
 
 async def ask_step(ctx: RunContext, item: WorkItem, probe: str, **values) -> tuple | None:
     """Ask the probe's question about one step (values fill its template). (answer, tree), or None when the
-    step could not be asked (no tree for a text or marks mode, the request failed): that is already written."""
-    tree = step_tree(ctx, item)
+    step could not be asked (no tree for a text or marks mode, the request failed): that is already written.
+    Reading the tree and the image and drawing the marks run off the event loop: other requests go on."""
+    tree = await asyncio.to_thread(step_tree, ctx, item)
     options: CapabilityOptions = ctx.options
     mode = options.observation
+
+    def build() -> list[dict]:
+        return prompts.messages(options.prompt, probe, mode, ctx.project.media.read(item.sha256, item.ext),
+                                MIME[item.ext], tree, ctx.profile.image_detail, **values)
+
     try:
         if tree is None and mode != "image":
             raise RequestFailed(f"this screen has no accessibility tree, so it cannot be shown as {mode!r}; "
                                 "use image", 0)
-        messages = prompts.messages(options.prompt, probe, mode, ctx.project.media.read(item.sha256, item.ext),
-                                    MIME[item.ext], tree, ctx.profile.image_detail, **values)
+        messages = await asyncio.to_thread(build)
         return await ctx.chat(messages, _observation_key(item, mode, tree)), tree
     except RequestFailed as exc:
         await ctx.write_failure(item, exc)
@@ -155,11 +167,11 @@ def grounding_item(action, item: WorkItem, tree: UiTree | None) -> tuple[Groundi
     """The answer against the step's reference, scored as the authors score it (metrics.grounding_hit): an
     element answer stands for the centre of that element, which must fall in the gold box (the reference
     element's bounds, or where an annotator moved the box); and what it pointed at, for the viewer."""
-    reference = item.step_meta.get("reference_action") or {}
     gold = next((a for a in item.actions if a.label == "gold" and a.box is not None), None)
-    facts: dict = {"reference_type": reference.get("type", "")}
-    if evaluator_type({"type": action.kind}) != evaluator_type({"type": reference.get("type", "")}):
-        facts["why"] = f"action {action.kind} where the reference is {reference.get('type', '')}"
+    kind, text = reference_of(item)
+    facts: dict = {"reference_type": kind}
+    if evaluator_type({"type": action.kind}) != evaluator_type({"type": kind}):
+        facts["why"] = f"action {action.kind} where the reference is {kind}"
     point, unknown = action.point, False
     if action.element is not None:
         by_tag = {tag: node_id for node_id, tag in tags(tree).items()} if tree is not None else {}
@@ -170,9 +182,25 @@ def grounding_item(action, item: WorkItem, tree: UiTree | None) -> tuple[Groundi
         else:
             point = tree.nodes[node_id].centre
             facts["node"] = node_id
-    return GroundingItem(box=gold.box if gold else None, point=point, kind=action.kind,
-                         reference_kind=reference.get("type"), text=action.text,
-                         reference_text=reference.get("message"), format_error=unknown), facts
+    return GroundingItem(box=gold.box if gold else None, point=point, kind=action.kind, reference_kind=kind,
+                         text=action.text, reference_text=text, format_error=unknown), facts
+
+
+# ScreenLab's box action types -> the benchmark's (an annotator may change a gold box's type or text)
+BOX_KINDS = {"click": "click", "long_press": "longclick", "type": "input", "scroll": "swipe"}
+
+
+def reference_of(item: WorkItem) -> tuple[str, str | None]:
+    """The reference's action type and typed text: the gold box's when an annotator set them, else the
+    recording's (step.meta.reference_action)."""
+    reference = item.step_meta.get("reference_action") or {}
+    kind, text = reference.get("type", ""), reference.get("message")
+    gold = next((a for a in item.actions if a.label == "gold"), None)
+    if gold is not None and gold.action_type in BOX_KINDS and evaluator_type({"type": kind}) in (
+            "click", "longclick", "input", "swipe"):
+        kind = BOX_KINDS[gold.action_type]
+        text = gold.type_text if kind == "input" else None
+    return kind, text
 
 
 def _verdict_of(text: str, form: str, item: WorkItem, tree: UiTree | None) -> str:
@@ -183,6 +211,24 @@ def _verdict_of(text: str, form: str, item: WorkItem, tree: UiTree | None) -> st
         return "invalid"
     scored, _ = grounding_item(action, item, tree)
     return "gold" if grounding_hit(scored) else ("invalid" if scored.format_error else "other")
+
+
+def _rescored(row, item: WorkItem | None):
+    """The prediction with its verdict against the step's current gold box (unchanged when it was not an
+    answer that parsed, or the step is gone)."""
+    action = (row.parsed or {}).get("action")
+    if item is None or row.verdict not in ("gold", "other") or not action:
+        return row
+    point = (row.x, row.y) if row.x is not None else None
+    gold = next((a for a in item.actions if a.label == "gold" and a.box is not None), None)
+    kind, text = reference_of(item)
+    hit = grounding_hit(GroundingItem(box=gold.box if gold else None, point=point, kind=action.get("kind"),
+                                      reference_kind=kind, text=action.get("text"), reference_text=text))
+    verdict = "gold" if hit else "other"
+    if verdict != row.verdict:
+        row = copy.copy(row)  # not written back: the stored verdict is what was judged when it ran
+        row.verdict = verdict
+    return row
 
 
 def _stored_action(action, item: GroundingItem, tree: UiTree | None) -> ParsedAction:
@@ -207,7 +253,11 @@ class GroundingProtocol(CapabilityProtocol):
               options=None) -> tuple[list[WorkUnit], Counter]:
         units, excluded = [], Counter()
         for item in items:
-            if not (item.instruction or item.goal).strip():
+            grounding_task = bool((item.episode_meta.get("capability") or {}).get("grounding"))
+            if not grounding_task and not item.instruction.strip():
+                # a step of a recorded task has the task's goal, not a one-line instruction for this screen
+                excluded[NOT_GROUNDING] += 1
+            elif not (item.instruction or item.goal).strip():
                 excluded[NO_GOAL] += 1
             elif not item.step_meta.get("reference_action") or item.step_meta["reference_action"].get("type") == "stop":
                 excluded[NO_REFERENCE] += 1
@@ -241,9 +291,13 @@ class GroundingProtocol(CapabilityProtocol):
         ctx.step_done(verdict)
 
     def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+        """From the stored answers against the gold boxes as they are now: a box an annotator fixed after
+        the run moves the target for the runs already made (no request is sent again)."""
         out = {}
         for run in runs:
-            rows = predictions_of(project, run.id)
+            selection = RunSelection.from_json(run.selection)
+            items = {i.step_id: i for i in load_items(project, selection.episodes)}
+            rows = [_rescored(r, items.get(r.step_id)) for r in predictions_of(project, run.id)]
             answered = [r for r in rows if r.verdict != "error"]
             accuracy = Rate(sum(r.verdict == "gold" for r in answered), len(answered),
                             sum(r.verdict == "invalid" for r in answered))
@@ -301,15 +355,28 @@ class CompletionProtocol(CapabilityProtocol):
             selection = RunSelection.from_json(run.selection)
             items = load_items(project, selection.episodes)
             truth = {i.step_id: (i.episode_id, i.step_index, i.step_meta.get("completion")) for i in items}
-            rows = [r for r in predictions_of(project, run.id) if r.step_id in truth]
-            judged = [CompletionItem(str(truth[r.step_id][0]), truth[r.step_id][1], truth[r.step_id][2],
-                                     (r.parsed or {}).get("said")) for r in rows if r.verdict != "error"]
+            rows = {r.step_id: r for r in predictions_of(project, run.id) if r.step_id in truth}
+            # a task counts only when every one of its steps was answered: Perfect. over a task whose stop
+            # step failed to be asked would be a guess
+            units, _ = self.units(items)
+            finished_steps = set()
+            unfinished = 0
+            by_task = tasks_of(items)
+            for episode_id in dict.fromkeys(u.items[0].episode_id for u in units):
+                steps = [i.step_id for i in by_task[episode_id]]
+                if all(sid in rows and rows[sid].verdict != "error" for sid in steps):
+                    finished_steps.update(steps)
+                else:
+                    unfinished += 1
+            judged = [CompletionItem(str(truth[sid][0]), truth[sid][1], truth[sid][2],
+                                     (rows[sid].parsed or {}).get("said")) for sid in sorted(finished_steps)]
             score = completion_scores(judged)
             out[run.id] = {"rates": {"continue": score.continue_.as_dict(), "stop": score.stop.as_dict(),
                                      "perfect": score.perfect.as_dict()},
                            "failure_modes": tally(completion_mode(i.truth, i.predicted) for i in judged),
                            "confusion": score.as_dict()["confusion"],
-                           "errors": sum(1 for r in rows if r.verdict == "error"),
+                           "errors": sum(1 for r in rows.values() if r.verdict == "error"),
+                           "unfinished": unfinished,
                            "observation": (run.options or {}).get("observation", "")}
         return out
 

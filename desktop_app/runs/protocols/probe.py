@@ -53,7 +53,7 @@ def reply_right(item: WorkItem, text: str) -> bool | None:
         said = read_mcq(text)
         return None if said is None else said == probe.get("answer")
     said = read_bq(text)
-    return None if said is None else said == bool(item.step_meta.get("truth"))
+    return None if said is None else said == (item.step_meta.get("option") == probe.get("answer"))
 
 
 class ProbeProtocol(Protocol):

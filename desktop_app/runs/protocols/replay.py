@@ -22,9 +22,10 @@ from dataclasses import asdict
 from typing import ClassVar
 
 from desktop_app.a11y.stored import parse_stored
+from desktop_app.a11y.tree import UiTree
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.capability import prompts
-from desktop_app.capability.evaluators import EvaluatorError, build_trace, parse_evaluators, score_task
+from desktop_app.capability.evaluators import STOP, EvaluatorError, build_trace, parse_evaluators, score_task
 from desktop_app.capability.failure_modes import replay_mode, tally
 from desktop_app.capability.grammar import GrammarError, parse_action, to_trace_action
 from desktop_app.capability.metrics import (
@@ -40,14 +41,13 @@ from desktop_app.runs.protocols.capability import (
     NO_REFERENCE,
     CapabilityProtocol,
     ask_step,
-    failure_line,
     grounding_item,
     predictions_of,
     tasks_of,
 )
 from desktop_app.runs.selection import NO_GOAL, RunSelection
 from desktop_app.runs.work import WorkItem, load_items
-from desktop_app.store.trees import tree_of_screen
+from desktop_app.store.trees import tree_for
 
 NO_EVALUATORS = "no evaluators"
 
@@ -158,14 +158,12 @@ class ReplayProtocol(CapabilityProtocol):
         return out
 
     def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:
-        lines = super().summary(metrics, rules)
+        lines = super().summary(metrics, rules)  # the rates, tasks left out, failure modes
         if metrics.get("acp") is not None:
             low, high = metrics["acp_ci95"] or (metrics["acp"], metrics["acp"])
-            lines.append(f"{'ACP':<12} {100 * metrics['acp']:5.1f} % [{100 * low:.1f}, {100 * high:.1f}]  "
+            lines.insert(len(metrics.get("rates", {})),
+                         f"{'ACP':<12} {100 * metrics['acp']:5.1f} % [{100 * low:.1f}, {100 * high:.1f}]  "
                          f"({metrics['acp_tasks']} tasks)")
-        lines += failure_line(metrics)
-        if metrics.get("unfinished"):
-            lines.append(f"{metrics['unfinished']} tasks not finished (failed requests; --resume asks them again)")
         return lines
 
 
@@ -191,24 +189,31 @@ def _score(session, unit: WorkUnit, rows: list) -> tuple | None:
     trees, activities, actions = [], [], []
     parse_error = False
     for item, row in seen:
-        stored = tree_of_screen(session, item.screen_id)
+        stored = tree_for(session, item.screen_id, item.step_meta.get("tree"))
         if stored is None:
             return None
-        trace_action = (row.parsed or {}).get("trace_action")
-        if trace_action is None:  # the answer did not parse: the run ended before acting here
-            parse_error = True
-            break
         trees.append(parse_stored(stored).tree)
         activities.append(item.step_meta.get("activity"))
+        trace_action = (row.parsed or {}).get("trace_action")
+        if trace_action is None:
+            # the answer did not parse: the run ended on this screen, which the agent saw; like the
+            # authors' scorer, a stop is put there (build_trace adds it: one screen more than actions)
+            parse_error = True
+            break
         actions.append(trace_action)
-    if not actions:
-        score = score_task(evaluators, [])
-    else:
-        known = activities if all(a is not None for a in activities) else None
-        score = score_task(evaluators, build_trace(trees, known, actions))
+    ended = (seen[-1][1].parsed or {}).get("ended", "") if seen else ""
+    if ended == "left the recording":
+        # the screen the agent's last action leads to was never recorded: an empty one, where the run is
+        # scored as stopping, so the final-screen and last-action checks see what the agent did, not the
+        # recording it left (an agent that never stops cannot pass them)
+        trees.append(UiTree([], []))
+        activities.append(None)
+        actions.append(dict(STOP))
+    known = activities if activities and all(a is not None for a in activities) else None
+    score = score_task(evaluators, build_trace(trees, known, actions) if trees else [])
     key = unit.items[0].episode_key
-    last = (seen[-1][1].parsed or {}).get("ended", "") if seen else ""
-    detail = {"task": key, "steps": len(unit.items), "acted": len(actions), "ended": last or "format error",
+    acted = len(actions) - (ended == "left the recording")
+    detail = {"task": key, "steps": len(unit.items), "acted": acted, "ended": ended or "format error",
               "passed": score.passed, "success": score.success}
     detail["failure_mode"] = replay_mode(detail)
-    return (TaskOutcome(key, score, len(unit.items)), RunOutcome(len(actions), parse_error), detail)
+    return (TaskOutcome(key, score, len(unit.items)), RunOutcome(acted, parse_error), detail)
