@@ -1,5 +1,7 @@
 """docs/capability-profile.png: the capability profile window on the Sphinx demo, two scripted agents;
-docs/recorded-task.png: the Recorded task tab (evaluators checked on the reference, completion label).
+docs/recorded-task.png: the Task tab (evaluators checked on the reference, completion label);
+docs/agent-reads.png: what the agent reads of that screen (the element list);
+docs/probe-editor.png: the knowledge-probe editor.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python docs/make_capability_screenshots.py
 
@@ -69,6 +71,27 @@ def main() -> None:
     out = DOCS / "recorded-task.png"
     window.grab().save(str(out))
     print(f"wrote {out}")
+
+    window.observe_action.trigger()
+    reads = window.observation_view
+    reads.mode.setCurrentIndex(reads.mode.findData("list"))
+    reads.resize(760, 420)
+    for _ in range(10):
+        QApplication.processEvents()
+    out = DOCS / "agent-reads.png"
+    reads.grab().save(str(out))
+    print(f"wrote {out}")
+    reads.close()
+
+    window.probes_action.trigger()
+    editor = window.probe_editor
+    editor.list.setCurrentRow(1)
+    for _ in range(10):
+        QApplication.processEvents()
+    out = DOCS / "probe-editor.png"
+    editor.grab().save(str(out))
+    print(f"wrote {out}")
+    editor.close()
     window.close()
 
 

@@ -385,6 +385,9 @@ def test_the_capability_profile_gathers_the_runs_of_an_agent_and_mode(recorded, 
                  "--latex", str(tmp_path / "p.tex")]) == 0
     out = capsys.readouterr().out
     assert "Grounding" in out and "100.0 [67.6, 100.0]" in out
+    # SR by the reference's length: the demo's tasks have 5 to 7 steps (4-6: 3 tasks; 7-10: 3 tasks)
+    assert {k: (v["hits"], v["n"]) for k, v in row.sr_by_length.items()} == {"4-6": (3, 3), "7-10": (3, 3)}
+    assert "SR, 4-6 steps" in out
     lines = (tmp_path / "p.csv").read_text().splitlines()
     assert lines[0] == "agent,observation,figure,rate,lo,hi,hits,n,run"
     assert any(line.startswith("phone,tree,grounding,1.0,") for line in lines)
@@ -532,6 +535,9 @@ def test_the_repair_pass_scores_rewritten_answers_beside_the_originals(recorded,
         (run,) = api.runs(project)
         metrics = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]
     original, fixed = metrics["rates"]["grounding"], metrics["repaired"]["grounding"]
+    with Project.open(recorded) as project:
+        (row,) = api.capability_profiles(project)
+    assert row.repaired["grounding"]["hits"] == 7  # the profile shows Original -> Repaired
     # original: 5 of 8 (3 format errors); repaired: the two rewritten answers hit, the third stays unreadable
     assert (original["hits"], original["n"], original["format_errors"]) == (5, 8, 3)
     assert (fixed["hits"], fixed["n"], fixed["format_errors"]) == (7, 8, 1)
@@ -560,3 +566,31 @@ def test_evaluators_and_completion_labels_set_from_the_command_line(recorded, tm
         with project.reading() as s:
             from desktop_app.store.models import Step
             assert s.get(Step, step).meta["completion"] == "stop"
+
+
+def test_focused_context_counts_replies_not_in_the_asked_shape(recorded):
+    def scripted(body, n):
+        said = user_text(body)
+        shape = re.search(r"Respond with `(.*)` and nothing else", said).group(1)
+        if shape.startswith("text"):
+            return Response(text="text [4] [25]")  # the shape asked: follows (the element is not judged)
+        if "size 42" in said:
+            return Response(text="Sure! click [3]")  # words around the action: a failure
+        if "bag" in said:
+            return Response(text="```\nclick [2]\n```")  # a fenced block: a failure
+        return Response(text="click [1]")
+
+    with FakeOpenAI(scripted) as server:
+        add_agent(server)
+        assert main(["run", str(recorded), "--agent", "phone", "--protocol", "focused", "--observation", "list",
+                     "--where", "scenario=grounding"]) == 0
+        assert "Respond with `click [<number>]` and nothing else." in user_text(server.requests[0])
+    with Project.open(recorded) as project:
+        (run,) = api.runs(project)
+        metrics = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]
+        (row,) = api.capability_profiles(project)
+    # 8 prompts, 2 replies not in the shape -> failure rate 2/8 (lower is better)
+    assert (metrics["rates"]["failure"]["hits"], metrics["rates"]["failure"]["n"]) == (2, 8)
+    assert (row.axes["instructions"]["hits"], row.axes["instructions"]["n"]) == (6, 8)
+    with Project.open(recorded) as project, pytest.raises(Exception, match="observation tree or list"):
+        api.plan_run(project, None, "focused", False, observation="image")

@@ -43,7 +43,7 @@ def _observation(mode: str, image: bytes, mime: str, tree: UiTree | None, detail
     return "", [image_content(image, mime, detail)]
 
 
-PROBES = ("grounding", "completion", "navigation")  # <probe>.j2 (system) + <probe>_user.j2 (the step)
+PROBES = ("grounding", "completion", "navigation", "focused")  # <probe>.j2 (system) + <probe>_user.j2 (the step)
 
 
 def messages(version: str, probe: str, mode: str, image: bytes, mime: str, tree: UiTree | None,

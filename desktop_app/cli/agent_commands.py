@@ -284,7 +284,7 @@ def add_commands(sub, add_project) -> None:
                    help="grounding / probe protocols: a model profile that rewrites answers in the wrong format; "
                         "both the original and the repaired rates are reported (the paper's Original / Repaired)")
     p.add_argument("--observation", choices=OBSERVATION_MODES,
-                   help="grounding / completion protocols: what the agent is shown of a recorded screen: image, "
+                   help="grounding / completion / replay / focused protocols: what the agent is shown of a recorded screen: image, "
                         "marks (numbered dots), tree (the accessibility tree as text; default), list (its elements)")
     p.add_argument("--concurrency", type=int)
     p.add_argument("--name", help="a name for the run (default: agent · pattern · samples)")

@@ -70,7 +70,7 @@ def cmd_observe(args) -> int:
 def cmd_profile(args) -> int:
     """The capability profile of every agent and observation mode, as a table (and CSV / LaTeX files)."""
     from desktop_app import api
-    from desktop_app.capability.profile import table_rows, write_csv, write_latex
+    from desktop_app.capability.profile import length_rows, table_rows, write_csv, write_latex
     from desktop_app.cli.common import open_project
 
     with open_project(args) as project:
@@ -81,10 +81,13 @@ def cmd_profile(args) -> int:
     else:
         if not rows:
             print("no grounding, completion or replay runs yet (screenlab run ... --protocol grounding)")
-        header, body = table_rows(rows)
-        widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
-        for line in [header, *body] if rows else []:
-            print("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip())
+        for header, body in (table_rows(rows), length_rows(rows)):
+            if not body:
+                continue
+            widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+            for line in [header, *body]:
+                print("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip())
+            print()
     if args.csv:
         print(f"wrote {write_csv(rows, args.csv)}")
     if args.latex:

@@ -24,7 +24,15 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
-from desktop_app.capability.profile import AXES, AXIS_TITLES, ProfileRow, table_rows, write_csv, write_latex
+from desktop_app.capability.profile import (
+    AXES,
+    AXIS_TITLES,
+    ProfileRow,
+    length_rows,
+    table_rows,
+    write_csv,
+    write_latex,
+)
 from desktop_app.ui.eval.background import run_in_background
 from desktop_app.ui.eval.colours import RUN_COLOURS
 
@@ -100,6 +108,20 @@ class RadarChart(QWidget):
         painter.end()
 
 
+def _fill(table: QTableWidget, header: list[str], body: list[list[str]], words_last: bool = False) -> None:
+    table.clear()
+    table.setColumnCount(len(header))
+    table.setRowCount(len(body))
+    table.setHorizontalHeaderLabels(header)
+    for r, cells in enumerate(body):
+        for c, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            if c >= 2 and not (words_last and c == len(cells) - 1):  # figures right, words (failures) left
+                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            table.setItem(r, c, item)
+    table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+
+
 class CapabilityView(QDialog):
     def __init__(self, project, parent=None):
         super().__init__(parent)
@@ -108,8 +130,10 @@ class CapabilityView(QDialog):
         self.rows: list[ProfileRow] = []
         self.chart = RadarChart()
         self.table = QTableWidget(0, 0)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.verticalHeader().setVisible(False)
+        self.lengths = QTableWidget(0, 0)  # SR by the reference's length (replay runs)
+        for table in (self.table, self.lengths):
+            table.setEditTriggers(QTableWidget.NoEditTriggers)
+            table.verticalHeader().setVisible(False)
         self.status = QLabel("Loading…")
         self.status.setWordWrap(True)
         csv_button, latex_button, refresh = QPushButton("Export CSV…"), QPushButton("Export LaTeX…"), \
@@ -124,7 +148,8 @@ class CapabilityView(QDialog):
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.chart)
         split.addWidget(self.table)
-        split.setSizes([460, 200])
+        split.addWidget(self.lengths)
+        split.setSizes([440, 160, 90])
         layout = QVBoxLayout(self)
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
@@ -139,18 +164,10 @@ class CapabilityView(QDialog):
     def show_rows(self, rows: list[ProfileRow]) -> None:
         self.rows = rows
         self.chart.set_rows(rows)
-        header, body = table_rows(rows)
-        self.table.clear()
-        self.table.setColumnCount(len(header))
-        self.table.setRowCount(len(body))
-        self.table.setHorizontalHeaderLabels(header)
-        for r, cells in enumerate(body):
-            for c, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                if 2 <= c < len(cells) - 1:  # the figures; the last column (failures) is words
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                self.table.setItem(r, c, item)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        _fill(self.table, *table_rows(rows), words_last=True)
+        header, body = length_rows(rows)
+        _fill(self.lengths, header, body)
+        self.lengths.setVisible(bool(body))
         self.status.setText(f"{len(rows)} agent / observation pairs; the newest run of each protocol counts. "
                             "Percent with 95 % intervals; goal and app knowledge need knowledge-probe runs.")
 

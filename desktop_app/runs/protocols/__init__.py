@@ -6,6 +6,7 @@
     grounding, completion   capability probes on recorded app screens (Sphinx): one capability each
     replay   an agent walks a recorded task; its trajectory is scored by the task's evaluators (SR, ACP)
     probe    knowledge probes: questions about the goal or the app with an answer key (no screen)
+    focused  focused context: one instruction and the exact answer format; replies not in it fail
 
 `suggest()` picks the protocol a selection fits when the user does not choose one.
 """
@@ -13,7 +14,7 @@
 from __future__ import annotations
 
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
-from desktop_app.runs.protocols.capability import CompletionProtocol, GroundingProtocol
+from desktop_app.runs.protocols.capability import CompletionProtocol, FocusedProtocol, GroundingProtocol
 from desktop_app.runs.protocols.episode import EpisodeProtocol
 from desktop_app.runs.protocols.judge import JudgeProtocol
 from desktop_app.runs.protocols.probe import ProbeProtocol
@@ -22,7 +23,7 @@ from desktop_app.runs.protocols.screen import ScreenProtocol
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol(), JudgeProtocol(),
                                                    GroundingProtocol(), CompletionProtocol(), ReplayProtocol(),
-                                                   ProbeProtocol())}
+                                                   ProbeProtocol(), FocusedProtocol())}
 DEFAULT = "screen"
 
 

@@ -32,13 +32,14 @@ from desktop_app.agents.actions import ParsedAction
 from desktop_app.agents.client import RequestFailed
 from desktop_app.capability import prompts
 from desktop_app.capability.evaluators import evaluator_type
-from desktop_app.capability.failure_modes import completion_mode, grounding_mode, tally
+from desktop_app.capability.failure_modes import FORMAT_ERROR, completion_mode, grounding_mode, tally
 from desktop_app.capability.grammar import GrammarError, parse_action
 from desktop_app.capability.metrics import (
     CompletionItem,
     GroundingItem,
     Rate,
     completion_scores,
+    follows_focused_format,
     grounding_hit,
     read_completion,
 )
@@ -381,10 +382,67 @@ class CompletionProtocol(CapabilityProtocol):
         return out
 
 
+# -- focused context ---------------------------------------------------------------------------------
+# The shape a focused prompt asks for, by the reference's action type (the paper's example:
+# "Respond with 'input [123] [some text]'"; in the Table 2 grammar the verb is `text`).
+SHAPES = {"click": ("click", "click [<number>]"), "longclick": ("longclick", "longclick [<number>]"),
+          "input": ("text", "text [<number>] [<the text>]"), "swipe": ("swipe", "swipe [<number>] [<direction>]")}
+
+
+class FocusedProtocol(CapabilityProtocol):
+    """Instruction following with everything but the output format taken away (Sphinx "focused context"):
+    the screen's elements, one instruction, and the exact shape of the answer. A failure is any reply that
+    is not that one line (metrics.follows_focused_format); whether it picks the right element is not asked."""
+
+    name: ClassVar[str] = "focused"
+    title: ClassVar[str] = "Capability: focused context"
+    description: ClassVar[str] = ("one instruction and the exact answer format, nothing else; the failure rate "
+                                  "of replies not in that format (Sphinx instruction following)")
+
+    def options(self, data: dict | None = None, **given) -> CapabilityOptions:
+        options = super().options(data, **given)
+        if options.observation not in ("tree", "list"):
+            raise OptionsError("focused-context prompts give the elements as text: observation tree or list")
+        return options
+
+    def units(self, items: list[WorkItem], include_unlabelled: bool = False,
+              options=None) -> tuple[list[WorkUnit], Counter]:
+        units, excluded = GroundingProtocol().units(items, include_unlabelled, options)
+        kept = [u for u in units if (u.items[0].step_meta.get("reference_action") or {}).get("type") in SHAPES]
+        if len(kept) < len(units):
+            excluded[NO_REFERENCE] += len(units) - len(kept)
+        return kept, excluded
+
+    async def act(self, ctx: RunContext, unit: WorkUnit) -> None:
+        (item,) = unit.items
+        kind, shape = SHAPES[item.step_meta["reference_action"]["type"]]
+        asked = await ask_step(ctx, item, "focused", instruction=item.instruction or item.goal, shape=shape)
+        if asked is None:
+            return
+        answer, _tree = asked
+        follows = follows_focused_format(answer.reply.text, "element", kind)
+        verdict = "gold" if follows else "invalid"
+        await ctx.write(item, {**answer_values(answer, ParsedAction(raw=answer.reply.text, wrong_format=not follows)),
+                               "verdict": verdict, "parsed": {"asked": shape, "follows": follows}})
+        ctx.step_done(verdict)
+
+    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+        out = {}
+        for run in runs:
+            rows = [r for r in predictions_of(project, run.id) if r.verdict != "error"]
+            failures = Rate(sum(r.verdict == "invalid" for r in rows), len(rows))
+            out[run.id] = {"rates": {"failure": failures.as_dict()},
+                           "errors": len(predictions_of(project, run.id)) - len(rows),
+                           "failure_modes": tally(FORMAT_ERROR for r in rows if r.verdict == "invalid"),
+                           "observation": (run.options or {}).get("observation", "")}
+        return out
+
+
 def predictions_of(project, run_id: int) -> list:
     with project.reading() as s:
         return list(s.execute(select(m.Prediction).where(m.Prediction.run_id == run_id)).scalars())
 
 
-__all__ = ["CapabilityOptions", "CapabilityProtocol", "CompletionProtocol", "GroundingProtocol", "ask_step",
+__all__ = ["CapabilityOptions", "CapabilityProtocol", "CompletionProtocol", "FocusedProtocol", "GroundingProtocol",
+           "ask_step",
            "failure_line", "grounding_item", "predictions_of", "rate_text", "require_model", "tasks_of"]
