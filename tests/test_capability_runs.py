@@ -314,6 +314,10 @@ def test_replay_walks_recorded_tasks_and_scores_them_with_their_evaluators(recor
     sr = metrics["rates"]["success"]
     assert (sr["hits"], sr["n"]) == (5, 6) and tasks["sphinx-6-clock"]["success"]
     assert metrics["failure_modes"] == {"wrong path": 1}
+    # repetition over the agent's own actions: the shop run's wrong turn is "click [0]", the back button,
+    # which no earlier action of its run was; the recorded paths repeat nothing -> 0 repeats
+    assert metrics["rates"]["repetition"]["hits"] == 0
+    assert metrics["rates"]["repetition"]["n"] == sum(t["acted"] - 1 for t in tasks.values())
     # format errors: one run ended on one, over the answers asked (actions carried out + that one)
     fe = metrics["rates"]["format_error"]
     assert (fe["hits"], fe["n"]) == (1, asked)
@@ -348,6 +352,36 @@ def test_replay_never_counts_an_agent_that_does_not_stop(recorded):
         metrics = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]
     assert metrics["rates"]["success"]["hits"] == 0
     assert all(t["ended"] == "left the recording" for t in metrics["tasks"])
+
+
+def test_replay_counts_an_agent_that_repeats_itself(recorded):
+    """On the screenshot, an agent that taps the first target, then taps the same point again, repeats an
+    action (the authors' rule compares a coordinate action's point): one repeat in every run."""
+    with Project.open(recorded) as project:
+        first = {}
+        for bundle in bundles(project, "navigation"):
+            action = bundle.steps[0].step.meta["reference_action"]
+            x1, y1, x2, y2 = parse_bounds(action["element"]["bounds"])
+            point = f"[{(x1 + x2) // 2},{(y1 + y2) // 2}]"
+            first[bundle.episode.goal] = (f"text {point} [{action['message']}]" if action["type"] == "input"
+                                          else f"click {point}")
+
+    def scripted(body, n):
+        goal, done = task_step(user_text(body))
+        return Response(text=first[goal] if done < 2 else "press [stop]")
+
+    with FakeOpenAI(scripted) as server:
+        add_agent(server)
+        assert main(["run", str(recorded), "--agent", "phone", "--protocol", "replay", "--observation", "image",
+                     "--where", "scenario=navigation"]) == 0
+    with Project.open(recorded) as project:
+        (run,) = api.runs(project)
+        metrics = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]
+    walked = {t["task"]: t["acted"] for t in metrics["tasks"]}
+    assert all(a >= 2 for a in walked.values())
+    repetition = metrics["rates"]["repetition"]
+    # every run's second action is its first again: 6 repeats, over the actions after each run's first
+    assert (repetition["hits"], repetition["n"]) == (6, sum(a - 1 for a in walked.values()))
 
 
 def test_the_capability_profile_gathers_the_runs_of_an_agent_and_mode(recorded, tmp_path, capsys):

@@ -5,7 +5,9 @@ recording: it sees screen i, the goal and its own actions so far, and answers on
 does what the reference does at that step (the grounding rule: same type and text, its point or
 element's centre in the gold box) moves it to screen i + 1; `press [stop]` ends the run; any other action
 leaves the recording (we cannot show the screen it would reach), so the run ends there, as does an answer
-that does not parse (the authors' runs also end on a parse error). The trajectory the agent made (the
+that does not parse (the authors' runs also end on a parse error). Repetition is counted over the
+agent's own actions (the authors' rule): on the recording an action repeats only where the recording does,
+so a repeated action is mostly the one that left it; a live device would show longer loops. The trajectory the agent made (the
 screens it saw, its actions) is then scored by the task's evaluators: SR = all hold, ACP = the share
 that holds (capability/evaluators.py, the authors' semantics). A run that left the recording is judged
 on what it did until then, which is conservative: an alternative path that would have worked counts as
@@ -34,6 +36,7 @@ from desktop_app.capability.metrics import (
     end_to_end,
     format_error_rate,
     grounding_hit,
+    repetition_rate,
 )
 from desktop_app.runs.context import RunContext, answer_values
 from desktop_app.runs.protocols.base import WorkUnit
@@ -132,7 +135,7 @@ class ReplayProtocol(CapabilityProtocol):
             selection = RunSelection.from_json(run.selection)
             units, _ = self.units(load_items(project, selection.episodes))
             rows = {r.step_id: r for r in predictions_of(project, run.id)}
-            tasks, outcomes, per_task, unfinished = [], [], [], 0
+            tasks, outcomes, per_task, unfinished, walks = [], [], [], 0, []
             with project.reading() as s:
                 for unit in units:
                     mine = [rows.get(i.step_id) for i in unit.items]
@@ -143,13 +146,15 @@ class ReplayProtocol(CapabilityProtocol):
                     if task is None:
                         unfinished += 1
                         continue
-                    outcome, run_outcome, detail = task
+                    outcome, run_outcome, detail, walked = task
+                    walks.append(walked)
                     tasks.append(outcome)
                     outcomes.append(run_outcome)
                     per_task.append(detail)
             e2e = end_to_end(tasks)
             out[run.id] = {"rates": {"success": e2e.sr.as_dict(),
-                                     "format_error": format_error_rate(outcomes).as_dict()},
+                                     "format_error": format_error_rate(outcomes).as_dict(),
+                                     "repetition": repetition_rate(walks).as_dict()},
                            "acp": e2e.acp, "acp_ci95": e2e.acp_ci95, "acp_tasks": e2e.acp_tasks,
                            "sr_by_length": {k: v.as_dict() for k, v in e2e.sr_by_length.items()},
                            "tasks": per_task, "unfinished": unfinished,
@@ -216,4 +221,5 @@ def _score(session, unit: WorkUnit, rows: list) -> tuple | None:
     detail = {"task": key, "steps": len(unit.items), "acted": acted, "ended": ended or "format error",
               "passed": score.passed, "success": score.success}
     detail["failure_mode"] = replay_mode(detail)
-    return (TaskOutcome(key, score, len(unit.items)), RunOutcome(acted, parse_error), detail)
+    walked = actions[:acted]  # the agent's own actions (the stop put after leaving the recording is not one)
+    return (TaskOutcome(key, score, len(unit.items)), RunOutcome(acted, parse_error), detail, walked)
