@@ -628,3 +628,22 @@ def test_focused_context_counts_replies_not_in_the_asked_shape(recorded):
     assert (row.axes["instructions"]["hits"], row.axes["instructions"]["n"]) == (6, 8)
     with Project.open(recorded) as project, pytest.raises(Exception, match="observation tree or list"):
         api.plan_run(project, None, "focused", False, observation="image")
+
+
+def test_replay_scores_an_early_stop_on_the_screen_where_it_stopped(recorded):
+    with Project.open(recorded) as project:
+        answers = walk_answers(project)
+    for (goal, done) in list(answers):
+        if done == 1:
+            answers[(goal, 1)] = "press [stop]"  # done, says the agent, at the second screen
+
+    with FakeOpenAI(lambda body, n: Response(text=answers[task_step(user_text(body))])) as server:
+        add_agent(server)
+        assert main(["run", str(recorded), "--agent", "phone", "--protocol", "replay", "--where",
+                     "scenario=navigation"]) == 0
+    with Project.open(recorded) as project:
+        (run,) = api.runs(project)
+        metrics = api.evaluate(project, [run.id])["runs"][run.id]["metrics"]
+    assert all((t["ended"], t["acted"]) == ("stopped", 2) for t in metrics["tasks"])
+    assert metrics["rates"]["success"]["hits"] == 0
+    assert metrics["failure_modes"] == {"stopped too early": 6}

@@ -107,10 +107,10 @@ class ReplayProtocol(CapabilityProtocol):
                 ctx.step_done("invalid")
                 await self._unreached(ctx, unit.items[index + 1:])
                 return
-            if not on_path(action, item, tree):
+            if action.kind == "stop":  # stopped here (early, or when the recording does): the screen is known
+                verdict, ended = ("gold" if on_path(action, item, tree) else "other"), "stopped"
+            elif not on_path(action, item, tree):
                 verdict, ended = "other", "left the recording"
-            elif action.kind == "stop":
-                ended = "stopped"
             shown = ParsedAction(raw=action.raw, point=tuple(float(v) for v in action.point) if action.point else None,
                                  action_type=action.kind, text=action.text or "")
             await ctx.write(item, {**answer_values(answer, shown), "verdict": verdict,
