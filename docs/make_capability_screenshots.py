@@ -35,6 +35,11 @@ from desktop_app.ui.theme import apply_theme  # noqa: E402
 from test_gui_capability import make_profiled_project  # noqa: E402
 
 
+def settle(rounds: int = 10) -> None:
+    for _ in range(rounds):
+        QApplication.processEvents()
+
+
 def main() -> None:
     app = application()
     apply_theme(app, "light")
@@ -51,8 +56,7 @@ def main() -> None:
             break
         view.thread().msleep(10)
     view.resize(1100, 820)
-    for _ in range(10):
-        QApplication.processEvents()
+    settle()
     out = DOCS / "capability-profile.png"
     view.grab().save(str(out))
     print(f"wrote {out}")
@@ -62,12 +66,10 @@ def main() -> None:
     with window.project.reading() as s:
         episode_id = next(e.id for e in s.exec(select(Episode)) if e.key == "sphinx-4-pocketly")
     window.browser.select_row(window.browser.model.row_of(episode_id))
-    for _ in range(10):
-        QApplication.processEvents()
+    settle()
     window.ws.load_step(1)
     window.right_tabs.setCurrentWidget(window.task_panel)
-    for _ in range(10):
-        QApplication.processEvents()
+    settle()
     out = DOCS / "recorded-task.png"
     window.grab().save(str(out))
     print(f"wrote {out}")
@@ -76,8 +78,7 @@ def main() -> None:
     reads = window.observation_view
     reads.mode.setCurrentIndex(reads.mode.findData("list"))
     reads.resize(760, 420)
-    for _ in range(10):
-        QApplication.processEvents()
+    settle()
     out = DOCS / "agent-reads.png"
     reads.grab().save(str(out))
     print(f"wrote {out}")
@@ -86,8 +87,7 @@ def main() -> None:
     window.probes_action.trigger()
     editor = window.probe_editor
     editor.list.setCurrentRow(1)
-    for _ in range(10):
-        QApplication.processEvents()
+    settle()
     out = DOCS / "probe-editor.png"
     editor.grab().save(str(out))
     print(f"wrote {out}")

@@ -14,6 +14,16 @@ def _said(exc: Exception) -> str:
     return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
 
 
+def cmd_capability(args) -> int:
+    """Every `screenlab capability` command: what the user asked that cannot be done (an unknown task, a
+    bad label, a rejection without a reason) is said in one line, exit 2, no traceback."""
+    try:
+        return args.capability_func(args)
+    except (KeyError, ValueError) as exc:
+        print(f"error: {_said(exc)}", file=sys.stderr)
+        return 2
+
+
 def cmd_check(args) -> int:
     """Each recorded task's reference trajectory against its own evaluators; exit 1 when one fails."""
     from desktop_app import api
@@ -50,11 +60,7 @@ def cmd_observe(args) -> int:
     from desktop_app.cli.common import open_project
 
     with open_project(args) as project:
-        try:
-            text, picture = api.observation(project, args.step, args.mode)
-        except (KeyError, ValueError) as exc:
-            print(f"error: {_said(exc)}", file=sys.stderr)
-            return 2
+        text, picture = api.observation(project, args.step, args.mode)
     if picture is not None:
         if not args.out:
             print("error: --mode marks draws a picture; give --out FILE.png", file=sys.stderr)
@@ -134,11 +140,7 @@ def cmd_verify(args) -> int:
     from desktop_app.cli.common import open_project
 
     with open_project(args) as project:
-        try:
-            status = api.verify_grounding_task(project, args.task, args.decision, args.reason, args.instruction)
-        except (KeyError, ValueError) as exc:
-            print(f"error: {_said(exc)}", file=sys.stderr)
-            return 2
+        status = api.verify_grounding_task(project, args.task, args.decision, args.reason, args.instruction)
     print(f"{args.task}: {status}")
     return 0
 
@@ -183,12 +185,8 @@ def cmd_add_probe(args) -> int:
         letter, _, value = text.partition("=")
         options[letter.strip().upper()] = value.strip()
     with open_project(args) as project:
-        try:
-            episode_id = api.add_probe(project, args.question, options, args.answer.upper(), args.level,
-                                       args.app or [], args.category, args.author)
-        except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        episode_id = api.add_probe(project, args.question, options, args.answer.upper(), args.level,
+                                   args.app or [], args.category, args.author)
     print(f"probe {episode_id} added (to verify)")
     return 0
 
@@ -198,11 +196,7 @@ def cmd_verify_probe(args) -> int:
     from desktop_app.cli.common import open_project
 
     with open_project(args) as project:
-        try:
-            status = api.verify_probe(project, args.probe, args.decision, args.reason)
-        except (KeyError, ValueError) as exc:
-            print(f"error: {_said(exc)}", file=sys.stderr)
-            return 2
+        status = api.verify_probe(project, args.probe, args.decision, args.reason)
     print(f"{args.probe}: {status}")
     return 0
 
@@ -217,12 +211,7 @@ def cmd_set_evaluators(args) -> int:
         print(f"error: {args.file}: {exc}", file=sys.stderr)
         return 2
     with open_project(args) as project:
-        try:
-            episode_id = _episode_id(project, args.task)
-            check = api.set_task_evaluators(project, episode_id, evaluators)
-        except (KeyError, ValueError) as exc:
-            print(f"error: {_said(exc)}", file=sys.stderr)
-            return 2
+        check = api.set_task_evaluators(project, _episode_id(project, args.task), evaluators)
     failed = [words for words, ok in check.evaluators if not ok]
     print(f"{args.task}: {len(check.evaluators)} evaluators saved; the reference "
           + ("passes all of them" if not failed else f"fails {len(failed)}: " + "; ".join(failed)))
@@ -234,11 +223,7 @@ def cmd_completion(args) -> int:
     from desktop_app.cli.common import open_project
 
     with open_project(args) as project:
-        try:
-            api.set_completion_label(project, args.step, args.label)
-        except (KeyError, ValueError) as exc:
-            print(f"error: {_said(exc)}", file=sys.stderr)
-            return 2
+        api.set_completion_label(project, args.step, args.label)
     print(f"step {args.step}: {args.label}")
     return 0
 
@@ -260,23 +245,24 @@ def add_commands(sub, add_project) -> None:
 
     cap = sub.add_parser("capability", help="recorded app tasks (Sphinx): check evaluators, show observations")
     csub = cap.add_subparsers(dest="capability_command", required=True)
+    cap.set_defaults(func=cmd_capability)
     p = csub.add_parser("check", help="does each recorded task's reference trajectory pass its own evaluators?")
     add_project(p)
     add_filters(p)
     p.add_argument("--verbose", "-v", action="store_true", help="list every task and evaluator, not only failures")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_check)
+    p.set_defaults(capability_func=cmd_check)
     p = csub.add_parser("profile", help="each agent's capability profile (Sphinx): the five axes, SR and ACP")
     add_project(p)
     p.add_argument("--run", type=int, action="append", help="only these runs (repeat); default: every run")
     p.add_argument("--csv", help="also write a tidy CSV here")
     p.add_argument("--latex", help="also write a LaTeX table here")
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_profile)
+    p.set_defaults(capability_func=cmd_profile)
     p = csub.add_parser("extract-grounding", help="one grounding task per distinct element action of the "
                                                   "recorded tasks (pending, no instruction yet)")
     add_project(p)
-    p.set_defaults(func=cmd_extract)
+    p.set_defaults(capability_func=cmd_extract)
     p = csub.add_parser("write-instructions", help="an LLM writes each grounding task's one-line instruction")
     add_project(p)
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: the one in Settings)")
@@ -284,22 +270,22 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--api-key-env", metavar="VAR", help="environment variable holding the API key")
     p.add_argument("--temperature", type=float, default=0.75, help="default 0.75, as the paper")
     p.add_argument("--limit", type=int, help="at most this many")
-    p.set_defaults(func=cmd_write)
+    p.set_defaults(capability_func=cmd_write)
     p = csub.add_parser("verify", help="accept or reject a grounding task (optionally with a new instruction)")
     add_project(p)
     p.add_argument("task", help="the task's key")
     p.add_argument("decision", choices=("accept", "reject"))
     p.add_argument("--instruction", help="the corrected instruction (recorded as revised)")
     p.add_argument("--reason", default="", help="why it is rejected (e.g. unclear screenshot)")
-    p.set_defaults(func=cmd_verify)
+    p.set_defaults(capability_func=cmd_verify)
     p = csub.add_parser("provenance", help="the grounding set's counts: written, kept, removed, revised, boxes fixed")
     add_project(p)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_provenance)
+    p.set_defaults(capability_func=cmd_provenance)
     p = csub.add_parser("probes", help="list the knowledge probes (question, level, answer key, status)")
     add_project(p)
     p.add_argument("--json", action="store_true")
-    p.set_defaults(func=cmd_probes)
+    p.set_defaults(capability_func=cmd_probes)
     p = csub.add_parser("add-probe", help="write a knowledge probe: a question, options A-D, the key, the level")
     add_project(p)
     p.add_argument("--question", required=True)
@@ -310,27 +296,27 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--app", action="append", help="an app the question is about (repeat)")
     p.add_argument("--category", default="")
     p.add_argument("--author", default="")
-    p.set_defaults(func=cmd_add_probe)
+    p.set_defaults(capability_func=cmd_add_probe)
     p = csub.add_parser("verify-probe", help="accept or reject a knowledge probe")
     add_project(p)
     p.add_argument("probe", help="the probe's key (screenlab capability probes lists them)")
     p.add_argument("decision", choices=("accept", "reject"))
     p.add_argument("--reason", default="")
-    p.set_defaults(func=cmd_verify_probe)
+    p.set_defaults(capability_func=cmd_verify_probe)
     p = csub.add_parser("set-evaluators", help="replace a recorded task's evaluators from a JSON file (checked "
                                                "first; says how the reference fares)")
     add_project(p)
     p.add_argument("task", help="the task's key, e.g. sphinx-101-money")
     p.add_argument("file", help="evaluator.json")
-    p.set_defaults(func=cmd_set_evaluators)
+    p.set_defaults(capability_func=cmd_set_evaluators)
     p = csub.add_parser("completion", help="override a step's completion label (derived: the last step is stop)")
     add_project(p)
     p.add_argument("step", type=int, help="the step's id")
     p.add_argument("label", choices=("continue", "stop"))
-    p.set_defaults(func=cmd_completion)
+    p.set_defaults(capability_func=cmd_completion)
     p = csub.add_parser("observe", help="print what an agent is shown of a step's screen")
     add_project(p)
     p.add_argument("step", type=int, help="the step's id")
     p.add_argument("--mode", choices=MODES, default="tree")
     p.add_argument("--out", help="marks mode: where to write the picture")
-    p.set_defaults(func=cmd_observe)
+    p.set_defaults(capability_func=cmd_observe)

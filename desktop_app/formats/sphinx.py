@@ -25,7 +25,9 @@ clickable ancestor) is written as the node of the tree it now covers, and node f
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from desktop_app.a11y.stored import parse_stored
@@ -264,18 +266,21 @@ def read(path: Path, options) -> list[EpisodeRecord]:
 
 
 # -- writing ---------------------------------------------------------------------------------------
-def _written_tree(tree_row) -> tuple[str, UiTree | None]:
-    """The dump to write (the annotators' corrections applied) and its parsed tree."""
+def _written_tree(tree_row) -> tuple[str, Callable[[], UiTree | None]]:
+    """The dump to write (the annotators' corrections applied), and its parsed tree on demand: most dumps
+    are written back verbatim and never need parsing (only a moved gold box asks for its node)."""
     if tree_row is None:
-        return "", None
-    stored = parse_stored(tree_row)
-    return (stored.tree.to_xml() if stored.flags else tree_row.xml), stored.tree
+        return "", lambda: None
+    if not tree_row.flags:
+        return tree_row.xml, functools.cache(lambda: parse_stored(tree_row).tree)
+    tree = parse_stored(tree_row).tree
+    return tree.to_xml(), lambda: tree
 
 
 BOX_TYPES = {"click": "click", "long_press": "longclick", "type": "input", "scroll": "swipe"}
 
 
-def _reference(step, tree: UiTree | None, unwritten: list[str]) -> dict:
+def _reference(step, tree_of: Callable[[], UiTree | None], unwritten: list[str]) -> dict:
     """The step's reference action as the annotators left it: its type and typed text from the gold box,
     its element the node of the tree the box now covers (a box moved where no node is is listed in
     `unwritten`: the recorded element is written)."""
@@ -290,12 +295,13 @@ def _reference(step, tree: UiTree | None, unwritten: list[str]) -> dict:
             action["message"] = gold[0].type_text
         else:
             action.pop("message", None)
-    if not gold[0].has_box or tree is None:
+    if not gold[0].has_box:
         return action
     box = (gold[0].x1, gold[0].y1, gold[0].x2, gold[0].y2)
     if format_bounds(box) == action["element"].get("bounds"):
         return action
-    node = tree.best_match(box, min_iou=0.5)
+    tree = tree_of()
+    node = tree.best_match(box, min_iou=0.5) if tree is not None else None
     if node is not None:
         action["element"] = dict(node.attrs)
     else:
@@ -321,22 +327,22 @@ def write(ctx: ExportContext) -> ExportReport:
             trees = trees_of_steps(ctx.session, [s.step for s in bundle.steps])
             if info.get("grounding"):
                 step = bundle.steps[0]
-                xml, tree = _written_tree(trees.get(step.step.id))
+                xml, tree_of = _written_tree(trees.get(step.step.id))
                 folder = tmp / "lowlevel_tasks"
                 folder.mkdir(exist_ok=True)
                 task_id = grounding_ids.take(info.get("task_id"))
                 _write_screen(folder, str(task_id), step.screen, xml, ctx)
                 grounding.append({"id": task_id, "app": info["app"],
-                                  "instruction": bundle.episode.goal, "groundtruth": _reference(step, tree, unwritten)})
+                                  "instruction": bundle.episode.goal, "groundtruth": _reference(step, tree_of, unwritten)})
                 report.images += 1
             else:
                 folder = tmp / "groundtruth" / str(info["task_id"]) / str(info["app"])
                 folder.mkdir(parents=True, exist_ok=False)
                 actions, activities = [], []
                 for i, step in enumerate(bundle.steps):
-                    xml, tree = _written_tree(trees.get(step.step.id))
+                    xml, tree_of = _written_tree(trees.get(step.step.id))
                     _write_screen(folder, str(i), step.screen, xml, ctx)
-                    actions.append(_reference(step, tree, unwritten))
+                    actions.append(_reference(step, tree_of, unwritten))
                     activities.append(step.step.meta.get("activity"))
                     report.images += 1
                 _write_json(folder / "meta.json", actions)

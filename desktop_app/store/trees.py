@@ -34,14 +34,30 @@ def tree_of_step(project: Project, step_id: int) -> ScreenTree | None:
         return tree_for(session, step.screen_id, (step.meta or {}).get("tree"))
 
 
-def trees_of_steps(session, steps) -> dict[int, ScreenTree]:
-    """Step id -> its tree, for the steps that have one (a few queries, not one per step)."""
+def trees_named(session, keys) -> dict[tuple, ScreenTree]:
+    """(screen id, tree hash or None) -> the tree, as tree_for finds it, in one query for all the keys."""
+    keys = set(keys)
+    screens = {screen_id for screen_id, _ in keys if screen_id is not None}
+    if not screens:
+        return {}
+    by_screen: dict[int, list[ScreenTree]] = {}
+    for row in session.execute(select(ScreenTree).where(ScreenTree.screen_id.in_(screens))
+                               .order_by(ScreenTree.id)).scalars():
+        by_screen.setdefault(row.screen_id, []).append(row)
     out = {}
-    for step in steps:
-        tree = tree_for(session, step.screen_id, (step.meta or {}).get("tree"))
-        if tree is not None:
-            out[step.id] = tree
+    for screen_id, sha in keys:
+        rows = by_screen.get(screen_id, [])
+        found = next((r for r in rows if r.sha256 == sha), None) if sha else (rows[0] if rows else None)
+        if found is not None:
+            out[(screen_id, sha)] = found
     return out
+
+
+def trees_of_steps(session, steps) -> dict[int, ScreenTree]:
+    """Step id -> its tree, for the steps that have one (one query)."""
+    keys = {step.id: (step.screen_id, (step.meta or {}).get("tree")) for step in steps}
+    found = trees_named(session, keys.values())
+    return {step_id: found[key] for step_id, key in keys.items() if key in found}
 
 
 def step_screen(project: Project, step_id: int) -> Screen | None:

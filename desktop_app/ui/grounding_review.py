@@ -10,44 +10,20 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from desktop_app import api
+from desktop_app.ui.review_panel import RejectDialog, key_buttons
 from desktop_app.ui.workspace import Workspace
 
 REJECT_REASONS = ("unclear screenshot", "inaccurate instruction", "wrong ground-truth element",
                   "duplicate of another task", "other")
-
-
-class GroundingRejectDialog(QDialog):
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setWindowTitle("Reject grounding task")
-        self.reason = QComboBox()
-        self.reason.addItems(list(REJECT_REASONS))
-        self.detail = QLineEdit(placeholderText="what is wrong (optional)")
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form = QFormLayout(self)
-        form.addRow("Reason", self.reason)
-        form.addRow("Details", self.detail)
-        form.addRow(buttons)
-
-    def text(self) -> str:
-        detail = self.detail.text().strip()
-        return self.reason.currentText() + (f": {detail}" if detail else "")
 
 
 class GroundingReviewPanel(QWidget):
@@ -75,15 +51,11 @@ class GroundingReviewPanel(QWidget):
         form.addRow("Written by the model", self.written)
         form.addRow("Instruction", self.instruction)
         form.addRow("From", self.source)
-        buttons = QHBoxLayout()
-        for key, text, slot in (("A", "Accept", lambda: self.accept_current()),
-                                ("R", "Reject...", lambda: self.reject_current()),
-                                ("Ctrl+Enter", "Save text", lambda: self.save_instruction()),
-                                ("P", "Previous", lambda: self.navigate.emit(-1)),
-                                ("N", "Next", lambda: self.navigate.emit(1))):
-            button = QPushButton(f"{text} ({key})")
-            button.clicked.connect(slot)
-            buttons.addWidget(button)
+        buttons, _ = key_buttons((("A", "Accept", lambda: self.accept_current()),
+                                  ("R", "Reject...", lambda: self.reject_current()),
+                                  ("Ctrl+Enter", "Save text", lambda: self.save_instruction()),
+                                  ("P", "Previous", lambda: self.navigate.emit(-1)),
+                                  ("N", "Next", lambda: self.navigate.emit(1))))
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(self.progress)
@@ -153,7 +125,7 @@ class GroundingReviewPanel(QWidget):
         if episode is None:
             return
         if reason is None:
-            dialog = GroundingRejectDialog(self)
+            dialog = RejectDialog(self, REJECT_REASONS, "Reject grounding task")
             if not dialog.exec():
                 return
             reason = dialog.text()

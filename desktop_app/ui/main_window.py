@@ -397,32 +397,30 @@ class MainWindow(QMainWindow):
         if self.ws is not None:
             self.ws.reload()  # the job wrote goals: the episode on screen must not keep a stale copy
 
+    def _open_beside(self, attr: str, make) -> None:
+        """A window of its own beside the main one (not modal), closed and freed by the user."""
+        window = make()
+        window.setAttribute(Qt.WA_DeleteOnClose)
+        window.show()
+        setattr(self, attr, window)
+
     def show_observation(self) -> None:
         if self.ws is None or self.ws.step is None:
             self.statusBar().showMessage("Select a screen first", 4000)
             return
-        view = ObservationView(self.project, self.ws.step.id, self)
-        view.setAttribute(Qt.WA_DeleteOnClose)
-        view.show()
-        self.observation_view = view
+        self._open_beside("observation_view", lambda: ObservationView(self.project, self.ws.step.id, self))
 
     def show_probes(self) -> None:
         if self.project is None or self.ws is None:
             self.statusBar().showMessage("Open a project first", 4000)
             return
-        editor = ProbeEditor(self.project, self.ws.actor, self)
-        editor.setAttribute(Qt.WA_DeleteOnClose)
-        editor.show()  # not modal
-        self.probe_editor = editor
+        self._open_beside("probe_editor", lambda: ProbeEditor(self.project, self.ws.actor, self))
 
     def show_capability_profile(self) -> None:
         if self.project is None:
             self.statusBar().showMessage("Open a project first", 4000)
             return
-        view = CapabilityView(self.project, self)
-        view.setAttribute(Qt.WA_DeleteOnClose)
-        view.show()  # not modal: the window stays usable beside it
-        self.capability_view = view
+        self._open_beside("capability_view", lambda: CapabilityView(self.project, self))
 
     def show_a11y(self) -> None:
         if self.right_tabs.indexOf(self.a11y) >= 0:

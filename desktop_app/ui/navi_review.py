@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -33,7 +32,7 @@ from desktop_app.navi.model import CHECKLIST, NaviInfo, QAPair, navi_of, with_na
 from desktop_app.store import models as m
 from desktop_app.store.review import review_counts, set_review
 from desktop_app.synth.ambiguous import REVIEW_KIND
-from desktop_app.ui.review_panel import Verdicts
+from desktop_app.ui.review_panel import Verdicts, key_buttons
 from desktop_app.ui.workspace import Workspace
 
 
@@ -110,15 +109,11 @@ class NaviReviewPanel(Verdicts, QWidget):
         self.pairs_form = QFormLayout(self.pairs_box)
         self.pair_edits: list[tuple[QLineEdit, QLineEdit]] = []
 
-        buttons = QHBoxLayout()
-        for key, text, slot in (("A", "Accept", lambda: self.accept_current()),
-                                ("R", "Reject...", lambda: self.reject_current()),
-                                ("Ctrl+Enter", "Save edits", lambda: self.apply_texts()),
-                                ("P", "Previous", lambda: self.navigate.emit(-1)),
-                                ("N", "Next", lambda: self.navigate.emit(1))):
-            button = QPushButton(f"{text} ({key})")
-            button.clicked.connect(slot)
-            buttons.addWidget(button)
+        buttons, _ = key_buttons((("A", "Accept", lambda: self.accept_current()),
+                                  ("R", "Reject...", lambda: self.reject_current()),
+                                  ("Ctrl+Enter", "Save edits", lambda: self.apply_texts()),
+                                  ("P", "Previous", lambda: self.navigate.emit(-1)),
+                                  ("N", "Next", lambda: self.navigate.emit(1))))
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)

@@ -34,11 +34,13 @@ from desktop_app.ui.workspace import Workspace
 
 
 class RejectDialog(QDialog):
-    def __init__(self, parent=None):
+    """A reason from the queue's list, and optional details."""
+
+    def __init__(self, parent=None, reasons: tuple[str, ...] = REJECT_REASONS, title: str = "Reject sample"):
         super().__init__(parent)
-        self.setWindowTitle("Reject sample")
+        self.setWindowTitle(title)
         self.reason = QComboBox()
-        self.reason.addItems(list(REJECT_REASONS))
+        self.reason.addItems(list(reasons))
         self.detail = QLineEdit(placeholderText="what is wrong (optional)")
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
         buttons.accepted.connect(self.accept)
@@ -51,6 +53,17 @@ class RejectDialog(QDialog):
     def text(self) -> str:
         detail = self.detail.text().strip()
         return self.reason.currentText() + (f": {detail}" if detail else "")
+
+
+def key_buttons(entries) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
+    """The queue's row of buttons, each labelled with its key: entries of (key, text, slot)."""
+    row, buttons = QHBoxLayout(), {}
+    for key, text, slot in entries:
+        button = QPushButton(f"{text} ({key})")
+        button.clicked.connect(slot)
+        row.addWidget(button)
+        buttons[key] = button
+    return row, buttons
 
 
 class Verdicts:
@@ -126,17 +139,11 @@ class ReviewPanel(Verdicts, QWidget):
         self.apply_button = QPushButton("Apply texts and re-render")
         self.apply_button.clicked.connect(self.apply_texts)
 
-        buttons = QHBoxLayout()
-        self.buttons = {}
-        for key, text, slot in (("A", "Accept", lambda: self.accept_current()),
-                                ("R", "Reject...", lambda: self.reject_current()),
-                                ("G", "Regenerate", lambda: self.regenerate()),
-                                ("P", "Previous", lambda: self.navigate.emit(-1)),
-                                ("N", "Next", lambda: self.navigate.emit(1))):
-            button = QPushButton(f"{text} ({key})")
-            button.clicked.connect(slot)
-            buttons.addWidget(button)
-            self.buttons[key] = button
+        buttons, self.buttons = key_buttons((("A", "Accept", lambda: self.accept_current()),
+                                             ("R", "Reject...", lambda: self.reject_current()),
+                                             ("G", "Regenerate", lambda: self.regenerate()),
+                                             ("P", "Previous", lambda: self.navigate.emit(-1)),
+                                             ("N", "Next", lambda: self.navigate.emit(1))))
         self.provenance = QPushButton("Prompts and raw answers...")
         self.provenance.clicked.connect(self.show_provenance)
 

@@ -50,7 +50,7 @@ from desktop_app.runs.protocols.capability import (
 )
 from desktop_app.runs.selection import NO_GOAL, RunSelection
 from desktop_app.runs.work import WorkItem, load_items
-from desktop_app.store.trees import tree_for
+from desktop_app.store.trees import trees_named
 
 NO_EVALUATORS = "no evaluators"
 
@@ -193,8 +193,9 @@ def _score(session, unit: WorkUnit, rows: list) -> tuple | None:
     seen = [(item, row) for item, row in zip(unit.items, rows, strict=True) if not (row.parsed or {}).get("unreached")]
     trees, activities, actions = [], [], []
     parse_error = False
+    stored_trees = trees_named(session, {(item.screen_id, item.step_meta.get("tree")) for item, _ in seen})
     for item, row in seen:
-        stored = tree_for(session, item.screen_id, item.step_meta.get("tree"))
+        stored = stored_trees.get((item.screen_id, item.step_meta.get("tree")))
         if stored is None:
             return None
         trees.append(parse_stored(stored).tree)
