@@ -79,6 +79,23 @@ from desktop_app.synth.grounding_instructions import verify as _verify_grounding
 from desktop_app.synth.grounding_instructions import write_instructions as _write_instructions
 from desktop_app.synth.grounding_instructions import written_instruction as _written_instruction
 from desktop_app.synth.llm import LlmEndpoint
+from desktop_app.vaf.metrics import click_points as _click_points
+from desktop_app.vaf.metrics import run_metrics as _vaf_run_metrics
+from desktop_app.vaf.metrics import trials_of as _trials_of
+from desktop_app.vaf.pages import PageSpec
+from desktop_app.vaf.pages import demo_pages as _demo_pages
+from desktop_app.vaf.pages import spec_for as _spec_for
+from desktop_app.vaf.render import pick_target as _pick_target
+from desktop_app.vaf.settings import Setting
+from desktop_app.vaf.settings import load_table as _load_table
+from desktop_app.vaf.settings import paper_table as _paper_table
+from desktop_app.vaf.settings import save_table as _save_table
+from desktop_app.vaf.study import StudyReport, Variant
+from desktop_app.vaf.study import generate_study as _generate_study
+from desktop_app.vaf.study import studies as _studies
+from desktop_app.vaf.study import variant_id as _variant_id
+from desktop_app.vaf.study import variants as _variants
+from desktop_app.vaf.study import verify_variant as _verify_variant
 
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError", "RunProgress", "agent",
            "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_project",
@@ -411,3 +428,75 @@ def verify_probe(project: Project, probe: int | str, decision: str, reason: str 
                  reviewer: str | None = None) -> str:
     """accept / reject a probe by id or key; returns the status stored (edited when changed after adding)."""
     return _verify_probe(project, _probe_id(project, probe), decision, reason, reviewer)
+
+
+# -- page variants and browsing trials (VAF) ----------------------------------------------------------
+def vaf_demo_pages() -> list[PageSpec]:
+    """Our demo pages (a laptop shop, a headphones listing, two hotel lists, a news front page)."""
+    return _demo_pages()
+
+
+def vaf_page(source: str | Path, target: str = "", name: str = "", **words) -> PageSpec:
+    """A study's page: "demo:<name>", or a saved HTML file or folder with the target's CSS selector.
+    words: target_name (for the judge), items (selector of all items), category, page_type, item_singular,
+    item_plural, fields, clickable (the browsing prompt's words), slots (position selectors)."""
+    return _spec_for(str(source), target, name, **words)
+
+
+def vaf_settings(path: str | Path | None = None) -> list[Setting]:
+    """The variant table: the paper's 48 settings, or a table saved as JSON (save_vaf_settings)."""
+    return _load_table(Path(path)) if path else _paper_table()
+
+
+def save_vaf_settings(settings: list[Setting], path: str | Path) -> None:
+    _save_table(settings, Path(path))
+
+
+def pick_vaf_target(source: str | Path, x: float, y: float, browser: str = "") -> dict | None:
+    """The item under a point of the page (page pixels at 1280 wide): {"selector", "text", "box", "items"}."""
+    from desktop_app.render.renderer import Renderer
+
+    with Renderer(browser_path=browser) as renderer:
+        return _pick_target(renderer, str(source), x, y)
+
+
+def generate_variants(project: Project, page: PageSpec, settings: list[Setting] | None = None,
+                      progress: Callable[[int, int, str], None] | None = None,
+                      cancel: threading.Event | None = None, browser: str = "") -> StudyReport:
+    """Render the original and every setting in a real browser (offline), store them as variants waiting
+    for verification; variants already in the project are kept as they are."""
+    from desktop_app.render.renderer import Renderer
+
+    with Renderer(browser_path=browser) as renderer:
+        return _generate_study(project, renderer, page, settings if settings is not None else _paper_table(),
+                               progress, cancel)
+
+
+def vaf_variants(project: Project, study: str | None = None) -> list[Variant]:
+    return _variants(project, study)
+
+
+def vaf_studies(project: Project) -> dict[str, dict[str, int]]:
+    """Per study (page), its variants by review status."""
+    return _studies(project)
+
+
+def verify_variant(project: Project, variant: int | str, decision: str, reason: str = "",
+                   reviewer: str | None = None) -> str:
+    """accept / reject a variant by id or key (reject needs a reason)."""
+    return _verify_variant(project, variant, decision, reason, reviewer)
+
+
+def vaf_results(project: Project, run_ids: list[int]) -> dict[int, dict]:
+    """Per browse run: TCR / TMR per variant with Wilson intervals and deltas against the original."""
+    return {r: _vaf_run_metrics(project, r) for r in run_ids}
+
+
+def vaf_clicks(project: Project, run_ids: list[int], variant: int | str) -> list[dict]:
+    """Where the trials' clicks landed on a variant's page (x, y, the item hit, on the target)."""
+    return _click_points(project, run_ids, _variant_id(project, variant))
+
+
+def vaf_trials(project: Project, run_id: int, variant: int | str) -> list[dict]:
+    """A run's trials on one variant, each with its steps (scroll, raw answer, action, thought)."""
+    return _trials_of(project, run_id, _variant_id(project, variant))

@@ -87,7 +87,7 @@ def _describe(exc: Exception) -> str:
 async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, temperature: float,
                max_tokens: int, extra_body: dict, timeout_s: float, max_retries: int,
                limiter: RateLimiter | None = None, estimated_tokens: int = 1000,
-               backoff_base: float = 0.5) -> Reply:
+               backoff_base: float = 0.5, top_p: float | None = None) -> Reply:
     attempts = 0
     while True:
         attempts += 1
@@ -97,6 +97,7 @@ async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, 
         try:
             response = await asyncio.wait_for(client.chat.completions.create(
                 model=model, messages=messages, temperature=temperature, max_tokens=max_tokens,
+                **({"top_p": top_p} if top_p is not None else {}),
                 extra_body=extra_body or None, timeout=timeout_s), timeout=timeout_s + 5)
             choice = response.choices[0] if response.choices else None
             text = (choice.message.content or "") if choice and choice.message else ""

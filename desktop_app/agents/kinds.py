@@ -40,18 +40,25 @@ class OpenAIAgent:
     async def _call(self, messages: list[dict], sample: Sample, purpose: str) -> tuple[Reply, bool]:
         return await self.call(messages, [sample.sha256])
 
-    async def call(self, messages: list[dict], sha256s: list[str]) -> tuple[Reply, bool]:
-        """One request (cached by model, messages, images and parameters); (reply, from the cache)."""
+    async def call(self, messages: list[dict], sha256s: list[str],
+                   sampling: dict | None = None) -> tuple[Reply, bool]:
+        """One request (cached by model, messages, images and parameters); (reply, from the cache).
+        sampling: a protocol's own temperature / top_p, and a "draw" that tells repeated samples of the
+        same messages apart in the cache (trial 7 of a variant is not trial 6's answer again)."""
         p = self.profile
-        key = self.cache.key(p.model, messages, sha256s, {
-            "temperature": p.temperature, "max_tokens": p.max_tokens, "extra_body": p.extra_body,
-            "base_url": p.base_url})
+        sampling = sampling or {}
+        temperature = sampling.get("temperature", p.temperature)
+        top_p = sampling.get("top_p")
+        params = {"temperature": temperature, "max_tokens": p.max_tokens, "extra_body": p.extra_body,
+                  "base_url": p.base_url}
+        params.update({k: sampling[k] for k in ("top_p", "draw") if k in sampling})
+        key = self.cache.key(p.model, messages, sha256s, params)
         hit = await asyncio.to_thread(self.cache.get, key)  # database work stays off the event loop
         if hit is not None:
             return hit, True
-        reply = await chat(self.client, p.model, messages, temperature=p.temperature, max_tokens=p.max_tokens,
+        reply = await chat(self.client, p.model, messages, temperature=temperature, max_tokens=p.max_tokens,
                            extra_body=p.extra_body, timeout_s=p.timeout_s, max_retries=p.max_retries,
-                           limiter=self.limiter, estimated_tokens=p.max_tokens + 1500)
+                           limiter=self.limiter, estimated_tokens=p.max_tokens + 1500, top_p=top_p)
         await asyncio.to_thread(self.cache.put, key, p.model, reply)
         return reply, False
 

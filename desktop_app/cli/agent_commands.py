@@ -131,7 +131,7 @@ def _run(args, cancel: threading.Event) -> int:
                 profile = dataclasses.replace(profile, pattern=args.pattern)
             profile = dataclasses.replace(profile, **getattr(args, "profile_changes", {}))
             flt = EpisodeFilter(**args.where)
-            options = getattr(args, "options", None) or {}
+            options = {**(getattr(args, "options", None) or {}), **_browse_options(args)}
             plan = api.plan_run(project, flt, args.protocol, args.include_unlabelled, **options)
             if plan.protocol == "episode":
                 options = {"allow_ask": not args.no_ask}
@@ -166,6 +166,12 @@ def _run(args, cancel: threading.Event) -> int:
         print(f"stopped; continue with: screenlab run {args.project} --resume {run_id}")
         return 130
     return 0
+
+
+def _browse_options(args) -> dict:
+    """The browse protocol's flags that were given (any other protocol refuses them by name)."""
+    return {key: getattr(args, key) for key in ("trials", "max_steps", "history", "temperature", "top_p", "judge")
+            if getattr(args, key, None) is not None}
 
 
 def cmd_eval(args) -> int:
@@ -286,6 +292,14 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--observation", choices=OBSERVATION_MODES,
                    help="grounding / completion / replay / focused protocols: what the agent is shown of a recorded screen: image, "
                         "marks (numbered dots), tree (the accessibility tree as text; default), list (its elements)")
+    browse = p.add_argument_group("browse protocol (page variants, VAF)")
+    browse.add_argument("--trials", type=int, help="trials per variant (default 50)")
+    browse.add_argument("--max-steps", type=int, help="answers per trial before it ends unclicked (default 10)")
+    browse.add_argument("--history", type=int, help="earlier viewports shown as images (default 2)")
+    browse.add_argument("--temperature", type=float, help="sampling temperature (default 1.0, as the paper)")
+    browse.add_argument("--top-p", type=float, help="nucleus sampling (default 0.8, as the paper)")
+    browse.add_argument("--judge", metavar="AGENT", help="a model profile that says whether each trial's "
+                                                         "thoughts mention the target (TMR)")
     p.add_argument("--concurrency", type=int)
     p.add_argument("--name", help="a name for the run (default: agent · pattern · samples)")
     p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped, cancelled or failed run")

@@ -121,7 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_filters(p)
     p.set_defaults(func=cmd_export)
 
-    from desktop_app.cli import agent_commands, capability_commands, judge_commands, synth_commands
+    from desktop_app.cli import (
+        agent_commands,
+        capability_commands,
+        judge_commands,
+        synth_commands,
+        vaf_commands,
+    )
     from desktop_app.cli.ocr_command import add_ocr_command
     from desktop_app.cli.report_command import add_report_command
 
@@ -131,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     agent_commands.add_commands(sub, add_project)
     judge_commands.add_commands(sub, add_project)
     capability_commands.add_commands(sub, add_project)
+    vaf_commands.add_commands(sub, add_project)
 
     p = sub.add_parser("gui", help="open the annotation window on a project")
     p.add_argument("project", nargs="?", help="project folder (default: the demo project)")

@@ -49,6 +49,7 @@ class RunContext:
         self._helpers: dict[str, tuple[object, object]] = {}  # profile name -> (agent, client)
         self.memo: dict = {}  # a protocol's per-execution lookups (e.g. captions being asked for)
         self._make_agent = make_agent  # profile -> (agent, client to close): the engine's, for helper models
+        self._closers: list[Callable[[], None]] = []
 
     # the agent ----------------------------------------------------------------------
     def sample(self, item: WorkItem) -> Sample:
@@ -63,14 +64,15 @@ class RunContext:
             self.progress.completion_tokens += answer.reply.completion_tokens or 0
         return answer
 
-    async def chat(self, messages: list[dict], sha256s: list[str], agent=None) -> Answer:
+    async def chat(self, messages: list[dict], sha256s: list[str], agent=None, sampling: dict | None = None) -> Answer:
         """One request with messages a protocol built itself (a judge's question), images named by
-        hash in order for the cache; token totals counted as for ask(). Raises RequestFailed."""
+        hash in order for the cache; token totals counted as for ask(). Raises RequestFailed.
+        sampling: the protocol's temperature / top_p / draw (OpenAIAgent.call)."""
         agent = agent or self.agent
         if not hasattr(agent, "call"):
             raise ProfileError(f"{self.profile.name}: this protocol needs a model (an OpenAI-compatible profile), "
                                f"not an agent of kind {self.profile.kind!r}")
-        reply, cached = await agent.call(messages, sha256s)
+        reply, cached = await (agent.call(messages, sha256s, sampling) if sampling else agent.call(messages, sha256s))
         answer = Answer(reply, [], cached)
         self.progress.cached += cached
         if not cached:
@@ -86,11 +88,17 @@ class RunContext:
             self._helpers[profile.name] = self._make_agent(profile)
         return self._helpers[profile.name][0]
 
+    def on_close(self, fn: Callable[[], None]) -> None:
+        """Something a protocol opened for this execution (a browser) and closes when it ends."""
+        self._closers.append(fn)
+
     async def aclose(self) -> None:
         for _, client in self._helpers.values():
             if client is not None:
                 await client.close()
         self._helpers.clear()
+        while self._closers:
+            await asyncio.to_thread(self._closers.pop())
 
     def parse(self, text: str, item: WorkItem) -> ParsedAction:
         p = self.profile

@@ -187,12 +187,6 @@ def project_ocr_lookup(project: Project):
     return lookup
 
 
-def _done_steps(project: Project, run_id: int) -> set[int]:
-    with project.reading() as s:
-        return set(s.execute(select(m.Prediction.step_id).where(m.Prediction.run_id == run_id,
-                                                                m.Prediction.verdict != "error")).scalars())
-
-
 async def execute_async(project: Project, run_id: int, profile: AgentProfile | None = None,
                         progress: Progress | None = None, cancel: threading.Event | None = None,
                         concurrency: int | None = None, use_cache: bool = True, ocr_lookup=None) -> RunProgress:
@@ -211,7 +205,7 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
         selection = run_selection(run)
         units, excluded = protocol.units(load_items(project, selection.episodes), selection.include_unlabelled,
                                          options)
-        done = _done_steps(project, run_id)
+        done = protocol.done(project, run_id)
         todo = [u for u in units if not protocol.finished(u, done)]
         status.total = sum(len(u.items) for u in units)
         status.skipped = status.total - sum(len(u.items) for u in todo)
@@ -230,7 +224,7 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
             await client.close()
     status.cancelled = cancel.is_set()
     status.elapsed_s = time.perf_counter() - started
-    done = _done_steps(project, run_id)
+    done = protocol.done(project, run_id)
     left = any(not protocol.finished(u, done) for u in units)
     state = (RunState.CANCELLED if status.cancelled else
              RunState.DONE_WITH_ERRORS if left or status.errors else RunState.DONE)

@@ -8,6 +8,8 @@ Writes, into the output folder:
   table_scenario_<name>.{...}      per scenario: agents x patterns (the paper's Tables 3-6)
                                    (each of these again with a _<rules> suffix for the second rule set)
   plot_overall.png, plot_by_scenario.png, plot_by_pattern.png, plot_by_rules.png
+  vaf_variants.csv, vaf_ranked.md, vaf_delta_heatmap.png   browse runs (page variants): per variant TCR /
+                                   TMR with intervals and deltas, the ranked table, the delta heatmap
 Plots are drawn with Pillow (evaluation/chart_png.py): no window, no Qt.
 """
 
@@ -35,6 +37,9 @@ def write_report(project: Project, run_ids: list[int] | None, out: Path | str, p
     lines = ["# Runs", "", "```", *summary_lines(evaluate(project, [r.id for r in runs], rules)), "```", ""]
     summary.write_text("\n".join(lines), encoding="utf-8")
     written.append(summary)
+    browse = {r.id: r.agent for r in runs if r.protocol == "browse"}
+    if browse:
+        written += _vaf_files(project, browse, out, plots)
     screen = [r.id for r in runs if r.protocol == "screen"]
     if not screen:
         return written
@@ -51,3 +56,20 @@ def write_report(project: Project, run_ids: list[int] | None, out: Path | str, p
         for name, table in charts:
             written.append(render_png(table, out / f"plot_{name}.png", palette))
     return written
+
+
+def _vaf_files(project: Project, agents: dict[int, str], out: Path, plots: bool) -> list[Path]:
+    from desktop_app.vaf import figures, tables
+    from desktop_app.vaf.metrics import heatmap, run_metrics
+
+    results = {r: run_metrics(project, r) for r in agents}
+    files = [tables.write_csv(out / "vaf_variants.csv", results, agents)]
+    ranked = out / "vaf_ranked.md"
+    ranked.write_text(tables.ranked_markdown(results, agents), encoding="utf-8")
+    files.append(ranked)
+    if plots:
+        names, columns, cells = heatmap({f"{agents[r]} #{r}": results[r] for r in agents})
+        png = out / "vaf_delta_heatmap.png"
+        png.write_bytes(figures.heatmap_png(names, columns, cells))
+        files.append(png)
+    return files

@@ -34,7 +34,7 @@ RUN_STATES = ("pending", "running", "done", "done_with_errors", "failed", "cance
 # sample: screens with labelled actions (what agents are run on); trajectory: what an agent did, step by
 # step, to be judged as a whole (its actions are the agent's, not labels: docs/decisions/0017)
 # probe: a knowledge-probe question (Sphinx); its steps are the ways it is asked and have no screen
-EPISODE_KINDS = ("sample", "trajectory", "probe")
+EPISODE_KINDS = ("sample", "trajectory", "probe", "variant")
 # a person's verdict on a whole trajectory; unsure and emulator_error are kept but not used as a reference
 OUTCOMES = ("success", "failure", "impossible", "unsure", "emulator_error")
 # a reviewed disagreement: accept = the judge was right (the reference label is corrected),
@@ -243,6 +243,31 @@ class Prediction(SQLModel, table=True):
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     error: str = Field(default="")
+    created_at: datetime = _time_column()
+
+
+class BrowseTrial(SQLModel, table=True):
+    """One browsing trial of a run of the `browse` protocol (VAF): an agent scrolls a page variant until
+    it clicks; its steps, where the click landed and what a judge read in its thoughts."""
+
+    __tablename__ = "browse_trial"
+    __table_args__ = (UniqueConstraint("run_id", "episode_id", "trial", name="uq_browse_trial"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = _fk("run.id")
+    episode_id: int = _fk("episode.id")  # the variant
+    trial: int = 0
+    steps: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))  # per step: scroll, answer, action
+    ended: str = Field(default="", max_length=16)  # click | step cap | format error | error (a request failed)
+    error: str = Field(default="")  # why the trial could not finish (asked again on resume)
+    click_x: float | None = None  # page coordinates
+    click_y: float | None = None
+    hit_item: int | None = None  # the item the click landed in (its index in the page's original order)
+    target_click: bool = Field(default=False)
+    mention: int | None = None  # the judge's score (0 / 1); None: not judged or the judge failed
+    judge: dict = _json_column()  # {"raw", "reasoning", "error"}
+    prompt_tokens: int = Field(default=0)
+    completion_tokens: int = Field(default=0)
     created_at: datetime = _time_column()
 
 

@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 
+import shiboken6
 from PySide6.QtCore import QByteArray, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QAction, QImageReader, QKeySequence
 from PySide6.QtWidgets import (
@@ -57,6 +58,7 @@ from desktop_app.ui.shortcuts import ACTIONS, NUDGES, WINDOW_GROUPS, keys_for, r
 from desktop_app.ui.task_panel import TaskPanel
 from desktop_app.ui.theme import apply_theme
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
+from desktop_app.ui.vaf.window import VafWindow
 from desktop_app.ui.workspace import Workspace
 
 CLIPBOARD_KEY = "screenlab/boxes"
@@ -156,6 +158,7 @@ class MainWindow(QMainWindow):
         self.capability_view: CapabilityView | None = None  # the profile window, when open
         self.probe_editor: ProbeEditor | None = None  # the knowledge-probe editor, when open
         self.observation_view: ObservationView | None = None  # what the agent reads of a screen, when open
+        self.vaf_window: VafWindow | None = None  # Variants > Page variants…, when open
         self.task_panel = TaskPanel(self)  # a recorded task's evaluators and completion labels (a tab)
         self.task_panel.hide()
         self.a11y.set_selection_provider(lambda: self.selected_ids())
@@ -357,6 +360,11 @@ class MainWindow(QMainWindow):
         for key in ("review.accept", "review.reject", "review.edit", "review.apply", "review.regenerate",
                     "review.next", "review.prev"):
             menu.addAction(a[key])
+        menu = self.menuBar().addMenu("&Variants")  # page variants and browsing agents (VAF)
+        self.variants_action = menu.addAction("Page variants…")
+        self.variants_action.setToolTip("Restyle one item of a web page, verify the variants, see how browsing "
+                                        "agents react")
+        self.variants_action.triggered.connect(self.show_page_variants)
         menu = self.menuBar().addMenu("&Help")
         menu.addAction(a["help.shortcuts"])
         welcome = menu.addAction("Welcome...")
@@ -421,6 +429,17 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Open a project first", 4000)
             return
         self._open_beside("capability_view", lambda: CapabilityView(self.project, self))
+
+    def show_page_variants(self) -> None:
+        if self.project is None:
+            self.statusBar().showMessage("Open a project first", 4000)
+            return
+        if self.vaf_window is not None and shiboken6.isValid(self.vaf_window):
+            self.vaf_window.raise_()  # one per project: a study being generated keeps its progress bar
+            self.vaf_window.activateWindow()
+            return
+        self._open_beside("vaf_window", lambda: VafWindow(self.project, self.render_service,
+                                                          self.annotator_name(), self))
 
     def show_a11y(self) -> None:
         if self.right_tabs.indexOf(self.a11y) >= 0:
@@ -575,6 +594,9 @@ class MainWindow(QMainWindow):
         self.judge.set_project(None)
         self.a11y.set_workspace(None)
         self.task_panel.set_workspace(None)
+        if self.vaf_window is not None and shiboken6.isValid(self.vaf_window):
+            self.vaf_window.close()  # it reads and writes this project
+        self.vaf_window = None
         self.project.close()
         self.project = self.ws = self.browser = self.properties = None
 

@@ -7,6 +7,7 @@
     replay   an agent walks a recorded task; its trajectory is scored by the task's evaluators (SR, ACP)
     probe    knowledge probes: questions about the goal or the app with an answer key (no screen)
     focused  focused context: one instruction and the exact answer format; replies not in it fail
+    browse   an agent scrolls a page variant until it clicks (VAF): target click and mention rates
 
 `suggest()` picks the protocol a selection fits when the user does not choose one.
 """
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
+from desktop_app.runs.protocols.browse import BrowseProtocol
 from desktop_app.runs.protocols.capability import CompletionProtocol, FocusedProtocol, GroundingProtocol
 from desktop_app.runs.protocols.episode import EpisodeProtocol
 from desktop_app.runs.protocols.judge import JudgeProtocol
@@ -23,7 +25,7 @@ from desktop_app.runs.protocols.screen import ScreenProtocol
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol(), JudgeProtocol(),
                                                    GroundingProtocol(), CompletionProtocol(), ReplayProtocol(),
-                                                   ProbeProtocol(), FocusedProtocol())}
+                                                   ProbeProtocol(), FocusedProtocol(), BrowseProtocol())}
 DEFAULT = "screen"
 
 

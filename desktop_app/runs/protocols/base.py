@@ -11,9 +11,12 @@ from collections import Counter
 from dataclasses import asdict, dataclass, fields
 from typing import ClassVar
 
+from sqlalchemy import select
+
 from desktop_app.runs.context import RunContext
 from desktop_app.runs.selection import unscoreable
 from desktop_app.runs.work import WorkItem
+from desktop_app.store import models as m
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,7 @@ class WorkUnit:
     key: int  # a step id or an episode id
     items: tuple[WorkItem, ...]  # the steps that get a prediction
     context: tuple[WorkItem, ...] = ()  # steps the unit reads but does not predict (a judged trajectory)
+    repeat: int = 0  # which repetition of the same step (a browsing trial: the same variant, N times)
 
 
 @dataclass(frozen=True)
@@ -84,8 +88,15 @@ class Protocol:
         """The run's work units, and the steps left out by reason (options: the run's typed options)."""
         raise NotImplementedError
 
-    def finished(self, unit: WorkUnit, done_steps: set[int]) -> bool:
-        """A unit that needs no request on resume (done_steps: steps with a non-error prediction)."""
+    def done(self, project, run_id: int) -> set:
+        """What of the run is finished, as finished() reads it: by default the steps with a prediction
+        that is not a failed request."""
+        with project.reading() as s:
+            return set(s.execute(select(m.Prediction.step_id).where(m.Prediction.run_id == run_id,
+                                                                    m.Prediction.verdict != "error")).scalars())
+
+    def finished(self, unit: WorkUnit, done_steps: set) -> bool:
+        """A unit that needs no request on resume (done_steps: what done() returned)."""
         return all(i.step_id in done_steps for i in unit.items)
 
     # -- reporting -----------------------------------------------------------------

@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from desktop_app.agents.client import RequestFailed
-from desktop_app.agents.profiles import AgentProfile, ProfileError, load_profiles
+from desktop_app.agents.profiles import ProfileError
 from desktop_app.capability import prompts
 from desktop_app.runs.context import RunContext
-from desktop_app.runs.protocols.base import OptionsError
+from desktop_app.runs.protocols.helper_models import freeze_model, thaw
 
 REQUIRED = {  # what the answer had to be, in the repairer's words
     "element": "one action on its own line, e.g. `click [3]`, `text [5] [hello]`, `swipe [2] [up]` or "
@@ -28,14 +28,7 @@ def freeze_repairer(options):
     """The repair model's profile, checked and frozen into the options when the run is created."""
     if not options.repair:
         return options
-    profile = load_profiles().get(options.repair)
-    if profile is None:
-        raise OptionsError(f"no agent profile {options.repair!r} to repair answers (add it with screenlab agents add)")
-    if profile.kind != "openai":
-        raise OptionsError(f"the repairer must be a model (an OpenAI-compatible profile); {profile.name!r} is a "
-                           f"{profile.kind!r} agent")
-    profile.validate()
-    return replace(options, repair_profile=profile.snapshot())
+    return replace(options, repair_profile=freeze_model(options.repair, "repair answers"))
 
 
 async def repaired(ctx: RunContext, answer: str, required: str) -> str | None:
@@ -44,10 +37,8 @@ async def repaired(ctx: RunContext, answer: str, required: str) -> str | None:
     options = ctx.options
     if not options.repair_profile:
         return None
-    known = set(AgentProfile.__dataclass_fields__)
-    profile = AgentProfile(**{k: v for k, v in options.repair_profile.items() if k in known})
     try:
-        agent = ctx.helper(profile)
+        agent = ctx.helper(thaw(options.repair_profile))
         reply = await ctx.chat(prompts.repair_messages(options.prompt, REQUIRED[required], answer), [], agent=agent)
     except (ProfileError, RequestFailed):
         return None

@@ -53,11 +53,13 @@ from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui.eval.background import run_in_background
+from desktop_app.ui.eval.browse_options import BrowseOptionsBox
 
 # protocols whose options say how a recorded screen is shown to the agent (the capability probes)
 OBSERVED_PROTOCOLS = tuple(name for name, p in PROTOCOLS.items()
                            if any(f.name == "observation" for f in fields(p.options_type)))
 REPAIRING_PROTOCOLS = tuple(name for name, p in PROTOCOLS.items() if getattr(p, "repairs", False))
+BROWSE = "browse"  # page variants (VAF): its own options box
 OBSERVATION_CHOICES = (("tree", "the accessibility tree as text"), ("list", "the list of elements"),
                        ("marks", "the screenshot with numbered marks"), ("image", "the screenshot"))
 
@@ -206,6 +208,9 @@ class RunDialog(QDialog):
                                "results show the original and the repaired rates (Sphinx)")
         repair_row.addWidget(self.repair, 1)
         protocol_layout.addLayout(repair_row)
+        self.browse_options = BrowseOptionsBox()
+        self.browse_options.changed.connect(self._changed)
+        protocol_layout.addWidget(self.browse_options)
         self.include_unlabelled = QCheckBox("Also ask about samples with no goal or no labelled action")
         self.include_unlabelled.setToolTip("Left out by default: they cannot be scored and only lower every rate")
         self.include_unlabelled.toggled.connect(self._changed)
@@ -261,6 +266,7 @@ class RunDialog(QDialog):
                 self.repair.addItem(name, name)
         self.repair.setCurrentIndex(max(0, self.repair.findData(chosen)))
         self.repair.blockSignals(False)
+        self.browse_options.set_judges(sorted(n for n, p in self._profiles.items() if p.kind == "openai"))
         self.agent_list.blockSignals(True)
         self.agent_list.clear()
         for name, profile in self._profiles.items():
@@ -363,6 +369,8 @@ class RunDialog(QDialog):
             options = {"observation": self.observation.currentData()}
         if protocol in REPAIRING_PROTOCOLS and self.repair.currentData():
             options = {**(options or {}), "repair": self.repair.currentData()}
+        if protocol == BROWSE:
+            options = self.browse_options.options()
         include = self.include_unlabelled.isChecked()
         out = []
         for name in self.checked_agent_names():
@@ -396,11 +404,12 @@ class RunDialog(QDialog):
         flt = with_default_statuses(self.selection_filter())
         project, protocol, include = self.project, self.protocol_choice(), self.include_unlabelled.isChecked()
         profiles = [self._profiles[n] for n in self.checked_agent_names()]
+        options = self.browse_options.options() if protocol == BROWSE else {}  # trials: units per variant
 
         def count():
             selection = count_selection(project, flt)
             any_status = count_selection(project, replace(flt, review_statuses=()))
-            return (selection, api.plan_run(project, flt, protocol, include),
+            return (selection, api.plan_run(project, flt, protocol, include, **options),
                     any_status.episodes - selection.episodes, key_problems(profiles))
 
         run_in_background(self, count, lambda found: self._counted(generation, *found),
@@ -430,6 +439,7 @@ class RunDialog(QDialog):
         self.allow_ask.setEnabled(self.protocol() in (None, "episode"))
         self.observation.setEnabled(self.protocol() in OBSERVED_PROTOCOLS)
         self.repair.setEnabled(self.protocol() in REPAIRING_PROTOCOLS)
+        self.browse_options.setEnabled(self.protocol() == BROWSE)
         fits = PROTOCOLS[self._plan.suggested].title if self._plan else "…"
         self.protocol_buttons["auto"].setText(f"Automatic: what the samples fit ({fits})")
         runs = self.runs()
