@@ -219,7 +219,7 @@ def test_completion_leaves_out_a_task_whose_steps_were_not_all_answered(recorded
 
 def test_an_unknown_observation_mode_and_a_baseline_are_refused(recorded, capsys):
     assert main(["run", str(recorded), "--agent", "random", "--protocol", "grounding"]) != 0
-    assert "capability probes ask a model" in capsys.readouterr().err
+    assert "this protocol asks a model" in capsys.readouterr().err
     with Project.open(recorded) as project, pytest.raises(Exception, match="unknown observation mode 'pixels'"):
         api.plan_run(project, None, "grounding", False, observation="pixels")
 

@@ -13,6 +13,7 @@ from desktop_app.cli.main import main
 from desktop_app.store.project import Project
 from desktop_app.vaf import browse, prompts
 from desktop_app.vaf.pages import PageSpec
+from desktop_app.vaf.settings import Setting
 
 from openai_server import FakeOpenAI, Response, user_text
 from vaf_pages import write_shop
@@ -240,3 +241,52 @@ def test_the_report_holds_the_variant_table_the_ranking_and_the_heatmap(study, c
     assert rows[0]["tcr"] == "1.0" and rows[0]["tmr"] == ""  # no judge: no TMR (not 0)
     assert "| baseline | original | 1.000 | - |" in (study / "report" / "vaf_ranked.md").read_text()
     assert (study / "report" / "vaf_delta_heatmap.png").stat().st_size > 500
+
+
+def test_a_click_is_scored_on_the_screen_the_agent_saw_sticky_header_included(tmp_path, monkeypatch, renderer, capsys):
+    """The target moved into a sticky header stays at the top of every screen: a click there after a
+    scroll is on the target, although the target's box at scroll 0 lies 600 px above the clicked page point."""
+    monkeypatch.setenv("SCREENLAB_TEST_KEY", "sk-test")
+    folder = write_shop(tmp_path / "shop", extra_head="<style>header{position:sticky;top:0;height:auto;z-index:5}"
+                                                      "</style>")
+    with Project.init(tmp_path / "p") as project:
+        from desktop_app.vaf.study import generate_study
+
+        generate_study(project, renderer, api.vaf_page(folder, "#target", "shop"), [Setting("position", "header")])
+        header = api.vaf_variants(project, "shop")[1]
+        api.verify_variant(project, header.key, "accept")
+    x, y = (header.target[0] + header.target[2]) / 2, (header.target[1] + header.target[3]) / 2
+
+    def agent(body, n):
+        if "Screen 1 " in body["messages"][-1]["content"][0]["text"]:
+            return Response(text=SCROLL.format(seen="Alpha", d="down"))
+        if "Screen 2 " in body["messages"][-1]["content"][0]["text"]:
+            return Response(text=f"Thought: the Alpha at the top.\nAction: click(start_box='({x:.0f},{y:.0f})')")
+        return Response(text="Thought: far below.\nAction: click(start_box='(640,1900)')")
+
+    with FakeOpenAI(agent) as server:
+        assert main(["agents", "add", "browser", "--base-url", server.base_url, "--model", "m", "--convention",
+                     "point-px", "--api-key-env", "SCREENLAB_TEST_KEY", "--replace"]) == 0
+        assert main(["run", str(tmp_path / "p"), "--protocol", "browse", "--agent", "browser", "--trials", "1",
+                     "--where", "id=" + str(header.episode_id)]) == 0
+    with Project.open(tmp_path / "p") as project:
+        run_id = api.runs(project)[-1].id
+        trial = api.vaf_trials(project, run_id, header.key)[0]
+    assert trial["target_click"] and trial["click"] == [pytest.approx(x, abs=1), pytest.approx(y + 600, abs=1)]
+
+
+def test_a_click_outside_the_screen_is_not_a_click():
+    assert browse.read_answer("Thought: below\nAction: click(start_box='(640,1900)')", "point-px").kind == "invalid"
+    assert browse.read_answer("Action: click(start_box='(500,1500)')", "uitars").error.startswith("a click at (640,1800)")
+    assert browse.read_answer("Action: click(start_box='(-20,100)')", "point-px").kind == "invalid"
+
+
+@pytest.mark.parametrize("convention, said, point", [
+    ("point-px", "pixels of the 1280 x 1200 screenshot", "(640,600)"),
+    ("uitars", "grid from (0,0) at the top left of the screenshot to (1000,1000)", "(500,500)"),
+    ("point-rel1", "fractions of the screenshot's width and height", "(0.5,0.5)"),
+])
+def test_the_prompt_says_the_agents_coordinate_space(convention, said, point):
+    spec = PageSpec("shop", "demo:x", "#t")
+    messages = prompts.browse_messages("v1", spec, 3000, [], (0, b"png"), window=2, convention=convention)
+    assert said in messages[0]["content"] and f"scroll(start_box='{point}', direction='down')" in messages[0]["content"]

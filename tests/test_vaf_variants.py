@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from desktop_app.vaf.pages import PageError, spec_for
 from desktop_app.vaf.patch import MOVES, patch_for
-from desktop_app.vaf.render import inspect_variant, render_variant
+from desktop_app.vaf.render import inspect_variant, render_variant, render_viewport
 from desktop_app.vaf.settings import (
     FAMILIES,
     ORIGINAL_SETTING,
@@ -118,23 +120,36 @@ class _Counting(BaseHTTPRequestHandler):
         pass
 
 
-def test_a_page_that_asks_the_network_renders_offline_and_no_request_leaves_the_browser(renderer, tmp_path, project):
+@pytest.mark.parametrize("scripts", [False, True])
+def test_a_page_that_asks_the_network_renders_offline_and_nothing_leaves_the_browser(renderer, tmp_path, project,
+                                                                                     scripts):
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Counting)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.settimeout(0.5)
+    port = server.server_address[1]
+    url = f"http://127.0.0.1:{port}"
     _Counting.hits = []
     head = (f'<link rel="stylesheet" href="{url}/site.css"><script src="{url}/track.js"></script>'
-            f'<script>fetch("{url}/beacon").catch(() => null)</script>'
+            f'<script>fetch("{url}/beacon").catch(() => null); try {{ new WebSocket("ws://127.0.0.1:{port}/ws") }}'
+            f' catch (e) {{}}; try {{ const pc = new RTCPeerConnection({{iceServers: [{{urls: '
+            f'"stun:127.0.0.1:{udp.getsockname()[1]}"}}]}}); pc.createDataChannel("x"); '
+            f'pc.createOffer().then(o => pc.setLocalDescription(o)) }} catch (e) {{}}</script>'
             f'<style>header {{ background-image: url("{url}/bg.png") }}</style>')
     folder = write_shop(tmp_path / "shop", extra_head=head)
     try:
-        spec = spec_for(str(folder), "#target", target_name="Alpha 14 laptop")
+        spec = spec_for(str(folder), "#target", target_name="Alpha 14 laptop", scripts=scripts)
         report = generate_study(project, renderer, spec, [Setting("background", "#ff9800")])
+        time.sleep(1.0)  # a WebSocket or STUN packet would have arrived by now
+        with pytest.raises(socket.timeout):
+            udp.recvfrom(2048)
     finally:
         server.shutdown()
+        udp.close()
     assert _Counting.hits == []
     assert report.added == ["original", "background_ff9800"]
-    assert {f"{url}/site.css", f"{url}/track.js"} <= set(report.blocked)
+    assert f"{url}/site.css" in report.blocked and (f"{url}/track.js" in report.blocked) == scripts
     assert any("outside requests blocked" in line for line in report.lines())
     stored = variants(project, "shop")
     assert [v.setting for v in stored] == ["original", "background_ff9800"]
@@ -196,3 +211,22 @@ def test_our_demo_pages_render_offline_with_their_target_first_in_a_long_list(re
         assert 12 <= len(shot.items) <= 24 and shot.items[0].target, spec.name
         assert 3000 <= shot.height <= 6000 and shot.target[1] < 1200, spec.name  # the target is in the first view
         assert spec.target_name and spec.target_name.split()[0] in shot.items[0].text, spec.name
+
+
+def test_a_selector_that_is_not_css_and_a_second_page_under_the_same_name_are_said(renderer, tmp_path, project):
+    folder = write_shop(tmp_path / "shop")
+    with pytest.raises(PageError, match=r"the target selector li:nth\(1\) is not valid CSS"):
+        generate_study(project, renderer, spec_for(str(folder), "li:nth(1)"), [])
+    generate_study(project, renderer, spec_for(str(folder), "#target"), [])
+    other = write_shop(tmp_path / "elsewhere" / "shop")
+    (other / "index.html").write_text((other / "index.html").read_text().replace("Alpha 14", "Omega 9"))
+    with pytest.raises(PageError, match="a study named 'shop' already holds variants of another page"):
+        generate_study(project, renderer, spec_for(str(other), "#target"), [Setting("order", "last")])
+    with pytest.raises(SettingsError, match="row 1: background value"):  # a value is never pasted into the CSS raw
+        generate_study(project, renderer, spec_for(str(folder), "#target"),
+                       [Setting("background", "red} body{display:none")])
+    (folder / "index.html").write_text((folder / "index.html").read_text().replace("Beta 15", "Beta 16"))
+    stored = variants(project, "shop")[0]
+    with pytest.raises(PageError, match="changed since its variants were made"):
+        render_viewport(renderer, stored.page, stored.as_setting, 600)
+    assert len(variants(project, "shop")) == 1

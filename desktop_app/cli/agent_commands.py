@@ -125,6 +125,9 @@ def _run(args, cancel: threading.Event) -> int:
             if args.agent:
                 profile = get_profile(args.agent)  # a fresh key lookup; the snapshot has no key
             print(f"resuming run {run_id} ({run.protocol}): {run.name}")
+            if _browse_options(args):
+                print(f"  note: a resumed run keeps the options it was created with ({', '.join(_browse_options(args))} "
+                      f"not applied)", file=sys.stderr)
         else:
             profile = get_profile(args.agent)
             if args.pattern:

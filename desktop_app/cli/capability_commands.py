@@ -6,22 +6,13 @@ import json
 import sys
 from pathlib import Path
 
-from desktop_app.cli.common import add_filters, filter_of
-
-
-def _said(exc: Exception) -> str:
-    """An error's message (a KeyError's str() would add quotes)."""
-    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+from desktop_app.cli.common import add_filters, filter_of, said_in_one_line
 
 
 def cmd_capability(args) -> int:
     """Every `screenlab capability` command: what the user asked that cannot be done (an unknown task, a
     bad label, a rejection without a reason) is said in one line, exit 2, no traceback."""
-    try:
-        return args.capability_func(args)
-    except (KeyError, ValueError) as exc:
-        print(f"error: {_said(exc)}", file=sys.stderr)
-        return 2
+    return said_in_one_line(args.capability_func, args)
 
 
 def cmd_check(args) -> int:

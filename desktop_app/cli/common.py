@@ -6,6 +6,7 @@ Command modules import this, never cli/main.py (which imports them): no import c
 from __future__ import annotations
 
 import argparse
+import sys
 
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
@@ -43,3 +44,14 @@ def rules_argument(text: str) -> tuple[str, ...]:
 
 def open_project(args) -> Project:
     return Project.open(args.project, args.media)
+
+
+def said_in_one_line(func, args) -> int:
+    """Run a subcommand; what the user asked that cannot be done (an unknown key, a bad value) raises
+    KeyError or ValueError, which is said in one line, exit 2, no traceback."""
+    try:
+        return func(args)
+    except (KeyError, ValueError) as exc:
+        said = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)  # str(KeyError) adds quotes
+        print(f"error: {said}", file=sys.stderr)
+        return 2

@@ -11,11 +11,9 @@ from pathlib import Path
 def cmd_vaf(args) -> int:
     """Every `screenlab vaf` command: a request that cannot be done (no such page, a selector that matches
     nothing, a bad table) is said in one line, exit 2, no traceback."""
-    try:
-        return args.vaf_func(args)
-    except (KeyError, ValueError) as exc:
-        print(f"error: {exc.args[0] if isinstance(exc, KeyError) and exc.args else exc}", file=sys.stderr)
-        return 2
+    from desktop_app.cli.common import said_in_one_line
+
+    return said_in_one_line(args.vaf_func, args)
 
 
 def cmd_pages(args) -> int:

@@ -28,6 +28,10 @@ LAUNCH_ARGS = [
     "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--disable-default-apps", "--mute-audio",
     "--font-render-hinting=none", "--force-color-profile=srgb", "--hide-scrollbars",
+    # what request routing does not see (WebSocket, WebRTC, requests to IP literals from workers) goes to
+    # a proxy that is not there, loopback included, and WebRTC may not send UDP around it
+    "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 ]
 
 

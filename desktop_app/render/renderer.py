@@ -94,6 +94,14 @@ async () => {
 """
 
 
+# WebRTC sends STUN over UDP, which neither request routing nor the dead proxy of launch_args() stops
+# (Chromium's UDP policy flag did not, here): a page's scripts get no peer connections at all.
+_NO_PEER_CONNECTIONS = """
+for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'RTCIceCandidate']) {
+  try { Object.defineProperty(window, name, {value: undefined, writable: false, configurable: false}); } catch (e) {}
+}
+"""
+
 _drivers = threading.local()
 
 
@@ -115,6 +123,15 @@ def _stop(pw) -> None:
         pw.stop()
 
 
+def stop_driver() -> None:
+    """Stop this thread's Playwright driver (a Node.js process), for a thread that renders no more
+    (a run's browser thread); the next render in the thread starts a new one."""
+    pw = getattr(_drivers, "pw", None)
+    if pw is not None:
+        _drivers.pw = None
+        _stop(pw)
+
+
 class Renderer:
     """One browser, reused for many renders (starting Chromium costs ~0.5 s)."""
 
@@ -127,6 +144,7 @@ class Renderer:
         self._job: tuple = ("", None, None)  # html, per-render files, asset folder (None: self.assets)
         self.blocked: list[str] = []  # outside requests the current page made (all aborted)
         self._cdp = None  # (page, DevTools session) for capture()
+        self._scripts = True  # whether the open page's own scripts run
         self.loads = 0  # pages loaded so far: a caller keeping a loaded page sees when another replaced it
 
     def __enter__(self) -> Renderer:
@@ -170,24 +188,31 @@ class Renderer:
         kind = _TYPES.get(file.suffix.lower(), "application/octet-stream")
         route.fulfill(status=200, content_type=kind, body=file.read_bytes())
 
-    def _ready_page(self):
+    def _ready_page(self, scripts: bool = True):
         """One context and page, reused: a new context per render cost ~150 ms. Every render
-        navigates afresh, so no page state carries over; the routes read the current job."""
+        navigates afresh, so no page state carries over; the routes read the current job.
+        scripts False: the page's own scripts do not run (a saved page is a snapshot: its scripts could
+        only change it, loop or call out); our evaluate() calls still do."""
         if self._browser is None:
             self.start()
+        if self._page is not None and self._scripts != scripts:
+            self._drop_page()
         if self._page is None or self._page.is_closed():
+            self._scripts = scripts
             self._context = self._browser.new_context(
                 viewport={"width": DESKTOP.width, "height": DESKTOP.height}, device_scale_factor=1,
-                locale="en-US", timezone_id="UTC", color_scheme="light", java_script_enabled=True)
+                locale="en-US", timezone_id="UTC", color_scheme="light", java_script_enabled=scripts)
+            self._context.add_init_script(_NO_PEER_CONNECTIONS)
             self._page = self._context.new_page()
             self._page.route("**/*", lambda route: self._serve(route, *self._job))
         return self._page
 
     def open(self, html: str, viewport: Viewport = DESKTOP, files: dict[str, bytes] | None = None,
-             assets: Path | None = None):
+             assets: Path | None = None, scripts: bool = True):
         """Load a page and hand back the live Playwright page (the caller evaluates and shoots;
-        on an exception it calls drop()). `assets`: the folder its relative URLs are served from."""
-        page = self._ready_page()
+        on an exception it calls drop()). `assets`: the folder its relative URLs are served from;
+        `scripts`: whether the page's own scripts run."""
+        page = self._ready_page(scripts)
         self._job = (html, files, assets)
         self.blocked = []
         self.loads += 1

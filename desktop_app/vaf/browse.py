@@ -50,7 +50,12 @@ def read_answer(text: str, convention: str, resize: dict | None = None) -> Brows
                                 error=f"scroll direction {direction or '(none)'!r}: only up and down move the page")
         return BrowseAction(SCROLL, direction=direction, thought=thought)
     if parsed.action_type == "click" and parsed.point is not None:
-        return BrowseAction(CLICK, point=(float(parsed.point[0]), float(parsed.point[1])), thought=thought)
+        x, y = float(parsed.point[0]), float(parsed.point[1])
+        if not (0 <= x <= VIEWPORT.width and 0 <= y <= VIEWPORT.height):  # the paper: a click within the viewport
+            return BrowseAction(INVALID, point=(x, y), thought=thought,
+                                error=f"a click at ({x:.0f},{y:.0f}) is outside the {VIEWPORT.width} x "
+                                      f"{VIEWPORT.height} screen")
+        return BrowseAction(CLICK, point=(x, y), thought=thought)
     what = parsed.action_type or "nothing that parses"
     return BrowseAction(INVALID, thought=thought, error=f"{what}: only scroll(up/down) and click(x,y) are allowed")
 
@@ -80,9 +85,35 @@ def inside(point: tuple[float, float], box) -> bool:
 
 
 def hit_item(point: tuple[float, float], items) -> int | None:
-    """The index of the smallest item box holding the page point (items: dicts with "index", "box")."""
+    """The item a point is in (items: dicts with "index", "box" and "target"): the target when the point
+    is in its box (so a click on an edge it shares is the target's, as TCR counts it), else the smallest
+    item box holding the point."""
+    for i in items:
+        if i.get("target") and i.get("box") and inside(point, i["box"]):
+            return i["index"]
     holding = [(area(i["box"]), i["index"]) for i in items if i.get("box") and inside(point, i["box"])]
     return min(holding)[1] if holding else None
+
+
+def coordinate_words(convention: str, resize: dict | None = None) -> tuple[str, tuple]:
+    """How the prompt tells the agent its coordinate space, and the scroll point (the screen's centre)
+    in that space."""
+    conv = get_convention(convention)
+    geometry = Geometry(VIEWPORT.width, VIEWPORT.height, **(resize or {})).with_defaults(conv.resize_defaults)
+    centre = geometry.from_original(VIEWPORT.width / 2, VIEWPORT.height / 2, conv.space)
+    if conv.space == "rel_1":
+        return ("Coordinates are fractions of the screenshot's width and height, from (0,0) at the top left "
+                "to (1,1) at the bottom right, with two decimals.", tuple(round(v, 2) for v in centre))
+    if conv.space in ("rel_1000", "rel_999"):
+        top = 1000 if conv.space == "rel_1000" else 999
+        return (f"Coordinates are on a grid from (0,0) at the top left of the screenshot to ({top},{top}) at its "
+                f"bottom right, as whole numbers.", tuple(round(v) for v in centre))
+    if conv.space == "abs_px_resized":
+        w, h = geometry.resized()
+        return (f"Coordinates are pixels of the screenshot as you receive it ({w} x {h}), as whole numbers.",
+                tuple(round(v) for v in centre))
+    return (f"Coordinates are pixels of the {VIEWPORT.width} x {VIEWPORT.height} screenshot, as whole numbers.",
+            tuple(round(v) for v in centre))
 
 
 def area(box) -> float:

@@ -52,6 +52,8 @@ def run_metrics(project: Project, run_id: int) -> dict:
             c["mentions"] += mention
         elif (judge or {}).get("failed"):
             c["judge_failed"] += 1
+        else:
+            c["unjudged"] += 1  # the judge's request failed (or it was not asked yet): resume asks it
     variants = []
     for episode_id, c in per.items():
         info = meta.get(episode_id, {})
@@ -77,6 +79,7 @@ def run_metrics(project: Project, run_id: int) -> dict:
         judged = sum(v["tmr"]["n"] for v in variants)
         out["tmr"] = _rate(sum(v["tmr"]["hits"] for v in variants), judged)
         out["judge_failed"] = sum(v["judge_failed"] for v in variants)
+        out["unjudged"] = sum(per[v["episode_id"]]["unjudged"] for v in variants)
     return out
 
 
@@ -172,6 +175,8 @@ def summary_lines(metrics: dict) -> list[str]:
     if metrics.get("judged"):
         lines.append(f"{'TMR':<12} {_pct(metrics.get('tmr'))}"
                      + (f"   ({metrics['judge_failed']} judge replies unreadable)" if metrics.get("judge_failed") else ""))
+        if metrics.get("unjudged"):
+            lines.append(f"{metrics['unjudged']} trials not judged yet (the judge's request failed; --resume asks it)")
     missing = (metrics.get("expected_trials") or 0) - metrics.get("trials", 0)
     if missing > 0:
         lines.append(f"{missing} trials not finished (--resume asks them)")

@@ -9,7 +9,9 @@ request is aborted (render/renderer.py) and listed, so a study can say what the 
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -37,6 +39,8 @@ class PageSpec:
     fields: str = "name, price, rating"
     clickable: str = "item's title"
     title: str = ""
+    scripts: bool = False  # run the page's own scripts (a saved page is a snapshot: off keeps it still)
+    sha256: str = ""  # of the HTML file when the study was made: trials refuse a page changed since
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -51,6 +55,7 @@ class PageSpec:
 class LoadedPage:
     html: str
     assets: Path  # the folder relative URLs are served from
+    sha256: str = ""  # of the file's bytes
 
 
 def demo_dir() -> Path:
@@ -102,7 +107,23 @@ def load_page(source: str) -> LoadedPage:
         raise PageError(f"{file}: cannot read ({exc.strerror or exc})") from None
     if b"\x00" in data[:4096]:
         raise PageError(f"{file}: not a text file")
-    return LoadedPage(data.decode("utf-8", errors="replace"), file.parent)
+    return LoadedPage(_decode(data), file.parent, hashlib.sha256(data).hexdigest())
+
+
+def _decode(data: bytes) -> str:
+    """The page's text: UTF-8, else the charset its <meta> declares, else Windows-1252 (what browsers
+    assume for an old page that says nothing)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    declared = re.search(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", data[:4096], re.I)
+    for name in ([declared.group(1).decode("ascii")] if declared else []) + ["cp1252"]:
+        try:
+            return data.decode(name)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return data.decode("utf-8", errors="replace")
 
 
 def spec_for(source: str, target: str, name: str = "", **given) -> PageSpec:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 
 from desktop_app.agents.prompts import image_content, prompt_templates
-from desktop_app.vaf.browse import at_ends, describe
+from desktop_app.vaf.browse import at_ends, coordinate_words, describe
 from desktop_app.vaf.pages import PageSpec
-from desktop_app.vaf.render import SCROLL_STEP, VIEWPORT
+from desktop_app.vaf.render import SCROLL_STEP
 
 VERSIONS = ("v1",)
-SCROLL_POINT = (VIEWPORT.width // 2, VIEWPORT.height // 2)
 
 
 def _env(version: str):
@@ -21,12 +20,14 @@ def _env(version: str):
 
 
 def browse_messages(version: str, spec: PageSpec, page_height: int, history: list[dict], current: tuple[int, bytes],
-                    window: int, detail: str = "high") -> list[dict]:
+                    window: int, detail: str = "high", convention: str = "point-px", resize: dict | None = None
+                    ) -> list[dict]:
     """System, the task, then the last `window` earlier screens each with the agent's answer, then the
     current screen. history: per earlier step {"scroll_y", "raw", "action", "image"}; current: (scroll, png).
     Earlier steps beyond the window are told as text lines."""
     env = _env(version)
-    words = {"scroll_x": SCROLL_POINT[0], "scroll_y": SCROLL_POINT[1], "step": SCROLL_STEP}
+    space, point = coordinate_words(convention, resize)
+    words = {"scroll_x": point[0], "scroll_y": point[1], "step": SCROLL_STEP, "coordinates": space}
     shown = history[-window:] if window > 0 else []
     told = history[:len(history) - len(shown)]
     task = env.get_template("browse_user.j2").render(

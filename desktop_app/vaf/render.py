@@ -15,7 +15,7 @@ from functools import cache
 
 from desktop_app.paths import resources_dir
 from desktop_app.render.renderer import Renderer, Viewport
-from desktop_app.vaf.pages import PageError, PageSpec, load_page
+from desktop_app.vaf.pages import PageError, PageSpec, load_page, page_file
 from desktop_app.vaf.patch import FONT_PATH, patch_for
 from desktop_app.vaf.settings import Setting
 
@@ -60,7 +60,7 @@ _loaded: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # renderer -> 
 
 
 def _page_key(spec: PageSpec) -> str:
-    return json.dumps([spec.source, spec.target, spec.items, spec.slots], sort_keys=True)
+    return json.dumps([spec.source, spec.target, spec.items, spec.slots, spec.scripts, spec.sha256], sort_keys=True)
 
 
 def _open(renderer: Renderer, spec: PageSpec, setting: Setting):
@@ -68,9 +68,12 @@ def _open(renderer: Renderer, spec: PageSpec, setting: Setting):
     (variant.js undoes the previous one first): loading it again, with its assets answered one request
     at a time, cost most of a render. Loaded afresh when something else used the renderer since."""
     patch = patch_for(setting)
+    loaded = load_page(spec.source)  # read every time (a small file): a page edited since is caught at once
+    if spec.sha256 and loaded.sha256 != spec.sha256:
+        raise PageError(f"{spec.name}: {page_file(spec.source)} changed since its variants were made; "
+                        f"make a new study of it (its variants would not match what the trials show)")
     if _loaded.get(renderer) != (renderer.loads, _page_key(spec)):
-        loaded = load_page(spec.source)
-        renderer.open(loaded.html, VIEWPORT, files=_fonts(), assets=loaded.assets)
+        renderer.open(loaded.html, VIEWPORT, files=_fonts(), assets=loaded.assets, scripts=spec.scripts)
         _loaded[renderer] = (renderer.loads, _page_key(spec))
     page = renderer.page
     try:
@@ -120,6 +123,9 @@ def render_viewport(renderer: Renderer, spec: PageSpec, setting: Setting, scroll
     page, result = _open(renderer, spec, setting)
     try:
         result = page.evaluate(_script(), {"op": "measure", "scroll": scroll_y})
+        if abs(result["scroll"] - scroll_y) > 1:  # the clicks of this screen would be mapped wrongly
+            raise PageError(f"{spec.name} ({setting.name}): the window scrolls to {result['scroll']:.0f} px, not "
+                            f"{scroll_y} px (the page scrolls inside an element, or its height changed)")
         png = renderer.capture()
         page.evaluate("window.scrollTo(0, 0)")
     except BaseException:
@@ -129,10 +135,11 @@ def render_viewport(renderer: Renderer, spec: PageSpec, setting: Setting, scroll
     return png, _shot(result, renderer.blocked)
 
 
-def pick_target(renderer: Renderer, source: str, x: float, y: float) -> dict | None:
+def pick_target(renderer: Renderer, source: str, x: float, y: float, scripts: bool = False) -> dict | None:
     """The card under a point of the full-page shot: {"selector", "text", "box", "items"} or None."""
     loaded = load_page(source)
-    page = renderer.open(loaded.html, VIEWPORT, files=_fonts(), assets=loaded.assets)  # a fresh page: not patched
+    page = renderer.open(loaded.html, VIEWPORT, files=_fonts(), assets=loaded.assets,  # a fresh page: not patched
+                         scripts=scripts)
     try:
         return page.evaluate(_script(), {"op": "pick", "x": x, "y": y})
     except BaseException:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from desktop_app.formats.ingest import ImportOptions, ingest
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Where
@@ -24,10 +25,10 @@ from desktop_app.images import inspect_bytes
 from desktop_app.render.renderer import Renderer
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
-from desktop_app.vaf.pages import PageError, PageSpec
+from desktop_app.vaf.pages import PageError, PageSpec, load_page
 from desktop_app.vaf.patch import PatchError, patch_for
 from desktop_app.vaf.render import SCROLL_STEP, VIEWPORT, VariantShot, render_variant
-from desktop_app.vaf.settings import ORIGINAL, ORIGINAL_SETTING, Setting
+from desktop_app.vaf.settings import ORIGINAL, ORIGINAL_SETTING, Setting, check
 
 KIND = "variant"
 REVIEW_KIND = "page_variant"
@@ -113,9 +114,20 @@ def generate_study(project: Project, renderer: Renderer, spec: PageSpec, setting
 
     The original must render with its target (else PageError: the selector no longer matches, say);
     a setting the page cannot take (no sidebar to move into) is reported and left out."""
+    check([x for x in settings if x.family != ORIGINAL])  # a value goes into the page's CSS: only well-formed ones
+    spec = replace(spec, sha256=load_page(spec.source).sha256)
     report = StudyReport(spec.name)
     with project.reading() as s:
-        existing = set(s.execute(select(m.Episode.key).where(m.Episode.key.like(f"vaf/{spec.name}/%"))).scalars())
+        rows = s.execute(select(m.Episode.key, m.Episode.meta).where(m.Episode.kind == KIND,
+                                                                     m.Episode.scenario == spec.name)).all()
+    existing = {key for key, _ in rows}
+    if rows:
+        stored = ((rows[0][1] or {}).get("vaf") or {}).get("page") or {"name": "", "source": "", "target": ""}
+        before = PageSpec.from_json(stored)
+        if (before.source, before.target, before.items, before.sha256) != (spec.source, spec.target, spec.items,
+                                                                            spec.sha256):
+            raise PageError(f"a study named {spec.name!r} already holds variants of another page or target "
+                            f"({before.source}, {before.target}); give this one another name")
     todo = [ORIGINAL_SETTING] + [x for x in settings if x.family != ORIGINAL]
     records, original = [], None
     for i, setting in enumerate(todo):
@@ -137,8 +149,10 @@ def generate_study(project: Project, renderer: Renderer, spec: PageSpec, setting
             if shot.target is None:
                 raise PageError(f"{spec.name}: the target {spec.target} is on the page but not visible")
             original = shot
-        elif not patch_for(setting).move and original is not None and shot.style == original.style:
+        elif original is not None and not patch_for(setting).move and shot.style == original.style:
             shot.warnings.append("the target looks as in the original (it already has this style)")
+        elif original is not None and patch_for(setting).move and shot.target == original.target:
+            shot.warnings.append("the target did not move (it is already where this setting puts it)")
         report.blocked = sorted(set(report.blocked) | set(shot.blocked))
         if shot.warnings:
             report.warnings[setting.name] = shot.warnings
@@ -224,12 +238,25 @@ def add_viewport(project: Project, episode_id: int, scroll_y: int, png: bytes, s
                  spec: PageSpec) -> tuple[int, int]:
     """Store a viewport a trial scrolled to as a new step of the variant (or return the one stored
     meanwhile); (step id, screen id)."""
-    found = step_of(project, episode_id, "viewport", scroll_y)
-    if found:
-        return found
     info = inspect_bytes(png)
     project.media.put(info.sha256, info.ext, info.data)
+    try:
+        return _store_viewport(project, episode_id, scroll_y, info, shot, spec)
+    except (IntegrityError, OperationalError):  # another run stored the same viewport at the same moment
+        found = step_of(project, episode_id, "viewport", scroll_y)
+        if found is None:
+            raise
+        return found
+
+
+def _store_viewport(project: Project, episode_id: int, scroll_y: int, info, shot: VariantShot,
+                    spec: PageSpec) -> tuple[int, int]:
     with project.transaction() as s:
+        # looked up inside the write: another run browsing the same variant may have stored it meanwhile
+        for step_id, screen_id, meta in s.execute(select(m.Step.id, m.Step.screen_id, m.Step.meta)
+                                                  .where(m.Step.episode_id == episode_id)):
+            if (meta or {}).get("view") == "viewport" and (meta or {}).get("scroll_y") == scroll_y:
+                return step_id, screen_id
         screen = s.execute(select(m.Screen).where(m.Screen.sha256 == info.sha256)).scalars().first()
         if screen is None:
             screen = m.Screen(sha256=info.sha256, ext=info.ext, width=info.width, height=info.height, platform="web",
@@ -280,3 +307,12 @@ def verify_variant(project: Project, variant: int | str, decision: str, reason: 
     status = "accepted" if decision == "accept" else "rejected"
     set_review(project, variant_id(project, variant), status, reviewer, reason.strip())
     return status
+
+
+def viewport_items(project: Project, step_id: int) -> list[dict]:
+    """The items on a stored screen of a variant: {"index", "box", "target"} in that screen's pixels."""
+    with project.reading() as s:
+        rows = s.execute(select(m.ActionBox.x1, m.ActionBox.y1, m.ActionBox.x2, m.ActionBox.y2, m.ActionBox.meta)
+                         .where(m.ActionBox.step_id == step_id)).all()
+    return [{"index": (meta or {}).get("item"), "box": [x1, y1, x2, y2], "target": bool((meta or {}).get("target"))}
+            for x1, y1, x2, y2, meta in rows if (meta or {}).get("item") is not None and x1 is not None]

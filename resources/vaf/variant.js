@@ -94,10 +94,18 @@ async (req) => {
     }
     window.scrollTo(0, 0);
   }
-  const target = document.querySelector(req.target);
-  if (!target) return {error: `the target selector ${req.target} matches nothing on this page`};
-  let items = req.items ? Array.from(document.querySelectorAll(req.items))
-                        : Array.from(target.parentElement.children).filter(c => c.tagName === target.tagName);
+  // a selector typed by a person may not be CSS at all: said, not thrown
+  const find = (selector, what, all) => {
+    try { return all ? Array.from(document.querySelectorAll(selector)) : document.querySelector(selector); }
+    catch (e) { throw new Error(`the ${what} selector ${selector} is not valid CSS`); }
+  };
+  let target, items;
+  try {
+    target = find(req.target, 'target', false);
+    if (!target) return {error: `the target selector ${req.target} matches nothing on this page`};
+    items = req.items ? find(req.items, 'items', true)
+                      : Array.from(target.parentElement.children).filter(c => c.tagName === target.tagName);
+  } catch (e) { return {error: e.message}; }
   if (!items.includes(target)) items = [target, ...items];
   window.__vaf = {target, parent: target.parentNode, next: target.nextSibling};
   items.forEach((el, i) => el.setAttribute('data-vaf-item', String(i)));
@@ -130,7 +138,8 @@ async (req) => {
       if (req.move === 'last') others[others.length - 1].after(target);
       else others[Math.floor(others.length / 2)].before(target);
     } else {
-      const slot = document.querySelector(slots[req.move]);
+      let slot;
+      try { slot = find(slots[req.move], req.move, false); } catch (e) { return {error: e.message}; }
       if (!slot) return {error: `this page has no ${req.move} to move the target into (no element matches ${slots[req.move]}; give a slot selector)`};
       if (slot.contains(target) && req.move !== 'banner') return {error: `the target is already inside the ${req.move}`};
       if (req.move === 'header') slot.appendChild(target); else slot.prepend(target);

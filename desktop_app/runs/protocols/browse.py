@@ -27,7 +27,7 @@ from typing import ClassVar
 from sqlalchemy import delete, select
 
 from desktop_app.agents.client import RequestFailed
-from desktop_app.render.renderer import Renderer
+from desktop_app.render.renderer import Renderer, stop_driver
 from desktop_app.runs.context import RunContext
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
 from desktop_app.runs.protocols.capability import require_model
@@ -39,7 +39,7 @@ from desktop_app.vaf import browse, prompts
 from desktop_app.vaf.pages import PageSpec
 from desktop_app.vaf.render import render_viewport
 from desktop_app.vaf.settings import Setting
-from desktop_app.vaf.study import add_viewport, step_of
+from desktop_app.vaf.study import add_viewport, step_of, viewport_items
 
 NOT_VISIBLE = "target not visible in the variant"
 NO_PAGE = "not a page variant"
@@ -151,10 +151,10 @@ class BrowseProtocol(Protocol):
         for turn in range(options.max_steps):
             if ctx.cancel.is_set():
                 return None
-            step_id, sha, ext = await self._viewport(ctx, unit.key, info, spec, scroll)
+            step_id, sha, ext, on_screen = await self._viewport(ctx, unit.key, info, spec, scroll)
             png = ctx.project.media.read(sha, ext)
             messages = prompts.browse_messages(options.prompt, spec, height, history, (scroll, png), options.history,
-                                               p.image_detail)
+                                               p.image_detail, p.convention, resize)
             shas = [h["sha256"] for h in history[-options.history:]] if options.history else []
             try:
                 answer = await ctx.chat(messages, shas + [sha], sampling={
@@ -171,7 +171,8 @@ class BrowseProtocol(Protocol):
                     "latency_ms": answer.reply.latency_ms}
             steps.append(step)
             if action.kind == browse.CLICK:
-                return _ended(steps, browse.ENDED_CLICK, info, tokens, browse.to_page(action.point, scroll))
+                return _ended(steps, browse.ENDED_CLICK, info, tokens, browse.to_page(action.point, scroll),
+                              browse.hit_item(action.point, on_screen))
             if action.kind == browse.INVALID:
                 return _ended(steps, browse.ENDED_FORMAT, info, tokens)
             history.append({**step, "image": png, "sha256": sha})
@@ -179,8 +180,10 @@ class BrowseProtocol(Protocol):
         return _ended(steps, browse.ENDED_CAP, info, tokens)
 
     async def _viewport(self, ctx: RunContext, episode_id: int, info: dict, spec: PageSpec,
-                        scroll: int) -> tuple[int, str, str]:
-        """(step id, sha256, ext) of the variant's viewport at a scroll position: stored, or rendered now."""
+                        scroll: int) -> tuple[int, str, str, list[dict]]:
+        """(step id, sha256, ext, items on it) of the variant's viewport at a scroll position: stored, or
+        rendered now. The items' boxes are where they are on that screen (measured at that scroll: a
+        sticky header's item stays at the top), in the screenshot's pixels."""
         views = ctx.memo.setdefault("vaf_views", {})
         key = (episode_id, scroll)
         if key in views:
@@ -193,7 +196,8 @@ class BrowseProtocol(Protocol):
                     setting = Setting(info["family"], info["value"])
                     png, shot = await self._render(ctx, spec, setting, scroll)
                     found = await ctx.store(add_viewport, episode_id, scroll, png, shot, spec)
-                views[key] = (found[0], *(await ctx.store(_screen_file, found[1])))
+                views[key] = (found[0], *(await ctx.store(_screen_file, found[1])),
+                              await ctx.store(lambda project: viewport_items(project, found[0])))
         return views[key]
 
     async def _render(self, ctx: RunContext, spec: PageSpec, setting: Setting, scroll: int):
@@ -251,16 +255,18 @@ class _BrowserThread:
             if self._renderer is not None:
                 self._renderer.close()
                 self._renderer = None
+            stop_driver()  # the thread renders no more: its Node.js driver goes with it
 
         self.pool.submit(stop).result(timeout=60)
         self.pool.shutdown(wait=True)
 
 
-def _ended(steps: list[dict], ended: str, info: dict, tokens: list[int], click=None) -> dict:
-    target = info.get("target")
-    hit = browse.hit_item(click, info.get("items") or []) if click else None
+def _ended(steps: list[dict], ended: str, info: dict, tokens: list[int], click=None, hit: int | None = None) -> dict:
+    """A finished trial. click: in page coordinates (the click map's); hit: the item the click was in on
+    the screen the agent saw (the target's index: a target click)."""
+    target = next((i["index"] for i in info.get("items") or [] if i.get("target")), 0)
     return {"steps": steps, "ended": ended, "click": list(click) if click else None, "hit_item": hit,
-            "target_click": bool(click and browse.inside(click, target)), "tokens": tokens}
+            "target_click": bool(click) and hit == target, "tokens": tokens}
 
 
 def _trial_row(project, run_id: int, episode_id: int, trial: int) -> dict | None:

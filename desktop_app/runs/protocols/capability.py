@@ -100,7 +100,7 @@ def failure_line(metrics: dict) -> list[str]:
 
 def require_model(profile) -> None:
     if profile.kind != "openai":
-        raise OptionsError(f"capability probes ask a model (an OpenAI-compatible profile); {profile.name!r} "
+        raise OptionsError(f"this protocol asks a model (an OpenAI-compatible profile); {profile.name!r} "
                            f"is a {profile.kind!r} agent")
 
 

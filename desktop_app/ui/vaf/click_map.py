@@ -3,6 +3,8 @@ target, orange on another item, grey on no item), the target outlined, and the c
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QHeaderView,
@@ -67,7 +69,7 @@ class ClickMap(QWidget):
         self.counts.setRowCount(len(counts))
         for r, (text, n, is_target) in enumerate(counts):
             name = QTableWidgetItem(("TARGET · " if is_target else "") + text)
-            name.setToolTip(text)
+            name.setToolTip(html.escape(text))  # the page's text: never read as markup
             number = QTableWidgetItem(str(n))
             number.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
             if is_target:

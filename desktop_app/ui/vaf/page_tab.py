@@ -93,6 +93,7 @@ class PageTargetTab(QWidget):
         self.show_button.clicked.connect(self.show_page)
         form.addRow("", self.show_button)
         self.found = QLabel()
+        self.found.setTextFormat(Qt.PlainText)  # errors and the page's text
         self.found.setWordWrap(True)
         form.addRow("", self.found)
 

@@ -5,6 +5,8 @@ Ctrl + wheel zooms, the wheel scrolls; a message is shown while there is no pict
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QPoint, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import (
@@ -97,7 +99,7 @@ class PageView(QGraphicsView):
         if dashed:
             pen.setStyle(Qt.DashLine)
         item.setPen(pen)
-        item.setToolTip(tip)
+        item.setToolTip(html.escape(tip))  # a page's own text: never read as markup
         self.scene().addItem(item)
         self._marks.append(item)
 
@@ -109,7 +111,7 @@ class PageView(QGraphicsView):
         item.setBrush(QBrush(QColor(colour)))
         item.setPen(QPen(QColor("white"), 2))
         item.setZValue(10)
-        item.setToolTip(tip)
+        item.setToolTip(html.escape(tip))
         self.scene().addItem(item)
         self._marks.append(item)
 

@@ -134,9 +134,12 @@ class TrialReplay(QWidget):
                             f"{MENTION.get(trial.get('mention'), '')}"
                             + (f" ({trial['error'][:120]}; resume the run to ask again)" if trial.get("error") else ""))
         judge = trial.get("judge") or {}
-        if judge.get("failed") or judge.get("error"):
+        if judge.get("failed"):
             self.judge.setText(f"{MENTION.get(trial.get('mention'))}: the judge's reply could not be read "
                                f"({judge.get('error', '')})")
+        elif judge.get("error"):
+            self.judge.setText(f"not judged yet: the request failed ({judge['error'][:120]}); resuming the run "
+                               f"asks the judge again")
         else:
             reason = judge.get("reasoning") or ""
             self.judge.setText(MENTION.get(trial.get("mention"), "") + (f": {reason}" if reason else ""))

@@ -7,6 +7,8 @@ the per-variant table of the ticked runs.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -119,6 +121,7 @@ class ResultsTab(QWidget):
         scroll.setWidgetResizable(False)
         scroll.setAlignment(Qt.AlignLeft | Qt.AlignTop)
         self.status = QLabel("")
+        self.status.setTextFormat(Qt.PlainText)  # error messages
         self.status.setWordWrap(True)
 
         left = QWidget()
@@ -205,8 +208,8 @@ class ResultsTab(QWidget):
         self.run_list.clear()
         for run in self.runs.values():
             item = QListWidgetItem(f"#{run.id} {run.name or run.agent} · {run.status}")
-            item.setToolTip(f"{run.agent} ({run.model}) · {run.samples} trials planned · {run.status}"
-                            + (f"\n{run.failure}" if run.failure else ""))
+            item.setToolTip(html.escape(f"{run.agent} ({run.model}) · {run.samples} trials planned · {run.status}"
+                                        + (f"\n{run.failure}" if run.failure else "")))
             item.setData(Qt.UserRole, run.id)
             item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
             item.setCheckState(Qt.Checked if run.id in ticked or run.id not in known else Qt.Unchecked)

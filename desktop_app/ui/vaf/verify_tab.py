@@ -6,6 +6,8 @@ original's. Keys as in the other queues: A accept, R reject with a reason, N / P
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -83,6 +85,7 @@ class VerifyTab(QWidget):
         self.setting.setStyleSheet("font-size: 15px; font-weight: bold")
         self.family = QLabel()
         self.status = QLabel()
+        self.status.setTextFormat(Qt.PlainText)  # a reject reason a person typed
         self.status.setWordWrap(True)
         self.warnings = QLabel()
         self.warnings.setWordWrap(True)
@@ -199,7 +202,7 @@ class VerifyTab(QWidget):
             self.style_table.setRowCount(0)
             return
         detail = self._detail(variant.episode_id)
-        self.variant_title.setText(f"<b>Variant:</b> {variant.setting}")
+        self.variant_title.setText(f"<b>Variant:</b> {html.escape(variant.setting)}")
         self.variant_view.set_png(views.page_png(self.project, variant.episode_id), "The variant's picture is missing")
         self.variant_view.add_box(variant.target, TARGET, 3, tip="the target")
         if variant.target:

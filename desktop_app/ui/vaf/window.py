@@ -39,6 +39,7 @@ class VafWindow(QWidget):
             self.tabs.setTabToolTip(self.tabs.indexOf(tab), tip)
         self.status = QLabel()
         self.status.setTextFormat(Qt.PlainText)
+        self.status.setTextFormat(Qt.PlainText)
         self.status.setStyleSheet("color: gray")
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
