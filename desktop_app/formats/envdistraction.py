@@ -17,12 +17,14 @@ from desktop_app.formats.records import (
     EpisodeRecord,
     StepRecord,
     Where,
+    find_inside,
+    names_to_try,
     parse_box,
     read_jsonl_objects,
     require,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
-from desktop_app.formats.writing import ImageWriter, atomic_output, json_box
+from desktop_app.formats.writing import ImageWriter, atomic_output, json_box, path_part
 
 OUT_OF_SCREEN = "<oos>"
 _LABEL_KEYS = {"gold": "gold", "bad": "distracted", "other": "other"}
@@ -49,15 +51,7 @@ def _image(record: dict, where: Where, bases: list[Path]) -> Path:
     if modified.lower().endswith((".png", ".jpg", ".jpeg", ".webp")):
         names += [modified, PurePath(modified).name]
     names += [f"images/{target}/{stem}.png", f"{target}/{stem}.png", f"images/{stem}.png", f"{stem}.png"]
-    tried = []
-    for name in dict.fromkeys(names):
-        candidates = [Path(name)] if Path(name).is_absolute() else [b / name for b in bases]
-        for candidate in candidates:
-            if candidate.is_file():
-                return candidate
-            tried.append(str(candidate))
-    raise where.error("screenshot not found; looked for " + ", ".join(tried[:6])
-                      + (f" and {len(tried) - 6} more" if len(tried) > 6 else ""), "modified_file")
+    return find_inside([n for name in names for n in names_to_try(name)], bases, where, "modified_file", "screenshot")
 
 
 def _entry(value, where: Where, name: str, label: str) -> BoxRecord:
@@ -132,7 +126,8 @@ def write(ctx: ExportContext) -> ExportReport:
                 target = extra.get("target") or _DEFAULT_TARGET.get(episode.scenario, episode.scenario or "screen")
                 original = episode.meta.get("modified_file", "")
                 stem = PurePath(original).stem if original else episode.key
-                rel = images.add(step.screen, f"images/{target}/{stem}.{step.screen.ext}")
+                rel = images.add(step.screen, f"images/{path_part(target, episode.key, 'target')}/"
+                                              f"{path_part(stem, episode.key, 'modified_file')}.{step.screen.ext}")
                 # their code finds images/<target>/<stem>.png from an HTML name; anything else gets our path
                 keeps_name = original.lower().endswith((".html", ".htm")) and step.screen.ext == "png"
                 labels = {"gold": [], "bad": [], "other": []}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 
@@ -166,13 +166,48 @@ def parse_box(value: Any, where: Where, field: str) -> tuple[float, float, float
 
 
 def resolve_image(name: str, bases: list[Path], where: Where, field: str) -> Path:
-    """First existing file among the bases; the error lists every place looked at."""
-    candidate = Path(name)
-    tried = [candidate] if candidate.is_absolute() else [base / candidate for base in bases]
-    for path in tried:
-        if path.is_file():
-            return path
-    raise where.error("image not found; looked for " + ", ".join(str(p) for p in tried), field)
+    """The first existing file among the bases; the error lists every place looked at.
+
+    Images are read only under the folders the user named: a relative path that leaves them (`..`, a
+    symlink pointing out) is refused by name, and an absolute path (the authors' records carry their own)
+    is looked up in them by its file name."""
+    return find_inside(names_to_try(name), bases, where, field)
+
+
+def names_to_try(name: str) -> list[str]:
+    """An image name as a record gives it, or its file name alone when it is absolute (a Windows path too)."""
+    windows = PureWindowsPath(name)
+    if Path(name).is_absolute() or windows.is_absolute() or windows.drive:
+        return [windows.name]
+    return [name]
+
+
+def find_inside(names: list[str], bases: list[Path], where: Where, field: str, what: str = "image") -> Path:
+    tried, outside = [], []
+    for name in dict.fromkeys(names):
+        for base in bases:
+            path = base / name
+            tried.append(path)
+            if path.is_file():
+                if not is_within(path, base):
+                    outside.append(path)
+                    continue
+                return path
+    if outside:
+        raise where.error(f"{what} {outside[0]} lies outside the folders this import reads "
+                          f"({', '.join(str(b) for b in bases)}); copy it inside them or point --images at its folder",
+                          field)
+    raise where.error(f"{what} not found; looked for " + ", ".join(str(p) for p in tried[:6])
+                      + (f" and {len(tried) - 6} more" if len(tried) > 6 else ""), field)
+
+
+def is_within(path: Path, folder: Path) -> bool:
+    """Whether the file a path names (symlinks followed) lies inside the folder."""
+    try:
+        path.resolve().relative_to(folder.resolve())
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def parse_time(value: Any, where: Where, field: str) -> datetime | None:

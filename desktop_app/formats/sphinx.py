@@ -46,7 +46,7 @@ from desktop_app.formats.records import (
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.sphinx_probes import FILE as PROBES_FILE
 from desktop_app.formats.sphinx_probes import probe_json, read_probes
-from desktop_app.formats.writing import atomic_output
+from desktop_app.formats.writing import atomic_output, path_part
 
 NAME = "sphinx"
 PLATFORM = "android"
@@ -336,7 +336,8 @@ def write(ctx: ExportContext) -> ExportReport:
                                   "instruction": bundle.episode.goal, "groundtruth": _reference(step, tree_of, unwritten)})
                 report.images += 1
             else:
-                folder = tmp / "groundtruth" / str(info["task_id"]) / str(info["app"])
+                folder = (tmp / "groundtruth" / path_part(info["task_id"], bundle.episode.key, "task_id")
+                          / path_part(info["app"], bundle.episode.key, "app"))
                 folder.mkdir(parents=True, exist_ok=False)
                 actions, activities = [], []
                 for i, step in enumerate(bundle.steps):

@@ -6,9 +6,9 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
-from desktop_app.formats.records import FormatError
+from desktop_app.formats.records import FormatError, is_within
 
 
 @contextmanager
@@ -59,8 +59,28 @@ class ImageWriter:
         rel = name or f"images/{screen.sha256}.{screen.ext}"
         key = f"{screen.sha256}|{rel}"
         if key not in self._written:
-            target = self.root / rel
+            target = inside(self.root, rel)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(self._image_bytes(screen.sha256, screen.ext))
             self._written[key] = rel
         return rel
+
+
+def inside(root: Path, rel: str) -> Path:
+    """root / rel, refused when it would lie outside root (an export writes only into its own folder, whatever
+    names the data holds)."""
+    path = Path(root) / rel
+    if Path(rel).is_absolute() or PureWindowsPath(rel).is_absolute() or PureWindowsPath(rel).drive \
+            or not is_within(path.parent, Path(root)) or ".." in PureWindowsPath(rel).parts:
+        raise FormatError(f"the export would write {rel!r} outside its folder; nothing was written")
+    return path
+
+
+def path_part(value: str, episode: str, field: str) -> str:
+    """A value the data holds used as one folder or file name of an export: refused (with the episode and
+    field named) when it is empty, '.', '..' or holds a separator, a drive or a NUL."""
+    text = str(value)
+    if not text or text in (".", "..") or any(c in text for c in ("/", "\\", "\0", ":")):
+        raise FormatError(f"episode {episode}, field '{field}': {text!r} cannot be a folder or file name in an export "
+                          f"(not empty, not '..', no / \\ or :); fix it in the project first")
+    return text
