@@ -31,7 +31,6 @@ import datetime as _dt
 import faulthandler
 import os
 import platform
-import re
 import sys
 import threading
 import traceback
@@ -39,15 +38,10 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
+from desktop_app.secrets import redact as _redact
+
 MAX_LOGS_PER_SESSION = 20  # a crash in a paint loop must not fill the disk
 KEEP_LOGS = 50  # older crash-*.log files are pruned at install
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
-_SECRET_PATTERNS = [
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-***"),  # OpenAI-style keys
-    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{8,}"), r"\1 ***"),
-    (re.compile(r"(?i)\b(api[_-]?key|token|secret|password)\s*([=:])\s*['\"]?[^\s'\",;]{4,}"), r"\1\2***"),
-    (re.compile(r"(://[^/\s:@]+):[^/\s@]+@"), r"\1:***@"),  # postgresql://user:password@host
-]
 _PACKAGES = (("PySide6", "PySide6"), ("numpy", "numpy"), ("opencv-python-headless", "cv2"),
              ("onnxruntime", "onnxruntime"), ("rapidocr", "rapidocr"), ("playwright", "playwright"),
              ("openai", "openai"), ("SQLAlchemy", "sqlalchemy"), ("alembic", "alembic"))
@@ -189,13 +183,8 @@ def environment_facts() -> list[str]:
 
 
 def redact(text: str) -> str:
-    """`text` with anything that looks like a secret replaced by ***."""
-    for name, value in os.environ.items():
-        if value and len(value) >= 6 and _SECRET_NAME.search(name) and value in text:
-            text = text.replace(value, "***")
-    for pattern, replacement in _SECRET_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
+    """`text` with anything that looks like a secret replaced by *** (secrets.redact)."""
+    return _redact(text)
 
 
 def previous_hard_crashes(folder: Path | None = None) -> list[Path]:

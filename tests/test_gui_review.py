@@ -80,3 +80,27 @@ def test_editing_a_text_rerenders_and_rereads_the_boxes(qtbot, demo_copy):
         assert any(b.element_text == "Edited by the reviewer" for b in window.ws.boxes.values())
     assert window.ws.episode.id in panel.edited
     window.close()
+
+
+def test_the_queue_shows_model_text_exactly_as_stored(qtbot, demo_copy):
+    """A model's text is data: markup is shown as written, and an RTL override is written out, so a
+    reviewer never reads "SUBMIT" where the stored text is something else."""
+    from desktop_app.store.project import Project
+
+    hostile = '<script>alert(1)</script><img src="http://127.0.0.1:9/x.png">Buy shoes \u202eTIMBUS'
+    with Project.open(demo_copy) as project, project.transaction() as s:
+        episode = s.exec(select(m.Episode).where(m.Episode.review_status == "pending")
+                         .order_by(m.Episode.id)).first()
+        episode.goal = hostile
+        episode.meta = {**episode.meta, "distractor": {**(episode.meta.get("distractor") or {}),
+                                                       "Expression": "<b>Click</b> here\u200b"}}
+        s.add(episode)
+    window = open_window(qtbot, demo_copy)
+    key(window, "Ctrl+Shift+V")
+    panel = window.review
+    assert window.ws.episode.goal == hostile
+    assert panel.goal.text() == '<script>alert(1)</script><img src="http://127.0.0.1:9/x.png">Buy shoes ⟨U+202E⟩TIMBUS'
+    assert panel.expression.text() == "<b>Click</b> here⟨U+200B⟩"
+    from PySide6.QtCore import Qt
+
+    assert panel.goal.textFormat() == Qt.PlainText

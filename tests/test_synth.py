@@ -196,3 +196,49 @@ def test_cli_synth_offline_lands_pending_samples(project, capsys):
     assert main(["info", str(project.folder), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["episodes_by_review_status"] == {"pending": 2}
+
+
+@pytest.mark.parametrize("fault, said", [
+    (Response(status=500), "HTTP 500"),
+    (Response(raw_body=b"<html>not json</html>"), "failed ("),
+    (Response(raw_body=b'{"choices": [{"message": {"content": "\xff\xfe"}}]}'), "failed ("),
+    (Response(status=401, text="", headers={}), "HTTP 401"),
+])
+def test_a_failing_endpoint_ends_the_batch_in_one_line_naming_it(project, renderer, fault, said):
+    with _llm(lambda body, n: fault) as server:
+        endpoint = LlmEndpoint(server.base_url, "writer-model")
+        report = generate(project, SynthOptions("popup", 3, "two_options", seed=1), renderer, endpoint)
+        asked = len(server.requests)
+    assert report.episode_ids == [] and len(report.failures) == 1  # the batch stops at the first failure
+    assert f"the LLM at {server.base_url} failed" in report.failures[0] and said in report.failures[0]
+    assert "check the address, the model name 'writer-model' and the key" in report.failures[0]
+    assert asked <= 2  # one retry at most
+
+
+def test_a_key_the_server_echoes_is_never_stored_or_shown(monkeypatch):
+    import openai
+
+    from desktop_app.agents.client import RequestFailed, chat
+    from desktop_app.crash import redact
+    from desktop_app.runs.engine import in_own_loop
+    from desktop_app.secrets import resolve_key
+
+    key = "gsk_live_0123456789abcdefXYZ"
+    monkeypatch.setenv("MY_LLM", key)  # a variable whose name does not look like a secret
+    assert resolve_key("groq", "MY_LLM") == key
+    echo = Response(status=401, raw_body=json.dumps({"error": {"message": f"Incorrect API key provided: {key}"}}).encode())
+    with _llm(lambda body, n: echo) as server:
+        client = openai.AsyncOpenAI(base_url=server.base_url, api_key=key, max_retries=0)
+
+        async def ask():
+            try:
+                await chat(client, "m", [{"role": "user", "content": "hi"}], temperature=0, max_tokens=5,
+                           extra_body={}, timeout_s=5, max_retries=0)
+            finally:
+                await client.close()
+
+        with pytest.raises(RequestFailed) as failed:
+            in_own_loop(ask, "echo")  # this thread may hold Playwright's loop
+    assert "HTTP 401" in str(failed.value) and key not in str(failed.value) and "***" in str(failed.value)
+    assert key not in redact(f"Traceback: openai.AuthenticationError: key={key} gsk_other_abcdefgh12345")
+    assert "gsk_other" not in redact("gsk_other_abcdefgh12345")

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import openai
 
+from desktop_app.secrets import redact
+
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
@@ -110,7 +112,8 @@ async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, 
             if isinstance(exc, asyncio.CancelledError):
                 raise
             if not _retryable(exc) or attempts > max_retries:
-                raise RequestFailed(_describe(exc), attempts) from None
+                # a server may echo the key it was sent ("Incorrect API key provided: sk-..."): never stored
+                raise RequestFailed(redact(_describe(exc), (getattr(client, "api_key", "") or "",)), attempts) from None
             retry_after = None
             if isinstance(exc, openai.APIStatusError) and exc.response is not None:
                 try:

@@ -30,7 +30,7 @@ def cmd_derived(args, settings, endpoint) -> int:
 
     from desktop_app.cli.common import open_project
     from desktop_app.cli.progress import ProgressBar
-    from desktop_app.synth.llm import LlmSession, SynthError
+    from desktop_app.synth.llm import EndpointError, LlmSession, SynthError
 
     rng = random.Random(args.seed)
     made, failed = [], []
@@ -50,6 +50,8 @@ def cmd_derived(args, settings, endpoint) -> int:
                     made.append(make_ambiguous(project, episode_id, session, rng, args.remove))
                 except SynthError as exc:
                     failed.append(str(exc))
+                    if isinstance(exc, EndpointError):
+                        break  # the endpoint is down: the next samples would wait as long
                 bar("generating", n, len(chosen))
         else:
             from desktop_app.render.renderer import Renderer
@@ -61,6 +63,8 @@ def cmd_derived(args, settings, endpoint) -> int:
                         made.append(overlay_sample(project, episode_id, renderer, rng, session))
                     except SynthError as exc:
                         failed.append(str(exc))
+                        if isinstance(exc, EndpointError):
+                            break
                     bar("generating", n, len(chosen))
     print(f"generated {len(made)} pending {args.scenario} samples" +
           (f"\n{len(failed)} failed:\n  " + "\n  ".join(failed[:10]) if failed else ""))

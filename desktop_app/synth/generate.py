@@ -10,7 +10,7 @@ from desktop_app.render.renderer import Renderer
 from desktop_app.store.project import Project
 from desktop_app.synth.bank import offline_scene
 from desktop_app.synth.injection import INJECTION_LAYOUT, inject
-from desktop_app.synth.llm import LlmEndpoint, LlmSession, SynthError
+from desktop_app.synth.llm import EndpointError, LlmEndpoint, LlmSession, SynthError
 from desktop_app.synth.llm_scenes import llm_scene
 from desktop_app.synth.save import render_scene, save_scene
 from desktop_app.synth.scene import INJECTIONS, Scene
@@ -73,6 +73,9 @@ def generate(project: Project, options: SynthOptions, renderer: Renderer, endpoi
             break
         try:
             scene = make_scene(options, rng, session)
+        except EndpointError as exc:  # the endpoint is down or hung: the next samples would wait as long
+            report.failures.append(str(exc))
+            break
         except SynthError as exc:  # a malformed model answer, even after retries: skip and report
             report.failures.append(str(exc))
         else:

@@ -13,7 +13,7 @@ from typing import Any
 import jinja2
 
 from desktop_app.agents.prompts import prompt_templates
-from desktop_app.secrets import resolve_key
+from desktop_app.secrets import redact, resolve_key
 from desktop_app.synth.schema import SchemaError, validate
 
 MAX_ATTEMPTS = 3
@@ -21,6 +21,11 @@ MAX_ATTEMPTS = 3
 
 class SynthError(RuntimeError):
     """A generation step could not produce a valid answer; the sample is skipped and reported."""
+
+
+class EndpointError(SynthError):
+    """The endpoint itself failed (down, timed out, an HTTP error, a broken body): asking it again for the
+    next sample would fail the same way, so a batch stops."""
 
 
 @dataclass
@@ -36,7 +41,8 @@ class LlmEndpoint:
     def client(self):
         import openai
 
-        return openai.OpenAI(base_url=self.base_url, timeout=self.timeout_s, max_retries=2,
+        # one retry: a hung endpoint costs at most two timeouts, not three (the issue saw 275 s)
+        return openai.OpenAI(base_url=self.base_url, timeout=self.timeout_s, max_retries=1,
                              api_key=resolve_key("llm-endpoint", self.api_key_env, self.use_keyring))
 
     @classmethod
@@ -66,6 +72,21 @@ class LlmSession:
         self.temperature = endpoint.temperature if temperature is None else temperature
         self._client = endpoint.client()
 
+    def _create(self, messages: list[dict]):
+        """One request; whatever the endpoint does wrong (down, a timeout, 4xx / 5xx, a body that is not JSON
+        or not UTF-8) ends as one SynthError naming the endpoint, never a traceback, never a key."""
+        import openai
+
+        try:
+            return self._client.chat.completions.create(
+                model=self.endpoint.model, messages=messages, temperature=self.temperature,
+                max_tokens=self.endpoint.max_tokens)
+        except (openai.APIError, ValueError, UnicodeDecodeError) as exc:  # APIError covers connection and timeouts
+            what = f"HTTP {exc.status_code}" if isinstance(exc, openai.APIStatusError) else type(exc).__name__
+            detail = redact(str(getattr(exc, "message", "") or exc), (getattr(self._client, "api_key", "") or "",))
+            raise EndpointError(f"the LLM at {self.endpoint.base_url} failed ({what}: {detail[:200]}); check the address, "
+                             f"the model name {self.endpoint.model!r} and the key in Settings") from None
+
     def ask(self, template: str, spec: Any, calls: list[dict], image: bytes | None = None, **values: Any) -> Any:
         """`image`: a PNG shown with the prompt (the step screenshot with its target marked)."""
         prompt = prompt_text(template, **values)
@@ -83,9 +104,7 @@ class LlmSession:
         error = ""
         for _ in range(MAX_ATTEMPTS):
             started = time.perf_counter()
-            response = self._client.chat.completions.create(
-                model=self.endpoint.model, messages=messages, temperature=self.temperature,
-                max_tokens=self.endpoint.max_tokens)
+            response = self._create(messages)
             text = (response.choices[0].message.content or "") if response.choices else ""
             usage = response.usage
             record["prompt_tokens"] += getattr(usage, "prompt_tokens", 0) or 0

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
+from desktop_app.ui.plain import PlainLabel
 from desktop_app.ui.review_panel import RejectDialog, key_buttons
 from desktop_app.ui.workspace import Workspace
 
@@ -38,12 +39,12 @@ class GroundingReviewPanel(QWidget):
         self.ws = ws
         self.progress = QLabel(wordWrap=True)
         self.progress.setTextFormat(Qt.PlainText)
-        self.written = QLabel(wordWrap=True)
+        self.written = PlainLabel()
         self.written.setTextFormat(Qt.PlainText)  # a model's words are data, never markup
         self.written.setStyleSheet("color: gray")
         self.instruction = QLineEdit(placeholderText="the one-line instruction (E to edit, Ctrl+Enter to save)")
         self.instruction.returnPressed.connect(self.save_instruction)
-        self.source = QLabel(wordWrap=True)
+        self.source = PlainLabel()
         self.source.setTextFormat(Qt.PlainText)
         self.source.setStyleSheet("color: gray")
         box = QGroupBox("Grounding task")

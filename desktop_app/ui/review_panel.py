@@ -30,6 +30,7 @@ from desktop_app.store import models as m
 from desktop_app.store.review import REJECT_REASONS, review_counts, set_review
 from desktop_app.synth.editing import editable_texts, with_texts
 from desktop_app.synth.save import REVIEW_KIND, rerender_episode
+from desktop_app.ui.plain import PlainLabel
 from desktop_app.ui.workspace import Workspace
 
 
@@ -121,10 +122,10 @@ class ReviewPanel(Verdicts, QWidget):
 
         self.progress = QLabel()
         self.progress.setWordWrap(True)
-        self.goal = QLabel(wordWrap=True)
-        self.purpose = QLabel(wordWrap=True)
-        self.expression = QLabel(wordWrap=True)
-        self.source = QLabel(wordWrap=True)
+        self.goal = PlainLabel()
+        self.purpose = PlainLabel()
+        self.expression = PlainLabel()
+        self.source = PlainLabel()
         self.source.setStyleSheet("color: gray")
         info = QGroupBox("Sample")
         form = QFormLayout(info)

@@ -12,6 +12,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QListWidget, QVBoxLayout, QWidget
 
 from desktop_app.ui.judge.filmstrip_frames import Frame, FrameView, StepStrip
+from desktop_app.ui.plain import PlainLabel
 
 
 class TrajectoryDisplay(QWidget):
@@ -22,7 +23,7 @@ class TrajectoryDisplay(QWidget):
         self.trajectory = None
         self.selected = 0
         self.step_labels: list[str] = []
-        self.intent = QLabel(wordWrap=True)
+        self.intent = PlainLabel()
         big = QFont(self.intent.font())
         big.setPointSizeF(big.pointSizeF() * 1.45)
         big.setBold(True)
@@ -34,7 +35,7 @@ class TrajectoryDisplay(QWidget):
         self.response.setTextFormat(Qt.RichText)
         self.response.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.frame_view = FrameView()
-        self.caption = QLabel(wordWrap=True)
+        self.caption = PlainLabel()
         self.strip = StepStrip()
         self.strip.stepChosen.connect(self.stepChosen)
         self.actions = QListWidget()
