@@ -243,3 +243,25 @@ def test_ocr_match_baseline_clicks_the_text_that_matches_the_goal(project):
     with project.reading() as s:
         prediction = s.execute(select(m.Prediction)).scalar_one()
     assert prediction.x is not None and "OCR" in prediction.raw_text
+
+
+def test_a_resumed_run_keeps_the_samples_it_was_created_with(project, tmp_path):
+    """Samples imported after a run was created do not join it when it is resumed (the issue: resuming a
+    finished 5-sample run after an import started asking ~14k new samples)."""
+    from conftest import write_shoe_episodes
+
+    with FakeOpenAI(lambda body, n: Response(text='{"action_type": "click", "element": "OK"}')) as server:
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("popup",)))
+        first = execute(project, run_id)
+        asked = len(server.requests)
+        # a later import of more popup samples
+        folder = write_shoe_episodes(tmp_path / "more", 2)
+        lines = (folder / "episodes.jsonl").read_text().splitlines()
+        (folder / "episodes.jsonl").write_text("".join(
+            json.dumps({**json.loads(line), "scenario": "popup", "id": f"late-{i}"}) + "\n"
+            for i, line in enumerate(lines)))
+        import_path(project, folder / "episodes.jsonl", "screenlab")
+        second = execute(project, run_id)
+    assert first.total > 0
+    assert len(server.requests) == asked  # nothing new asked
+    assert second.total == first.total and second.skipped == first.total

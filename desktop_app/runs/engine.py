@@ -33,7 +33,7 @@ from desktop_app.runs.state import RunProgress, RunState, error_kind
 from desktop_app.runs.work import load_items
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter
+from desktop_app.store.queries import EpisodeFilter, frozen
 from desktop_app.store.types import utcnow
 
 FAILURE_CHARS = 2000
@@ -125,6 +125,7 @@ def create_run(project: Project, profile: AgentProfile, flt: EpisodeFilter = Epi
     # unknown or impossible options are refused now, not when the run starts
     typed = chosen.prepare(project, profile, chosen.options(options))
     with project.transaction() as s:
+        flt = frozen(s, flt)  # the run keeps these samples: a later import does not add to it on resume
         stored = m.AgentProfile(name=profile.name, base_url=profile.base_url, model=profile.model,
                                 pattern=profile.pattern, convention=profile.convention,
                                 api_key_ref=profile.api_key_ref, params=profile.snapshot())

@@ -31,7 +31,8 @@ class RunSelection:
     include_unlabelled: bool = False
 
     def to_json(self) -> dict:
-        flt = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self.episodes).items()}
+        flt = {k: [list(x) if isinstance(x, tuple) else x for x in v] if isinstance(v, tuple) else v
+               for k, v in asdict(self.episodes).items()}
         return {"filter": flt, "include_unlabelled": self.include_unlabelled}
 
     @classmethod
@@ -39,7 +40,8 @@ class RunSelection:
         """Also reads the old layout (the filter's fields at the top level)."""
         raw = data.get("filter", data) if isinstance(data, dict) else {}
         known = EpisodeFilter.__dataclass_fields__
-        flt = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items() if k in known}
+        flt = {k: tuple(tuple(x) if isinstance(x, list) else x for x in v) if isinstance(v, list) else v
+               for k, v in raw.items() if k in known}
         return cls(EpisodeFilter(**flt), bool(data.get("include_unlabelled", False)))
 
 

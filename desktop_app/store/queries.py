@@ -6,7 +6,7 @@ Everything here pages through the database; nothing loads a whole project.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import exists, func, or_, select
 from sqlalchemy.orm import aliased
@@ -30,6 +30,10 @@ class EpisodeFilter:
     outcome: tuple = ()
     # samples (what agents act on) unless asked: trajectories are judged, not labelled box by box
     kind: str | None = "sample"
+    # a run's selection frozen when it was created: its episodes' ids as [first, last] ranges, or (for a
+    # selection too scattered for that) the highest id then, so episodes imported later never join it
+    id_ranges: tuple = ()
+    max_id: int | None = None
 
     def where(self) -> list:
         clauses = []
@@ -43,6 +47,10 @@ class EpisodeFilter:
             clauses.append(Episode.split.in_(self.splits))
         if self.ids:
             clauses.append(Episode.id.in_(self.ids))
+        if self.id_ranges:
+            clauses.append(or_(*(Episode.id.between(first, last) for first, last in self.id_ranges)))
+        if self.max_id is not None:
+            clauses.append(Episode.id <= self.max_id)
         if self.text:
             pattern = f"%{self.text}%"
             clauses.append(or_(Episode.goal.ilike(pattern), Episode.key.ilike(pattern)))
@@ -156,3 +164,23 @@ def project_counts(session: Session) -> dict:
         "actions_by_label": _grouped(session, ActionBox.label),
         "review_items_by_status": _grouped(session, ReviewItem.status),
     }
+
+
+MAX_FROZEN_RANGES = 500
+
+
+def frozen(session: Session, flt: EpisodeFilter) -> EpisodeFilter:
+    """The filter as it selects now, for a run: its episodes' ids as ranges (or the highest id when they are
+    too scattered), so a later import does not add to a run being resumed."""
+    ids = episode_ids(session, flt)
+    ranges: list[list[int]] = []
+    for i in ids:
+        if ranges and i == ranges[-1][1] + 1:
+            ranges[-1][1] = i
+        else:
+            ranges.append([i, i])
+    if not ids:
+        return replace(flt, max_id=0)
+    if len(ranges) <= MAX_FROZEN_RANGES:
+        return replace(flt, id_ranges=tuple(tuple(r) for r in ranges))
+    return replace(flt, max_id=ids[-1])
