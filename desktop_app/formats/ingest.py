@@ -193,12 +193,40 @@ def ingest(project: Project, records: list[EpisodeRecord], fmt: str, source: str
     created: list[tuple[str, str]] = []  # media files this import added, removed again on failure
     try:
         kept, infos = _check_and_copy(project, records, options, report, created, progress)
-        _write(project, kept, infos, fmt, source, options, report, progress)
+        with project.media.locked():  # a failed import elsewhere cannot remove a file between check and commit
+            _restore_missing(project, kept, infos)
+            _write(project, kept, infos, fmt, source, options, report, progress)
         return report
     except BaseException:
-        for sha, ext in created:
-            project.media.remove(sha, ext)
+        _remove_unreferenced(project, created)
         raise
+
+
+def _remove_unreferenced(project, created: list[tuple[str, str]]) -> None:
+    """A failed import takes back the files it added, except those another import committed meanwhile
+    (the same image imported twice at once: the file is theirs now)."""
+    if not created:
+        return
+    with project.media.locked():
+        with project.reading() as session:
+            kept = set(_existing(session, Screen.sha256, {sha for sha, _ in created}))
+        for sha, ext in created:
+            if sha not in kept:
+                project.media.remove(sha, ext)
+
+
+def _restore_missing(project, records, infos) -> None:
+    """Put back a file this import found already there when it checked it, and that a failed import
+    removed since (it had added it first): the rows about to be committed name it."""
+    for record in records:
+        for step, info in zip(record.steps, infos[id(record)], strict=True):
+            if info is None or project.media.has(info.sha256, info.ext):
+                continue
+            data = step.image_bytes if step.image_bytes is not None else Path(step.image).read_bytes()
+            if hashlib.sha256(data).hexdigest() != info.sha256:
+                raise record.where.error(f"image {step.image} changed during the import; import it again",
+                                         step.field + "image")
+            project.media.put(info.sha256, info.ext, data)
 
 
 def _check_and_copy(project, records, options, report, created, progress):

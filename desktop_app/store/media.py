@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+LOCK_FILE = "LOCK"  # no extension: never mistaken for an image by a glob such as *.*
 
 
 class MediaStore:
@@ -40,6 +44,36 @@ class MediaStore:
 
     def remove(self, sha256: str, ext: str) -> None:
         self.path_for(sha256, ext).unlink(missing_ok=True)
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Held, across processes, while an import commits rows that name files and while a failed import
+        removes the files it added: two imports of the same images never lose a committed one's files."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / LOCK_FILE, "a+b") as fh:
+            if os.name == "nt":
+                import msvcrt
+
+                fh.seek(0)
+                while True:
+                    try:
+                        msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
+                        break
+                    except OSError:
+                        continue
+                try:
+                    yield
+                finally:
+                    fh.seek(0)
+                    msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(fh, fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(fh, fcntl.LOCK_UN)
 
     def read(self, sha256: str, ext: str) -> bytes:
         return self.path_for(sha256, ext).read_bytes()

@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from desktop_app.store import migrate
 from desktop_app.store.db import make_engine
-from desktop_app.store.media import MediaStore
+from desktop_app.store.media import LOCK_FILE, MediaStore
 
 DB_FILE = "screenlab.sqlite"
 MEDIA_DIR = "media"
@@ -68,6 +68,7 @@ class Project:
             folder.mkdir(parents=True, exist_ok=True)
             project = cls(f"sqlite:///{folder / DB_FILE}", folder / MEDIA_DIR, folder)
         project.media.root.mkdir(parents=True, exist_ok=True)
+        (project.media.root / LOCK_FILE).touch()  # imports lock it (MediaStore.locked)
         migrate.upgrade(project.engine)
         return project
 
