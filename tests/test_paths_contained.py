@@ -56,3 +56,17 @@ def test_an_export_never_writes_outside_its_folder_whatever_the_data_says(projec
         export_path(project, out, "envdistraction")
     assert victim.read_bytes() == b"precious"
     assert not out.exists() and not list((tmp_path / "export").rglob("*.png"))
+
+
+def test_text_no_file_can_store_is_refused_at_import_naming_the_field(project, tmp_path):
+    """A lone surrogate (a JSON \\ud800 escape) accepted once broke every later export of the project."""
+    make_image(tmp_path / "data" / "shot.png")
+    line = ('{"id": "e1", "goal": "Buy shoes", "meta": {"persona": "a shopper \\ud800"}, "steps": '
+            '[{"image": "shot.png", "actions": [{"box": [1, 1, 20, 20], "label": "gold", "element_text": "OK"}]}]}')
+    (tmp_path / "data" / "episodes.jsonl").write_text(line + "\n", encoding="utf-8")
+    before = snapshot(project)
+    with pytest.raises(FormatError, match=r"line 1, field 'meta': persona holds a lone surrogate \(U\+D800\)"):
+        import_path(project, tmp_path / "data" / "episodes.jsonl", "screenlab")
+    assert snapshot(project) == before
+    out = tmp_path / "out"
+    export_path(project, out, "screenlab")  # the project still exports

@@ -265,3 +265,28 @@ def test_a_resumed_run_keeps_the_samples_it_was_created_with(project, tmp_path):
     assert first.total > 0
     assert len(server.requests) == asked  # nothing new asked
     assert second.total == first.total and second.skipped == first.total
+
+
+def test_a_run_waits_for_another_processs_long_write_instead_of_failing(project):
+    """An import commits in one transaction and can hold SQLite's write lock longer than the busy timeout
+    (10 s): the run's writes wait and the run ends done, not failed and not left "running"."""
+    import sqlite3
+    import time
+
+    truth = answers(project)
+    with FakeOpenAI(lambda body, n: Response(text=element_answer(truth[goal_of(body)][0]).text)) as server:
+        run_id = create_run(project, profile(server), EpisodeFilter(scenarios=("popup",)))
+        holder = sqlite3.connect(project.engine.url.database, timeout=1)
+        holder.execute("BEGIN IMMEDIATE")  # another process's long import
+        outcome = {}
+        worker = threading.Thread(target=lambda: outcome.setdefault("status", execute(project, run_id)))
+        worker.start()
+        time.sleep(11.5)  # past the busy timeout
+        assert worker.is_alive()  # still waiting, not failed
+        holder.rollback()
+        holder.close()
+        worker.join(timeout=60)
+    with project.reading() as s:
+        run = s.get(m.Run, run_id)
+        stored = s.execute(select(m.Prediction).where(m.Prediction.run_id == run_id)).scalars().all()
+    assert run.status == "done" and len(stored) == outcome["status"].total > 0

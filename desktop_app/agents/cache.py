@@ -9,12 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from desktop_app.agents.client import Reply
 from desktop_app.agents.prompts import cache_view
 from desktop_app.store.models import ResponseCache
-from desktop_app.store.project import Project
+from desktop_app.store.project import Project, is_locked
 
 
 class ProjectResponseCache:
@@ -48,3 +48,6 @@ class ProjectResponseCache:
                     "latency_ms": reply.latency_ms}))
         except IntegrityError:
             pass  # two workers asked the same thing at once: the first answer is kept
+        except OperationalError as exc:  # another process holds the write lock (a long import): the cache is
+            if not is_locked(exc):       # only a saving, so this answer is not cached rather than the run failing
+                raise

@@ -120,10 +120,49 @@ def _existing(session, column, values: Iterable[str]) -> dict[str, int]:
     return found
 
 
+def _unstorable(value, path: str) -> str | None:
+    """Where in a value a text holds what UTF-8 cannot store (a lone surrogate from a JSON \\ud800 escape),
+    or a number that is not finite; None when all is well. Such a value would break every later export."""
+    if isinstance(value, str):
+        for ch in value:
+            if "\ud800" <= ch <= "\udfff":
+                return f"{path or 'a text'} holds a lone surrogate (U+{ord(ch):04X}), which no file can store"
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{path or 'a number'} is {value}, not a finite number"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            found = _unstorable(k, path) or _unstorable(v, f"{path}.{k}" if path else str(k))
+            if found:
+                return found
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _unstorable(v, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _check_text(record: EpisodeRecord) -> None:
+    where = record.where
+    parts = [("id", record.key), ("goal", record.goal), ("scenario", record.scenario), ("split", record.split),
+             ("meta", record.meta), ("labels", record.labels), ("reviews", record.reviews)]
+    for step in record.steps:
+        parts += [(step.field + "instruction", step.instruction), (step.field + "meta", step.meta),
+                  (step.field + "captions", step.captions), (step.field + "screen_meta", step.screen_meta)]
+        parts += [(box.field or step.field + "actions", [box.element_text, box.type_text, box.meta, box.box])
+                  for box in step.boxes]
+    for name, value in parts:
+        problem = _unstorable(value, "")
+        if problem:
+            raise where.error(problem, name)
+
+
 def _check_record(record: EpisodeRecord) -> None:
     where = record.where
     if not record.key:
         raise where.error("episode id is empty")
+    _check_text(record)
     if record.review_status not in EPISODE_REVIEW_STATUSES:
         raise where.error(f"unknown review status '{record.review_status}'", "review_status")
     if not record.steps:

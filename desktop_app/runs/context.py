@@ -109,12 +109,12 @@ class RunContext:
     # the database ---------------------------------------------------------------------
     async def write(self, item: WorkItem, values: dict) -> None:
         """Store (or replace) the run's prediction for this step, committed before this returns."""
-        await self._loop.run_in_executor(self._writer, _write_prediction, self.project, self.run_id,
+        await self._loop.run_in_executor(self._writer, self.project.retrying, _write_prediction, self.run_id,
                                          item.step_id, values)
 
     async def store(self, fn: Callable, *args) -> object:
         """Run fn(project, *args) on the writer thread (a protocol's own rows, e.g. captions)."""
-        return await self._loop.run_in_executor(self._writer, fn, self.project, *args)
+        return await self._loop.run_in_executor(self._writer, self.project.retrying, fn, *args)
 
     async def write_failure(self, item: WorkItem, exc: RequestFailed) -> None:
         self.progress.errors += 1
@@ -124,7 +124,7 @@ class RunContext:
 
     async def clear(self, items: list[WorkItem]) -> None:
         """Forget the run's predictions for these steps (an episode that starts over)."""
-        await self._loop.run_in_executor(self._writer, _delete_predictions, self.project, self.run_id,
+        await self._loop.run_in_executor(self._writer, self.project.retrying, _delete_predictions, self.run_id,
                                          [i.step_id for i in items])
 
     # progress ---------------------------------------------------------------------------

@@ -124,21 +124,25 @@ def create_run(project: Project, profile: AgentProfile, flt: EpisodeFilter = Epi
     flt = replace(flt, kind=chosen.episode_kind)
     # unknown or impossible options are refused now, not when the run starts
     typed = chosen.prepare(project, profile, chosen.options(options))
-    with project.transaction() as s:
-        flt = frozen(s, flt)  # the run keeps these samples: a later import does not add to it on resume
-        stored = m.AgentProfile(name=profile.name, base_url=profile.base_url, model=profile.model,
-                                pattern=profile.pattern, convention=profile.convention,
-                                api_key_ref=profile.api_key_ref, params=profile.snapshot())
-        s.add(stored)
-        s.flush()
-        run = m.Run(name=name or default_name(profile, flt, chosen.name), profile_id=stored.id,
-                    protocol=chosen.name, selection=RunSelection(flt, include_unlabelled).to_json(),
-                    options=chosen.options_json(typed), status=RunState.PENDING, agent=profile.name,
-                    kind=profile.kind, model=profile.model, pattern=profile.pattern, convention=profile.convention,
-                    samples=plan.steps, excluded=sum(plan.excluded.values()))
-        s.add(run)
-        s.flush()
-        return run.id
+
+    def write(project: Project) -> int:
+        with project.transaction() as s:
+            frozen_flt = frozen(s, flt)  # the run keeps these samples: a later import does not add to it on resume
+            stored = m.AgentProfile(name=profile.name, base_url=profile.base_url, model=profile.model,
+                                    pattern=profile.pattern, convention=profile.convention,
+                                    api_key_ref=profile.api_key_ref, params=profile.snapshot())
+            s.add(stored)
+            s.flush()
+            run = m.Run(name=name or default_name(profile, flt, chosen.name), profile_id=stored.id,
+                        protocol=chosen.name, selection=RunSelection(frozen_flt, include_unlabelled).to_json(),
+                        options=chosen.options_json(typed), status=RunState.PENDING, agent=profile.name,
+                        kind=profile.kind, model=profile.model, pattern=profile.pattern, convention=profile.convention,
+                        samples=plan.steps, excluded=sum(plan.excluded.values()))
+            s.add(run)
+            s.flush()
+            return run.id
+
+    return project.retrying(write)  # waits while another process's import holds the write lock
 
 
 def load_run(project: Project, run_id: int) -> tuple[m.Run, AgentProfile]:
@@ -292,6 +296,10 @@ def _describe(exc: BaseException) -> str:
 
 def _mark(project: Project, run_id: int, state: RunState, started: bool = False,
           samples: tuple[int, int] | None = None) -> None:
+    project.retrying(_mark_now, run_id, state, started, samples)
+
+
+def _mark_now(project: Project, run_id: int, state: RunState, started: bool, samples) -> None:
     with project.transaction() as s:
         run = s.get(m.Run, run_id)
         run.status = state.value
@@ -309,22 +317,26 @@ def _finish(project: Project, run_id: int, status: RunProgress, profile: AgentPr
     status.cost = (status.prompt_tokens * profile.price_in_per_mtok
                    + status.completion_tokens * profile.price_out_per_mtok) / 1e6
     try:
-        with project.transaction() as s:
-            run = s.get(m.Run, run_id)
-            run.status = state.value
-            run.failure = status.failure
-            if state in (RunState.DONE, RunState.DONE_WITH_ERRORS):
-                run.finished_at = utcnow()
-            run.prompt_tokens += status.prompt_tokens
-            run.completion_tokens += status.completion_tokens
-            run.cost += status.cost
-            run.cached += status.cached
-            run.executions += 1
-            s.add(run)
+        project.retrying(_finish_now, run_id, status, state)  # a run is never left "running" by a busy database
     except Exception:
         if state != RunState.FAILED:
             raise
         # failing because the database failed: the caller gets the original error
+
+
+def _finish_now(project: Project, run_id: int, status: RunProgress, state: RunState) -> None:
+    with project.transaction() as s:
+        run = s.get(m.Run, run_id)
+        run.status = state.value
+        run.failure = status.failure
+        if state in (RunState.DONE, RunState.DONE_WITH_ERRORS):
+            run.finished_at = utcnow()
+        run.prompt_tokens += status.prompt_tokens
+        run.completion_tokens += status.completion_tokens
+        run.cost += status.cost
+        run.cached += status.cached
+        run.executions += 1
+        s.add(run)
 
 
 def execute(project: Project, run_id: int, **kw) -> RunProgress:

@@ -7,11 +7,13 @@ transaction, so nothing is ever "unsaved".
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from desktop_app.store import migrate
@@ -111,6 +113,21 @@ class Project:
                 session.rollback()
                 raise
 
+    def retrying(self, fn, *args, patience_s: float = 900.0):
+        """fn(self, *args), a short write, tried again while another process holds the database's write lock
+        (a large import commits in one transaction and can hold it for minutes): a run waits instead of
+        failing with "database is locked". Raises the lock error after `patience_s` seconds."""
+        deadline = time.monotonic() + patience_s
+        pause = 0.2
+        while True:
+            try:
+                return fn(self, *args)
+            except OperationalError as exc:
+                if not is_locked(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(pause)
+                pause = min(pause * 2, 5.0)
+
     @contextmanager
     def reading(self) -> Iterator[Session]:
         with Session(self.engine, expire_on_commit=False) as session:
@@ -118,3 +135,9 @@ class Project:
 
     def image_path(self, screen) -> Path:
         return self.media.path_for(screen.sha256, screen.ext)
+
+
+def is_locked(exc: Exception) -> bool:
+    """The database is busy with another process's write (SQLite) or a lock wait ran out (PostgreSQL)."""
+    text = str(exc).lower()
+    return "database is locked" in text or "database table is locked" in text or "lock timeout" in text
