@@ -267,3 +267,22 @@ def test_rebound_shortcut_works(qtbot, demo_copy):
     window.scene.select_ids([box])
     key(window, "2")
     assert stored(demo_copy, window.ws.episode.key)[box].label == "distracted"
+
+
+def test_a_typed_goal_is_stored_when_typing_pauses_without_leaving_the_field(window, demo_copy, qtbot):
+    """The status bar said "All changes saved" while a typed goal lived only in the widget until focus left
+    it: killed then, the text was lost. It is stored once typing pauses."""
+    from PySide6.QtTest import QTest
+
+    key_ = window.ws.episode.key
+    window.properties.goal.setFocus()
+    qtbot.waitUntil(window.properties.goal.hasFocus, timeout=2000)
+    window.properties.goal.selectAll()
+    QTest.keyClicks(window.properties.goal, "Find the cheapest flight to Oslo")
+
+    def stored_goal():
+        with Project.open(demo_copy) as p, p.reading() as s:
+            return s.exec(select(Episode).where(Episode.key == key_)).one().goal
+
+    qtbot.waitUntil(lambda: stored_goal() == "Find the cheapest flight to Oslo", timeout=3000)
+    assert window.properties.goal.hasFocus()  # still typing there: nothing else had to happen

@@ -3,7 +3,7 @@ and the list of this screen's actions (including text-only ones without a box)."
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -25,15 +25,21 @@ from desktop_app.ui.workspace import Workspace
 
 
 class GoalEdit(QPlainTextEdit):
-    """Commits when focus leaves or on Ctrl+Enter; Esc restores the stored goal."""
+    """Commits when typing pauses (PAUSE_MS), when focus leaves, or on Ctrl+Enter; Esc restores the stored
+    goal. The pause commit is what keeps typed text when the program is killed before focus ever leaves
+    (the status bar said "saved" while the text lived only in the widget)."""
 
     committed = Signal(str)
+    PAUSE_MS = 600
 
     def __init__(self):
         super().__init__()
         self.setTabChangesFocus(True)
         self.setMaximumHeight(90)
         self.setPlaceholderText("The user's goal for this episode")
+        self._pause = QTimer(self, singleShot=True, interval=self.PAUSE_MS)
+        self._pause.timeout.connect(lambda: self.committed.emit(self.toPlainText()))
+        self.textChanged.connect(lambda: self._pause.start() if self.hasFocus() else None)
 
     def keyPressEvent(self, event) -> None:
         if event.key() in (Qt.Key_Return, Qt.Key_Enter) and event.modifiers() & Qt.ControlModifier:
@@ -42,6 +48,7 @@ class GoalEdit(QPlainTextEdit):
         super().keyPressEvent(event)
 
     def focusOutEvent(self, event) -> None:
+        self._pause.stop()
         self.committed.emit(self.toPlainText())
         super().focusOutEvent(event)
 
