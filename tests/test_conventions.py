@@ -614,3 +614,14 @@ def test_pathological_inputs():
                  "x" * 200_000, "\x00\udcff", '{"action_type": "click", "point": [1e999, 2]}'):
         for convention in CONVENTIONS:
             check_total(convention, text)
+
+
+def test_a_coordinate_that_is_not_finite_is_no_point():
+    """A number too large for a float reads as infinity: no such point exists, and stored JSON could not hold it."""
+    from desktop_app.agents.conventions.base import Found, finish
+    from desktop_app.agents.geometry import Geometry
+
+    for coords in ((float("inf"), 3.0), (5.0, float("nan")), (1.0, 2.0, float("-inf"), 4.0)):
+        parsed = finish("raw", Found(name="click", coords=coords), "abs_px_original", Geometry(1280, 800))
+        assert parsed.wrong_format and parsed.point is None
+        assert parsed.extra["geometry_error"] == "a coordinate is not a finite number"

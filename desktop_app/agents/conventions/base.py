@@ -8,6 +8,7 @@ front and a last-resort guard behind, so no model answer can ever raise.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -109,6 +110,10 @@ def finish(raw: str, found: Found | None, space: str, geometry: Geometry) -> Par
         except ValueError as exc:  # e.g. an aspect ratio smart_resize refuses: the point is unknowable
             point = box = None
             extra["geometry_error"] = str(exc)
+        if any(not math.isfinite(v) for v in (*(point or ()), *(box or ()), *(extra.get("end_point") or ()))):
+            point = box = None  # "1e999" parses as infinity: no such point, and JSON cannot store it
+            extra.pop("end_point", None)
+            extra["geometry_error"] = "a coordinate is not a finite number"
 
     unusable = action_type in POINTING and (not found.element if space == "text" else point is None)
     if action_type is None or unusable:
