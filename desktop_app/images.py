@@ -58,6 +58,8 @@ def inspect_bytes(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageInf
 
 
 def inspect_file(path: Path, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageInfo:
+    if path.exists() and not path.is_file():  # a pipe or a device: reading it would wait forever
+        raise ImageProblem(f"{path} is not a regular file (a pipe or a device?)")
     try:
         data = path.read_bytes()
     except FileNotFoundError:

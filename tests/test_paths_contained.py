@@ -70,3 +70,20 @@ def test_text_no_file_can_store_is_refused_at_import_naming_the_field(project, t
     assert snapshot(project) == before
     out = tmp_path / "out"
     export_path(project, out, "screenlab")  # the project still exports
+
+
+def test_a_pipe_given_as_input_is_refused_instead_of_waiting_forever(project, tmp_path):
+    import os
+
+    fifo = tmp_path / "episodes.jsonl"
+    os.mkfifo(fifo)
+    before = snapshot(project)
+    with pytest.raises(FormatError, match="not a file or a folder"):
+        import_path(project, fifo, "screenlab")
+    os.mkfifo(tmp_path / "shot.png")  # an image that is a pipe: found by name, refused, never read
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "episodes.jsonl").write_text(
+        json.dumps({"id": "e1", "goal": "g", "steps": [{"image": "../shot.png", "actions": []}]}) + "\n")
+    with pytest.raises(FormatError):
+        import_path(project, tmp_path / "data" / "episodes.jsonl", "screenlab")
+    assert snapshot(project) == before

@@ -20,7 +20,10 @@ def import_path(project: Project, path: Path, fmt: str, options: ImportOptions |
         readable = ", ".join(n for n, s in FORMATS.items() if s.read)
         raise FormatError(f"cannot import format '{fmt}' (one of: {readable})")
     options = replace(options or ImportOptions(), dedupe_images=spec.dedupe_images)
-    records = spec.read(Path(path), options)
+    path = Path(path)
+    if path.exists() and not (path.is_file() or path.is_dir()):  # reading a pipe or a device would wait forever
+        raise FormatError("not a file or a folder (a pipe or a device?); give a file or a folder to import", path)
+    records = spec.read(path, options)
     return ingest(project, records, fmt, str(path), options, progress)
 
 
