@@ -38,7 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-from desktop_app.secrets import redact as _redact
+from desktop_app.secrets import redact
 
 MAX_LOGS_PER_SESSION = 20  # a crash in a paint loop must not fill the disk
 KEEP_LOGS = 50  # older crash-*.log files are pruned at install
@@ -180,11 +180,6 @@ def environment_facts() -> list[str]:
     if len(sys.argv) > 1:
         facts.append("arguments: " + redact(" ".join(sys.argv[1:])))
     return facts
-
-
-def redact(text: str) -> str:
-    """`text` with anything that looks like a secret replaced by *** (secrets.redact)."""
-    return _redact(text)
 
 
 def previous_hard_crashes(folder: Path | None = None) -> list[Path]:

@@ -219,9 +219,8 @@ def test_a_key_the_server_echoes_is_never_stored_or_shown(monkeypatch):
     import openai
 
     from desktop_app.agents.client import RequestFailed, chat
-    from desktop_app.crash import redact
     from desktop_app.runs.engine import in_own_loop
-    from desktop_app.secrets import resolve_key
+    from desktop_app.secrets import redact, resolve_key
 
     key = "gsk_live_0123456789abcdefXYZ"
     monkeypatch.setenv("MY_LLM", key)  # a variable whose name does not look like a secret

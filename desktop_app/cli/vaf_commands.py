@@ -154,12 +154,11 @@ def cmd_clicks(args) -> int:
     from desktop_app.cli.common import open_project
     from desktop_app.vaf import figures
     from desktop_app.vaf.metrics import item_counts
-    from desktop_app.vaf.study import variant_id
+    from desktop_app.vaf.study import variant_id, variants
 
     with open_project(args) as project:
         vid = variant_id(project, int(args.variant) if args.variant.isdigit() else args.variant)
-        variant = api.vaf_variants(project)
-        variant = next(v for v in variant if v.episode_id == vid)
+        variant = variants(project, ids=[vid])[0]
         points = api.vaf_clicks(project, args.run, vid)
         for text, n, target in item_counts(points, list(variant.items)):
             print(f"{n:>5}  {'TARGET ' if target else ''}{text}")

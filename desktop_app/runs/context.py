@@ -72,7 +72,7 @@ class RunContext:
         if not hasattr(agent, "call"):
             raise ProfileError(f"{self.profile.name}: this protocol needs a model (an OpenAI-compatible profile), "
                                f"not an agent of kind {self.profile.kind!r}")
-        reply, cached = await (agent.call(messages, sha256s, sampling) if sampling else agent.call(messages, sha256s))
+        reply, cached = await agent.call(messages, sha256s, sampling)
         answer = Answer(reply, [], cached)
         self.progress.cached += cached
         if not cached:

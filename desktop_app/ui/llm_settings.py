@@ -92,7 +92,7 @@ def describe_error(exc: BaseException, check: ConnectionCheck | None = None) -> 
     """A sentence an annotator can act on; never contains the key."""
     import openai
 
-    from desktop_app.crash import redact
+    from desktop_app.secrets import redact
 
     url = check.base_url if check else "the server"
     if isinstance(exc, openai.AuthenticationError):
@@ -373,7 +373,7 @@ class _TestResult(QObject):
 
 
 def describe_plain(exc: BaseException, key: str = "") -> str:
-    from desktop_app.crash import redact
+    from desktop_app.secrets import redact
 
     text = str(exc) or type(exc).__name__
     if key and len(key) >= 4:

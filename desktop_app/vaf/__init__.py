@@ -9,4 +9,7 @@
     browse.py     one browsing trial's rules: scroll positions, clicks mapped to the page, which item a click hit
     prompts.py    the browsing and mention-judge messages (our wording; resources/prompts/vaf/)
     metrics.py    TCR and TMR with Wilson intervals, delta against the original, ranked tables, click maps
+    tables.py     the per-variant CSV and the ranked table (Markdown), for the CLI, the report and the window
+    figures.py    the delta heatmap and a click map as PNG (Pillow, no Qt)
+    views.py      what the window reads of a study: pictures of pages and steps, a variant's style and verdict
 """

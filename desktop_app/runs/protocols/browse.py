@@ -18,7 +18,6 @@ request leaves it unwritten and resume asks it again; a trial whose judge failed
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -191,13 +190,12 @@ class BrowseProtocol(Protocol):
         lock = ctx.memo.setdefault("vaf_locks", {}).setdefault(key, asyncio.Lock())
         async with lock:
             if key not in views:
-                found = await ctx.store(lambda project: step_of(project, episode_id, "viewport", scroll))
+                found = await ctx.store(_stored_view, episode_id, scroll)
                 if found is None:
-                    setting = Setting(info["family"], info["value"])
-                    png, shot = await self._render(ctx, spec, setting, scroll)
-                    found = await ctx.store(add_viewport, episode_id, scroll, png, shot, spec)
-                views[key] = (found[0], *(await ctx.store(_screen_file, found[1])),
-                              await ctx.store(lambda project: viewport_items(project, found[0])))
+                    png, shot = await self._render(ctx, spec, Setting(info["family"], info["value"]), scroll)
+                    await ctx.store(add_viewport, episode_id, scroll, png, shot, spec)
+                    found = await ctx.store(_stored_view, episode_id, scroll)
+                views[key] = found
         return views[key]
 
     async def _render(self, ctx: RunContext, spec: PageSpec, setting: Setting, scroll: int):
@@ -242,7 +240,6 @@ class _BrowserThread:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vaf-browser")
         self._path = browser_path
         self._renderer: Renderer | None = None
-        self._lock = threading.Lock()
 
     def renderer(self) -> Renderer:  # called in the pool's thread
         if self._renderer is None:
@@ -301,7 +298,11 @@ def _write_judge(project, run_id: int, episode_id: int, trial: int, verdict: dic
         s.add(row)
 
 
-def _screen_file(project, screen_id: int) -> tuple[str, str]:
+def _stored_view(project, episode_id: int, scroll: int) -> tuple[int, str, str, list[dict]] | None:
+    """(step id, sha256, ext, items on it) of a variant's stored viewport, or None when none is stored yet."""
+    found = step_of(project, episode_id, "viewport", scroll)
+    if found is None:
+        return None
     with project.reading() as s:
-        sha, ext = s.execute(select(m.Screen.sha256, m.Screen.ext).where(m.Screen.id == screen_id)).one()
-    return sha, ext
+        sha, ext = s.execute(select(m.Screen.sha256, m.Screen.ext).where(m.Screen.id == found[1])).one()
+    return found[0], sha, ext, viewport_items(project, found[0])
