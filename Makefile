@@ -32,6 +32,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/judge.py
 	$(BIN)/python benchmarks/judge_labelling.py
 	$(BIN)/python benchmarks/a11y_tree.py
+	$(BIN)/python benchmarks/teams_postgres.py
 
 demo: $(BIN)/.installed
 	$(BIN)/python datasets/build_demo.py

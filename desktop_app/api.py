@@ -67,11 +67,12 @@ from desktop_app.runs.evaluate import evaluate as _evaluate
 from desktop_app.runs.imported_verdicts import ImportedVerdicts, import_verdicts
 from desktop_app.runs.report import write_report as _write_report
 from desktop_app.runs.state import RunProgress
-from desktop_app.store.models import Run
+from desktop_app.store.models import Adjudication, Assignment, Episode, Run
 from desktop_app.store.project import Project, ProjectError
-from desktop_app.store.queries import EpisodeFilter
+from desktop_app.store.queries import EpisodeFilter, list_episodes
 from desktop_app.store.queries import episode_ids as _episode_ids
 from desktop_app.store.trees import step_screen
+from desktop_app.store.work_states import states_of
 from desktop_app.synth.grounding_instructions import Extracted, Written
 from desktop_app.synth.grounding_instructions import extract as _extract_grounding
 from desktop_app.synth.grounding_instructions import provenance as _grounding_provenance
@@ -79,6 +80,12 @@ from desktop_app.synth.grounding_instructions import verify as _verify_grounding
 from desktop_app.synth.grounding_instructions import write_instructions as _write_instructions
 from desktop_app.synth.grounding_instructions import written_instruction as _written_instruction
 from desktop_app.synth.llm import LlmEndpoint
+from desktop_app.teams import adjudication as team_adjudication
+from desktop_app.teams import assignment as team_assignment
+from desktop_app.teams import progress as team_progress
+from desktop_app.teams.adjudication import Version
+from desktop_app.teams.assignment import AssignReport
+from desktop_app.teams.progress import AnnotatorProgress
 from desktop_app.vaf.metrics import click_points as _click_points
 from desktop_app.vaf.metrics import run_metrics as _vaf_run_metrics
 from desktop_app.vaf.metrics import trials_of as _trials_of
@@ -103,7 +110,9 @@ __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError"
            "agreement", "disagreements", "export_evals", "export_judge_csv", "export_passed", "export_steps",
            "import_judge_verdicts", "judge_runs", "judges_in_file", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
-           "trajectory_labels"]
+           "trajectory_labels",
+           "adjudicate", "assign", "awaiting_adjudication", "progress", "queue", "set_state", "states",
+           "team_agreement", "versions"]
 
 Where = EpisodeFilter | dict | None
 
@@ -500,3 +509,57 @@ def vaf_clicks(project: Project, run_ids: list[int], variant: int | str) -> list
 def vaf_trials(project: Project, run_id: int, variant: int | str) -> list[dict]:
     """A run's trials on one variant, each with its steps (scroll, raw answer, action, thought)."""
     return _trials_of(project, run_id, _variant_id(project, variant))
+
+
+# -- annotation teams: assignment, states, double annotation, agreement, adjudication --------------------
+def assign(project: Project, annotators: list[str], where: Where = None, overlap: float = 0.0,
+           limit: int | None = None, seed: int = 0, lead: str | None = None) -> AssignReport:
+    """Give the selected samples nobody has yet to `annotators` in turn; a share `overlap` of them is
+    labelled by two, each blind on a private copy (api.queue shows each person's work)."""
+    return team_assignment.assign(project, _filter(where), annotators, overlap, limit, lead, seed)
+
+
+def queue(project: Project, annotator: str, states: tuple[str, ...] = (), offset: int = 0,
+          limit: int = 100) -> list[Episode]:
+    """An annotator's work (samples and their private copies), optionally in these states
+    (unlabelled, in progress, done, skipped)."""
+    with project.reading() as s:
+        return list(list_episodes(s, EpisodeFilter(assignee=annotator, work_states=tuple(states)), offset, limit))
+
+
+def set_state(project: Project, episode_id: int, state: str, reason: str = "",
+              annotator: str | None = None) -> Assignment:
+    """Mark work on a sample (or on your copy of it): done, skipped (reason required), in_progress, todo."""
+    return team_assignment.set_state(project, episode_id, state, annotator, reason)
+
+
+def states(project: Project, episode_ids: list[int], annotator: str | None = None) -> dict[int, tuple[str, str]]:
+    """Per episode: (state as shown, who works on it)."""
+    with project.reading() as s:
+        return states_of(s, episode_ids, annotator)
+
+
+def progress(project: Project) -> list[AnnotatorProgress]:
+    return team_progress.progress(project)
+
+
+def awaiting_adjudication(project: Project) -> list[int]:
+    return team_progress.awaiting_adjudication(project)
+
+
+def versions(project: Project, episode_id: int) -> list[Version]:
+    """Each annotator's version of a double-annotated sample (only once all are finished: blind before)."""
+    found = team_adjudication.versions(project, episode_id)
+    team_adjudication.blind_until_done(found)
+    return found
+
+
+def team_agreement(project: Project, episode_ids: list[int] | None = None, threshold: float = 0.5) -> dict:
+    """Boxes matched by IoU >= threshold, then Cohen's kappa per annotator pair and label, Fleiss' kappa."""
+    return team_adjudication.team_agreement(project, episode_ids, threshold)
+
+
+def adjudicate(project: Project, episode_id: int, take: str | None = None, boxes: list[int] | None = None,
+               lead: str | None = None) -> Adjudication:
+    """Make one annotator's version (take=) or picked boxes of the versions (boxes=) the sample's labels."""
+    return team_adjudication.adjudicate(project, episode_id, take, boxes, lead)

@@ -27,6 +27,7 @@ class Settings:
     palette: str = "default"  # default, colorblind
     shortcuts: dict[str, str] = field(default_factory=dict)  # action id -> key sequence, overrides only
     recent_projects: list[str] = field(default_factory=list)
+    server_media: dict[str, str] = field(default_factory=dict)  # a server project's URL (no password) -> media
     last_project: str = ""
     window_geometry: str = ""  # base64 of Qt's saveGeometry()
     window_state: str = ""

@@ -73,6 +73,34 @@ def shoot_review(project: Path, out: Path) -> None:
     print(f"wrote {out}")
 
 
+def shoot_team(project: Path, out: Path) -> None:
+    """Ada's queue on a team project: the State column, the queue and state filters, the Team menu's keys."""
+    from desktop_app import api
+
+    with Project.open(project) as p:
+        api.assign(p, ["Ada", "Ben"], overlap=0.2, lead="lead")
+        mine = api.queue(p, "Ada")
+        api.set_state(p, mine[0].id, "done", annotator="Ada")
+        api.set_state(p, mine[1].id, "skipped", "screen is blank or broken", annotator="Ada")
+    app = application()
+    apply_theme(app, "light")
+    window = MainWindow(Settings(annotator="Ada", show_suggestions=False))
+    window.resize(1600, 940)
+    window.show()
+    window.open_project(project)
+    window.left.setMinimumWidth(640)
+    window.browser.queue.setCurrentIndex(window.browser.queue.findData("Ada"))
+    for _ in range(10):
+        QApplication.processEvents()
+    window.browser.select_row(2)
+    window.view.fit()
+    for _ in range(10):
+        QApplication.processEvents()
+    window.grab().save(str(out))
+    window.close()
+    print(f"wrote {out}")
+
+
 def main() -> None:
     scratch = Path(tempfile.mkdtemp()) / "demo"
     with Project.init(scratch) as project:
@@ -80,6 +108,7 @@ def main() -> None:
     shoot("light", scratch, "demo-popup-04", DOCS / "main-window-light.png", "Only necessary cookies")
     shoot("dark", scratch, "demo-search-01", DOCS / "main-window-dark.png", "Download now")
     shoot_review(scratch, DOCS / "verification-queue.png")
+    shoot_team(scratch, DOCS / "team-queue.png")
 
 
 if __name__ == "__main__":

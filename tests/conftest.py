@@ -92,3 +92,54 @@ def renderer():
 
     with Renderer() as r:
         yield r
+
+
+# -- the two database back ends ---------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def pg_server():
+    """One real PostgreSQL server for the whole session (tests/pg_server.py). Without PostgreSQL installed
+    the PostgreSQL half of the suite is skipped, except in CI (.ci/run sets SCREENLAB_REQUIRE_POSTGRES)."""
+    from pg_server import PgServer, binaries
+
+    if binaries() is None:
+        if os.environ.get("SCREENLAB_REQUIRE_POSTGRES"):
+            pytest.fail("PostgreSQL is not installed (apt-get install postgresql)")
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
+    server = PgServer().start()
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    return request.param
+
+
+@pytest.fixture
+def new_location(backend, tmp_path, request):
+    """Makes (location, media root) for a new project on the back end under test: a folder for SQLite, a
+    fresh database on the session's PostgreSQL server (media in a folder beside it) for PostgreSQL."""
+    names = iter(range(1, 1000))
+
+    def make():
+        n = next(names)
+        if backend == "sqlite":
+            return tmp_path / f"proj{n}", None
+        return request.getfixturevalue("pg_server").new_database(), tmp_path / f"media{n}"
+    return make
+
+
+@pytest.fixture
+def any_project(new_location):
+    """A new empty project on each back end in turn."""
+    from desktop_app.store.project import Project
+
+    location, media = new_location()
+    with Project.init(location, media) as p:
+        yield p

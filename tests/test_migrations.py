@@ -5,8 +5,9 @@ from sqlmodel import SQLModel
 from desktop_app.store import models  # noqa: F401
 
 
-def test_migrations_build_exactly_the_schema_the_code_uses(project):
-    """A model change without a migration would corrupt users' projects on upgrade."""
+def test_migrations_build_exactly_the_schema_the_code_uses(any_project):
+    """A model change without a migration would corrupt users' projects on upgrade (on either back end)."""
+    project = any_project
     with project.engine.connect() as conn:
         diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
     assert diff == []

@@ -22,6 +22,10 @@ def test_sqlite_runs_in_wal_mode_with_foreign_keys(project):
     with project.engine.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
         assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
+
+
+def test_both_back_ends_refuse_a_step_of_no_episode(any_project):
+    project = any_project
     with pytest.raises(DatabaseError), project.transaction() as s:
         s.add(Step(episode_id=999, index=0, screen_id=999))  # no such episode/screen
 
@@ -38,8 +42,9 @@ def test_init_refuses_an_existing_project(tmp_path):
         Project.init(tmp_path / "p")
 
 
-def test_each_edit_is_committed_at_once_and_survives_reopening(tmp_path):
-    project = Project.init(tmp_path / "p")
+def test_each_edit_is_committed_at_once_and_survives_reopening(new_location):
+    location, media = new_location()
+    project = Project.init(location, media)
     with project.transaction() as s:
         screen = Screen(sha256="a" * 64, ext="png", width=10, height=10)
         episode = Episode(key="e1", goal="buy a lamp")
@@ -50,14 +55,15 @@ def test_each_edit_is_committed_at_once_and_survives_reopening(tmp_path):
         s.flush()
         s.add(ActionBox(step_id=step.id, x1=1, y1=2, x2=3, y2=4, label="gold"))
     # a second connection sees the edit without any save step
-    with Project.open(tmp_path / "p") as again, again.reading() as s:
+    with Project.open(location, media) as again, again.reading() as s:
         box = s.exec(select(ActionBox)).one()
         assert (box.x1, box.y2, box.label) == (1, 4, "gold")
         assert box.created_at.tzinfo is not None and box.created_at.utcoffset() == UTC.utcoffset(None)
     project.close()
 
 
-def test_database_rejects_unknown_labels_and_inverted_boxes(project):
+def test_database_rejects_unknown_labels_and_inverted_boxes(any_project):
+    project = any_project
     with project.transaction() as s:
         screen = Screen(sha256="b" * 64, ext="png", width=10, height=10)
         episode = Episode(key="e")
@@ -70,7 +76,8 @@ def test_database_rejects_unknown_labels_and_inverted_boxes(project):
             s.add(ActionBox(step_id=step.id, **bad))
 
 
-def test_audit_log_is_append_only(project):
+def test_audit_log_is_append_only(any_project):
+    project = any_project
     with project.transaction() as s:
         audit.record(s, "update", "action_box", 1, {"label": ["other", "gold"]})
     with project.reading() as s:

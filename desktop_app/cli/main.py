@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         capability_commands,
         judge_commands,
         synth_commands,
+        team_commands,
         vaf_commands,
     )
     from desktop_app.cli.ocr_command import add_ocr_command
@@ -138,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     judge_commands.add_commands(sub, add_project)
     capability_commands.add_commands(sub, add_project)
     vaf_commands.add_commands(sub, add_project)
+    team_commands.add_commands(sub, add_project)
 
     p = sub.add_parser("gui", help="open the annotation window on a project")
     p.add_argument("project", nargs="?", help="project folder (default: the demo project)")

@@ -1,9 +1,19 @@
-"""Engine creation: one place that knows SQLite pragmas and URL handling."""
+"""Engine creation: one place that knows SQLite pragmas, URL handling and database passwords.
+
+A server's password is never part of a project's stored or shown URL: it comes from the URL the user
+typed for this session only, SCREENLAB_DB_PASSWORD, or the OS keyring (service "ScreenLab database",
+user "<user>@<host>:<port>/<database>"), in that order.
+"""
 
 from __future__ import annotations
 
+import os
+
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import URL, Engine, make_url
+
+PASSWORD_ENV = "SCREENLAB_DB_PASSWORD"
+KEYRING_SERVICE = "ScreenLab database"
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
@@ -16,9 +26,47 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
     cur.close()
 
 
+def keyring_user(url: URL) -> str:
+    return f"{url.username}@{url.host}:{url.port or 5432}/{url.database}"
+
+
+def public_url(url: str) -> str:
+    """The URL without its password: what a project remembers, shows and logs."""
+    if url.startswith("sqlite"):
+        return url
+    u = make_url(url)
+    bare = URL.create(u.drivername, u.username, None, u.host, u.port, u.database, u.query)
+    return bare.render_as_string(hide_password=False)
+
+
+def _with_password(url: str) -> URL:
+    parsed = make_url(url)
+    if parsed.password or parsed.get_backend_name() == "sqlite":
+        return parsed
+    password = os.environ.get(PASSWORD_ENV)
+    if not password:
+        try:
+            import keyring
+
+            password = keyring.get_password(KEYRING_SERVICE, keyring_user(parsed))
+        except Exception:  # no keyring on this machine: the server says if a password was needed
+            password = None
+    return parsed.set(password=password) if password else parsed
+
+
+def store_password(url: str, password: str) -> None:
+    """Keep a server password in the OS keyring for the URL's user, host and database."""
+    import keyring
+
+    keyring.set_password(KEYRING_SERVICE, keyring_user(make_url(url)), password)
+
+
 def make_engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    # a server that went away is noticed on the next checkout (pre-ping) rather than as a failed edit;
+    # connect_timeout keeps a dead server from freezing the window for the OS's TCP timeout
+    return create_engine(_with_password(url), pool_pre_ping=True, pool_size=5, max_overflow=5,
+                         connect_args={"connect_timeout": 5})

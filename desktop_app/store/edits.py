@@ -3,13 +3,20 @@
 A multi-box edit (delete three boxes, move a selection) is one transaction, so
 it lands whole or not at all. The GUI's undo commands and the CLI call these;
 nothing here keeps state between calls, so an edit the caller saw succeed is on disk.
+
+Optimistic versioning, per episode: every edit of an episode or of anything on its steps first raises the
+episode's version in one conditional UPDATE. That row lock orders concurrent writers of one screen (so the
+audit log's order is the order the edits landed), and a caller that passes the version it loaded
+(`expected_version`) has a stale write refused with StaleEdit instead of overwriting a colleague's change.
+After a successful edit with `expected_version=v` the episode is at version v + 1.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import select
+from sqlalchemy import update
+from sqlmodel import Session, select
 
 from desktop_app.store import audit
 from desktop_app.store.models import ACTION_TYPES, LABELS, ActionBox, Episode, Step
@@ -22,6 +29,41 @@ EPISODE_FIELDS = ("goal", "scenario", "split", "review_status", "meta")
 
 class EditConflict(RuntimeError):
     """The row changed (or vanished) since the caller read it."""
+
+
+class StaleEdit(EditConflict):
+    """Someone else changed the screen since the caller loaded it; nothing of this edit was written."""
+
+    def __init__(self, episode_id: int | None, expected: int, actual: int | None, by: str = ""):
+        self.episode_id, self.expected, self.actual, self.by = episode_id, expected, actual, by
+        who = f"{by} " if by else "someone else "
+        what = f"version {expected} -> {actual}" if actual is not None else "a box you changed was deleted"
+        super().__init__(f"{who}changed this screen since you opened it ({what}); "
+                         "your edit was not saved and the screen now shows the stored version")
+
+
+def claim_episode(s: Session, episode_id: int, expected: int | None = None, actor: str = "") -> int:
+    """Raise the episode's version (refused with StaleEdit when it is not `expected`); returns the new one."""
+    stmt = update(Episode).where(Episode.id == episode_id)
+    if expected is not None:
+        stmt = stmt.where(Episode.version == expected)
+    row = s.execute(stmt.values(version=Episode.version + 1, updated_at=utcnow(), updated_by=actor[:64])
+                    .returning(Episode.version)).first()
+    if row is not None:
+        return row[0]
+    actual = s.execute(select(Episode.version).where(Episode.id == episode_id)).scalar_one_or_none()
+    if actual is None:
+        raise EditConflict(f"episode {episode_id} no longer exists")
+    by = s.execute(select(Episode.updated_by).where(Episode.id == episode_id)).scalar_one()
+    raise StaleEdit(episode_id, expected or 0, actual, by)
+
+
+def _claim_steps(s: Session, step_ids, expected: int | None, actor: str) -> None:
+    episodes = sorted(set(s.execute(select(Step.episode_id).where(Step.id.in_(set(step_ids)))).scalars()))
+    if expected is not None and len(episodes) > 1:
+        raise ValueError("expected_version applies to an edit of one episode")
+    for episode_id in episodes:  # in id order: two multi-episode edits never wait on each other
+        claim_episode(s, episode_id, expected, actor)
 
 
 def _check_box_values(values: dict[str, Any]) -> None:
@@ -44,26 +86,46 @@ def _jsonable(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def create_boxes(project: Project, step_id: int, values: list[dict[str, Any]],
-                 actor: str | None = None) -> list[ActionBox]:
+                 actor: str | None = None, expected_version: int | None = None) -> list[ActionBox]:
     actor = actor or audit.current_actor()
     for v in values:
         _check_box_values(v)
     with project.transaction() as s:
-        boxes = [ActionBox(step_id=step_id, author=actor, **v) for v in values]
-        s.add_all(boxes)
-        s.flush()
-        for box in boxes:
-            audit.record(s, "create", "action_box", box.id, {"after": _jsonable(box_values(box))}, actor)
+        _claim_steps(s, [step_id], expected_version, actor)
+        return add_boxes_in(s, step_id, values, actor)
+
+
+def add_boxes_in(s: Session, step_id: int, values: list[dict[str, Any]], actor: str,
+                 author: str | None = None) -> list[ActionBox]:
+    """Within a caller's transaction (its episode already claimed): new boxes and their audit entries."""
+    boxes = [ActionBox(step_id=step_id, author=author or actor, **v) for v in values]
+    s.add_all(boxes)
+    s.flush()
+    for box in boxes:
+        audit.record(s, "create", "action_box", box.id, {"step": step_id, "after": _jsonable(box_values(box))},
+                     actor)
     return boxes
 
 
+def _box_steps(s: Session, ids, expected: int | None = None) -> list[int]:
+    found = dict(s.execute(select(ActionBox.id, ActionBox.step_id).where(ActionBox.id.in_(set(ids)))).all())
+    for box_id in ids:
+        if box_id not in found:
+            if expected is not None:  # the caller loaded the screen with that box: someone deleted it since
+                raise StaleEdit(None, expected, None)
+            raise EditConflict(f"action {box_id} no longer exists")
+    return list(found.values())
+
+
 def update_boxes(project: Project, changes: list[tuple[int, dict[str, Any]]], actor: str | None = None,
-                 expected_versions: dict[int, int] | None = None) -> list[ActionBox]:
+                 expected_versions: dict[int, int] | None = None,
+                 expected_version: int | None = None) -> list[ActionBox]:
     actor = actor or audit.current_actor()
     for _, c in changes:
         _check_box_values(c)
     out = []
     with project.transaction() as s:
+        _claim_steps(s, _box_steps(s, [box_id for box_id, _ in changes], expected_version), expected_version, actor)
         for box_id, change in changes:
             box = s.get(ActionBox, box_id)
             if box is None:
@@ -82,26 +144,36 @@ def update_boxes(project: Project, changes: list[tuple[int, dict[str, Any]]], ac
     return out
 
 
-def delete_boxes(project: Project, ids: list[int], actor: str | None = None) -> dict[int, dict[str, Any]]:
+def delete_boxes(project: Project, ids: list[int], actor: str | None = None,
+                 expected_version: int | None = None) -> dict[int, dict[str, Any]]:
     """Delete and return, per id, what restore_boxes needs to bring them back."""
     actor = actor or audit.current_actor()
-    saved = {}
     with project.transaction() as s:
-        for box_id in ids:
-            box = s.get(ActionBox, box_id)
-            if box is None:
-                raise EditConflict(f"action {box_id} no longer exists")
-            saved[box_id] = {"step_id": box.step_id, "author": box.author, "created_at": box.created_at,
-                             "version": box.version, **box_values(box)}
-            s.delete(box)
-            audit.record(s, "delete", "action_box", box_id, {"before": _jsonable(saved[box_id])}, actor)
+        _claim_steps(s, _box_steps(s, ids, expected_version), expected_version, actor)
+        return delete_boxes_in(s, ids, actor)
+
+
+def delete_boxes_in(s: Session, ids: list[int], actor: str) -> dict[int, dict[str, Any]]:
+    """Within a caller's transaction (its episode already claimed): delete, audit, return what restores."""
+    saved = {}
+    for box_id in ids:
+        box = s.get(ActionBox, box_id)
+        if box is None:
+            raise EditConflict(f"action {box_id} no longer exists")
+        saved[box_id] = {"step_id": box.step_id, "author": box.author, "created_at": box.created_at,
+                         "version": box.version, **box_values(box)}
+        s.delete(box)
+        audit.record(s, "delete", "action_box", box_id, {"before": _jsonable(saved[box_id])}, actor)
+    s.flush()
     return saved
 
 
-def restore_boxes(project: Project, saved: dict[int, dict[str, Any]], actor: str | None = None) -> list[ActionBox]:
+def restore_boxes(project: Project, saved: dict[int, dict[str, Any]], actor: str | None = None,
+                  expected_version: int | None = None) -> list[ActionBox]:
     """Undo of a delete: boxes come back under their old ids (ids are never reused)."""
     actor = actor or audit.current_actor()
     with project.transaction() as s:
+        _claim_steps(s, [v["step_id"] for v in saved.values()], expected_version, actor)
         boxes = []
         for box_id, values in saved.items():
             box = ActionBox(id=box_id, **values)
@@ -111,7 +183,8 @@ def restore_boxes(project: Project, saved: dict[int, dict[str, Any]], actor: str
         s.add_all(boxes)
         s.flush()
         for box in boxes:
-            audit.record(s, "restore", "action_box", box.id, {"after": _jsonable(box_values(box))}, actor)
+            audit.record(s, "restore", "action_box", box.id,
+                         {"step": box.step_id, "after": _jsonable(box_values(box))}, actor)
     return boxes
 
 
@@ -120,30 +193,30 @@ def boxes_of_step(project: Project, step_id: int) -> list[ActionBox]:
         return list(s.exec(select(ActionBox).where(ActionBox.step_id == step_id).order_by(ActionBox.id)))
 
 
-def update_episode(project: Project, episode_id: int, changes: dict[str, Any], actor: str | None = None) -> Episode:
+def update_episode(project: Project, episode_id: int, changes: dict[str, Any], actor: str | None = None,
+                   expected_version: int | None = None) -> Episode:
     actor = actor or audit.current_actor()
     unknown = set(changes) - set(EPISODE_FIELDS)
     if unknown:
         raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
     with project.transaction() as s:
-        episode = s.get(Episode, episode_id)
-        if episode is None:
-            raise EditConflict(f"episode {episode_id} no longer exists")
+        claim_episode(s, episode_id, expected_version, actor)  # read below, after the lock: the latest row
+        episode = s.get(Episode, episode_id, populate_existing=True)
         before = {k: getattr(episode, k) for k in changes}
         for key, value in changes.items():
             setattr(episode, key, value)
-        episode.version += 1
-        episode.updated_at = utcnow()
         s.add(episode)
         audit.record(s, "update", "episode", episode_id,
                      {"before": _jsonable(before), "after": _jsonable(changes)}, actor)
     return episode
 
 
-def update_step_meta(project: Project, step_id: int, changes: dict[str, Any], actor: str | None = None) -> Step:
+def update_step_meta(project: Project, step_id: int, changes: dict[str, Any], actor: str | None = None,
+                     expected_version: int | None = None) -> Step:
     """Set keys of a step's meta (None removes a key), e.g. a completion label overridden by hand."""
     actor = actor or audit.current_actor()
     with project.transaction() as s:
+        _claim_steps(s, [step_id], expected_version, actor)
         step = s.get(Step, step_id)
         if step is None:
             raise EditConflict(f"step {step_id} no longer exists")

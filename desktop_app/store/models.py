@@ -34,7 +34,10 @@ RUN_STATES = ("pending", "running", "done", "done_with_errors", "failed", "cance
 # sample: screens with labelled actions (what agents are run on); trajectory: what an agent did, step by
 # step, to be judged as a whole (its actions are the agent's, not labels: docs/decisions/0017)
 # probe: a knowledge-probe question (Sphinx); its steps are the ways it is asked and have no screen
-EPISODE_KINDS = ("sample", "trajectory", "probe", "variant")
+# copy: one annotator's private version of a sample labelled twice (double annotation, teams/copies.py)
+EPISODE_KINDS = ("sample", "trajectory", "probe", "variant", "copy")
+# an annotator's work on a sample: todo (assigned, not opened), in_progress, done, skipped (with a reason)
+ASSIGNMENT_STATES = ("todo", "in_progress", "done", "skipped")
 # a person's verdict on a whole trajectory; unsure and emulator_error are kept but not used as a reference
 OUTCOMES = ("success", "failure", "impossible", "unsure", "emulator_error")
 # a reviewed disagreement: accept = the judge was right (the reference label is corrected),
@@ -92,6 +95,7 @@ class Episode(SQLModel, table=True):
     meta: dict = _json_column()
     created_at: datetime = _time_column()
     updated_at: datetime = _time_column()
+    updated_by: str = Field(default="", max_length=64)  # who raised `version` last (edits.claim_episode)
     version: int = Field(default=1)
 
 
@@ -379,4 +383,42 @@ class ScreenTree(SQLModel, table=True):
     xml: str = Field(default="")
     nodes: int = Field(default=0)
     flags: dict = _json_column()
+    created_at: datetime = _time_column()
+
+
+class Assignment(SQLModel, table=True):
+    """One annotator's work on one sample: who, in what state, how long it took. A sample in the overlap of
+    a double annotation has two, each with its own private copy (`copy_id`, an episode of kind "copy")
+    that the annotator labels blind; other samples are labelled in place. Also made on the spot when
+    someone marks an unassigned sample done or skipped, so a one-person project keeps its states here too."""
+
+    __tablename__ = "assignment"
+    __table_args__ = (UniqueConstraint("episode_id", "annotator", name="uq_assignment_episode_annotator"),
+                      CheckConstraint(_in("state", ASSIGNMENT_STATES), name="ck_assignment_state"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: int = _fk("episode.id")
+    annotator: str = Field(max_length=64, index=True)
+    state: str = Field(default="todo", max_length=16, index=True)
+    reason: str = Field(default="")  # why it was skipped
+    copy_id: int | None = _fk("episode.id", ondelete="SET NULL", nullable=True)
+    assigned_by: str = Field(default="", max_length=64)
+    seconds: float = Field(default=0.0)  # time spent on it, summed over visits
+    created_at: datetime = _time_column()
+    updated_at: datetime = _time_column()
+    done_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    version: int = Field(default=1)
+
+
+class Adjudication(SQLModel, table=True):
+    """A lead's decision on a double-annotated sample: which copy's boxes (or which boxes of each) became
+    the sample's labels. The copies stay, and the audit log holds every box written."""
+
+    __tablename__ = "adjudication"
+
+    id: int | None = Field(default=None, primary_key=True)
+    episode_id: int = Field(sa_column=Column(Integer, ForeignKey("episode.id", ondelete="CASCADE"),
+                                             nullable=False, unique=True))
+    lead: str = Field(default="", max_length=64)
+    choice: dict = _json_column()  # {"take": annotator} or {"boxes": [copy box ids]}
     created_at: datetime = _time_column()

@@ -17,7 +17,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from desktop_app.store import migrate
-from desktop_app.store.db import make_engine
+from desktop_app.store.db import make_engine, public_url
 from desktop_app.store.media import LOCK_FILE, MediaStore
 
 DB_FILE = "screenlab.sqlite"
@@ -38,7 +38,7 @@ def is_project_folder(path: Path) -> bool:
 
 class Project:
     def __init__(self, url: str, media_root: Path, folder: Path | None = None):
-        self.url = url
+        self.url = public_url(url)  # never the password (store/db.py says where it comes from)
         self.folder = folder
         self.media = MediaStore(media_root)
         self.engine: Engine = make_engine(url)
@@ -133,6 +133,11 @@ class Project:
         with Session(self.engine, expire_on_commit=False) as session:
             yield session
 
+    def ping(self) -> None:
+        """Raises when the database cannot be reached (a server that went away)."""
+        with self.engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+
     def image_path(self, screen) -> Path:
         return self.media.path_for(screen.sha256, screen.ext)
 
@@ -141,3 +146,15 @@ def is_locked(exc: Exception) -> bool:
     """The database is busy with another process's write (SQLite) or a lock wait ran out (PostgreSQL)."""
     text = str(exc).lower()
     return "database is locked" in text or "database table is locked" in text or "lock timeout" in text
+
+
+def is_connection_lost(exc: BaseException) -> bool:
+    """The server could not be reached or dropped the connection (not a refused or conflicting write)."""
+    from sqlalchemy.exc import DBAPIError
+
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, OperationalError) and any(
+        s in text for s in ("connection refused", "server closed the connection", "could not connect",
+                            "connection failed", "terminating connection", "connection timeout", "timeout expired"))

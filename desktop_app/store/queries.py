@@ -12,7 +12,8 @@ from sqlalchemy import exists, func, or_, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
-from desktop_app.store.models import ActionBox, Episode, Prediction, ReviewItem, Screen, Step
+from desktop_app.store import work_states
+from desktop_app.store.models import ActionBox, Assignment, Episode, Prediction, ReviewItem, Screen, Step
 
 
 @dataclass(frozen=True)
@@ -34,11 +35,22 @@ class EpisodeFilter:
     # selection too scattered for that) the highest id then, so episodes imported later never join it
     id_ranges: tuple = ()
     max_id: int | None = None
+    # annotation work (store/work_states.py): states as shown, and whose queue (their private copies included)
+    work_states: tuple[str, ...] = ()
+    assignee: str | None = None
 
     def where(self) -> list:
         clauses = []
-        if self.kind:
+        if self.kind == "sample" and self.assignee:
+            clauses.append(Episode.kind.in_(("sample", "copy")))  # blind copies are a sample's work
+        elif self.kind:
             clauses.append(Episode.kind == self.kind)
+        if self.assignee:
+            clauses.append(work_states.queue_clause(self.assignee))
+        if self.work_states and self.assignee:
+            clauses.append(work_states.person_clause(self.assignee, self.work_states))
+        elif self.work_states:
+            clauses.append(or_(*(work_states.overall_clause(s) for s in self.work_states)))
         if self.scenarios:
             clauses.append(Episode.scenario.in_(self.scenarios))
         if self.review_statuses:
@@ -103,6 +115,28 @@ def list_episodes(session: Session, flt: EpisodeFilter = EpisodeFilter(), offset
                   limit: int = 100) -> Sequence[Episode]:
     stmt = select(Episode).where(*flt.where()).order_by(Episode.id).offset(offset).limit(limit)
     return session.execute(stmt).scalars().all()
+
+
+def episode_rows(session: Session, flt: EpisodeFilter, offset: int, limit: int,
+                 annotator: str | None = None) -> list[tuple]:
+    """One page of the sample list: (id, key, goal, scenario, review status, boxes per label, annotation
+    state as `annotator` sees it, who works on it), in three queries whatever the page size."""
+    episodes = list_episodes(session, flt, offset, limit)
+    ids = [e.id for e in episodes]
+    counts: dict[int, dict[str, int]] = {i: {} for i in ids}
+    if ids:
+        rows = session.execute(select(Step.episode_id, ActionBox.label, func.count())
+                               .join(ActionBox, ActionBox.step_id == Step.id)
+                               .where(Step.episode_id.in_(ids)).group_by(Step.episode_id, ActionBox.label))
+        for episode_id, label, n in rows:
+            counts[episode_id][label] = n
+    states = work_states.states_of(session, ids, annotator)
+    return [(e.id, e.key, e.goal, e.scenario, e.review_status, counts[e.id], *states[e.id]) for e in episodes]
+
+
+def annotators(session: Session) -> list[str]:
+    """Everyone who was given or marked work in this project."""
+    return list(session.execute(select(Assignment.annotator).distinct().order_by(Assignment.annotator)).scalars())
 
 
 def episode_ids(session: Session, flt: EpisodeFilter = EpisodeFilter()) -> list[int]:

@@ -22,19 +22,22 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy import func, select
 
-from desktop_app.store.models import EPISODE_REVIEW_STATUSES, ActionBox, Episode, Run, Step
+from desktop_app.store.models import EPISODE_REVIEW_STATUSES, Episode, Run
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes
+from desktop_app.store.queries import EpisodeFilter, annotators, count_episodes, episode_rows
+from desktop_app.store.work_states import STATES
 
 PAGE = 200
 MAX_PAGES = 64
-COLUMNS = ("Id", "Goal", "Scenario", "Status", "Actions")
+COLUMNS = ("Id", "Goal", "Scenario", "Status", "Actions", "State")
+STATE_MARKS = {"to do": "○ to do", "unlabelled": "○ unlabelled", "in progress": "◐ in progress", "done": "● done", "skipped": "⊘ skipped"}
 
 
 class EpisodeTableModel(QAbstractTableModel):
-    def __init__(self, project: Project, parent=None):
+    def __init__(self, project: Project, parent=None, annotator: str | None = None):
         super().__init__(parent)
         self.project = project
+        self.annotator = annotator  # whose annotation state the State column shows
         self.filter = EpisodeFilter()
         self._count = 0
         self._pages: OrderedDict[int, list[tuple]] = OrderedDict()
@@ -64,16 +67,7 @@ class EpisodeTableModel(QAbstractTableModel):
             self._pages.move_to_end(number)
             return page
         with self.project.reading() as s:
-            episodes = list_episodes(s, self.filter, number * PAGE, PAGE)
-            ids = [e.id for e in episodes]
-            counts: dict[int, dict[str, int]] = {i: {} for i in ids}
-            if ids:
-                rows = s.execute(select(Step.episode_id, ActionBox.label, func.count())
-                                 .join(ActionBox, ActionBox.step_id == Step.id)
-                                 .where(Step.episode_id.in_(ids)).group_by(Step.episode_id, ActionBox.label))
-                for episode_id, label, n in rows:
-                    counts[episode_id][label] = n
-        page = [(e.id, e.key, e.goal, e.scenario, e.review_status, counts[e.id]) for e in episodes]
+            page = episode_rows(s, self.filter, number * PAGE, PAGE, self.annotator)
         self._pages[number] = page
         while len(self._pages) > MAX_PAGES:
             self._pages.popitem(last=False)
@@ -118,8 +112,12 @@ class EpisodeTableModel(QAbstractTableModel):
         row = self.row_data(index.row())
         if row is None:
             return None
-        _, key, goal, scenario, status, counts = row
+        _, key, goal, scenario, status, counts, state, people = row
         column = index.column()
+        if column == 5:
+            if role == Qt.ToolTipRole:
+                return f"{state}" + (f" · {people}" if people else "")
+            return STATE_MARKS.get(state, state)
         if column == 4:
             text = " ".join(f"{counts.get(k, 0)}{k[0]}" for k in ("gold", "distracted", "other"))
             if role == Qt.ToolTipRole:
@@ -140,11 +138,12 @@ def outcome_of(key: str | None) -> tuple:
 class SampleBrowser(QWidget):
     episodeSelected = Signal(object)  # episode id or None
 
-    def __init__(self, project: Project, parent=None):
+    def __init__(self, project: Project, parent=None, annotator: str | None = None):
         super().__init__(parent)
         self.setObjectName("browser")
         self.project = project
-        self.model = EpisodeTableModel(project, self)
+        self.annotator = annotator
+        self.model = EpisodeTableModel(project, self, annotator)
 
         self.search = QLineEdit(placeholderText="Search goal or id...")
         self.search.setClearButtonEnabled(True)
@@ -154,6 +153,13 @@ class SampleBrowser(QWidget):
         self.split = QComboBox()
         self.outcome = QComboBox()
         self.outcome.setToolTip("Show only episodes where an agent run went a certain way")
+        self.work_state = QComboBox()
+        self.work_state.setToolTip("Where the annotation stands (yours, in a queue; everyone's otherwise)")
+        self.work_state.addItem("Any state", None)
+        for state in STATES:
+            self.work_state.addItem(state.capitalize(), state)
+        self.queue = QComboBox()
+        self.queue.setToolTip("Everyone's samples, or one annotator's queue (their blind copies included)")
         self.has.addItem("Any actions", None)
         for text, value in (("Has gold", "gold"), ("Has distracted", "distracted"), ("Has other", "other"),
                             ("Has boxes", True), ("No boxes", False)):
@@ -163,6 +169,7 @@ class SampleBrowser(QWidget):
             self.status.addItem(status.capitalize(), status)
         self.reload_choices()
         self.reload_outcomes()
+        self.reload_queues()
 
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -175,7 +182,7 @@ class SampleBrowser(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.Interactive)
         header.setStretchLastSection(False)
-        for column, width in enumerate((120, 190, 90, 70, 70)):
+        for column, width in enumerate((120, 190, 90, 70, 70, 90)):
             self.table.setColumnWidth(column, width)
         self.table.setFocusPolicy(Qt.ClickFocus)
         self.count_label = QLabel()
@@ -190,19 +197,23 @@ class SampleBrowser(QWidget):
             filters2.addWidget(widget)
         filters3 = QHBoxLayout()
         filters3.addWidget(self.outcome)
+        filters4 = QHBoxLayout()
+        for widget in (self.queue, self.work_state):
+            filters4.addWidget(widget)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.search)
         layout.addLayout(filters)
         layout.addLayout(filters2)
         layout.addLayout(filters3)
+        layout.addLayout(filters4)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count_label)
 
         self._debounce = QTimer(self, singleShot=True, interval=250)
         self._debounce.timeout.connect(self.apply_filter)
         self.search.textChanged.connect(self._debounce.start)
-        for combo in (self.scenario, self.status, self.has, self.split, self.outcome):
+        for combo in (self.scenario, self.status, self.has, self.split, self.outcome, self.queue, self.work_state):
             combo.currentIndexChanged.connect(self.apply_filter)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self._update_count()
@@ -241,6 +252,22 @@ class SampleBrowser(QWidget):
         self.outcome.setCurrentIndex(max(self.outcome.findData(current), 0))
         self.outcome.blockSignals(False)
 
+    def reload_queues(self) -> None:
+        """Everyone, my queue, and each annotator's queue (for a lead)."""
+        with self.project.reading() as s:
+            people = annotators(s)
+        current = self.queue.currentData()
+        self.queue.blockSignals(True)
+        self.queue.clear()
+        self.queue.addItem("Everyone's samples", None)
+        if self.annotator:
+            self.queue.addItem(f"My queue ({self.annotator})", self.annotator)
+        for name in people:
+            if name != self.annotator:
+                self.queue.addItem(f"{name}'s queue", name)
+        self.queue.setCurrentIndex(max(self.queue.findData(current), 0))
+        self.queue.blockSignals(False)
+
     def show_ids(self, ids: list[int], label: str) -> None:
         """Narrow the list to these episodes (a bar clicked in the dashboard)."""
         self.pinned = (tuple(ids), label)
@@ -258,6 +285,8 @@ class SampleBrowser(QWidget):
             text=self.search.text().strip(),
             outcome=outcome_of(self.outcome.currentData()),
             ids=pinned,
+            work_states=(self.work_state.currentData(),) if self.work_state.currentData() else (),
+            assignee=self.queue.currentData(),
         )
 
     def apply_filter(self) -> None:

@@ -23,6 +23,10 @@ NUDGE_ID = 1001
 
 
 class _Command(QUndoCommand):
+    # the edit raises the episode's version (store/edits.py): the workspace follows, so its next edit
+    # passes the version this one left and only a colleague's write in between is refused as stale
+    raises_version = True
+
     def __init__(self, ws: Workspace, text: str):
         super().__init__(text)
         self.ws = ws
@@ -34,6 +38,8 @@ class _Command(QUndoCommand):
         try:
             self.ws.ensure_current(self.episode_id, self.step_id)
             action()
+            if self.raises_version:
+                self.ws.version_raised()
         except Exception as exc:  # any failed write: tell the user, trust the database
             self.setObsolete(True)
             self.ws.report_failure(self.text(), exc)
@@ -49,16 +55,19 @@ class AddBoxes(_Command):
     def redo(self) -> None:
         def do():
             if self.saved is None:
-                boxes = edits.create_boxes(self.ws.project, self.step_id, self.values, self.ws.actor)
+                boxes = edits.create_boxes(self.ws.project, self.step_id, self.values, self.ws.actor,
+                    expected_version=self.ws.version)
             else:
-                boxes = edits.restore_boxes(self.ws.project, self.saved, self.ws.actor)
+                boxes = edits.restore_boxes(self.ws.project, self.saved, self.ws.actor,
+                    expected_version=self.ws.version)
             self.ids = [b.id for b in boxes]
             self.ws.boxes_put(boxes, select=True)
         self._run(do)
 
     def undo(self) -> None:
         def do():
-            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor)
+            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor,
+                    expected_version=self.ws.version)
             self.ws.boxes_removed(self.ids)
         self._run(do)
 
@@ -71,13 +80,15 @@ class DeleteBoxes(_Command):
 
     def redo(self) -> None:
         def do():
-            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor)
+            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor,
+                    expected_version=self.ws.version)
             self.ws.boxes_removed(self.ids)
         self._run(do)
 
     def undo(self) -> None:
         def do():
-            self.ws.boxes_put(edits.restore_boxes(self.ws.project, self.saved, self.ws.actor), select=True)
+            self.ws.boxes_put(edits.restore_boxes(self.ws.project, self.saved, self.ws.actor,
+                    expected_version=self.ws.version), select=True)
         self._run(do)
 
 
@@ -104,7 +115,8 @@ class ChangeBoxes(_Command):
 
     def _apply(self, which: int) -> None:
         def do():
-            boxes = edits.update_boxes(self.ws.project, [(c[0], c[which]) for c in self.changes], self.ws.actor)
+            boxes = edits.update_boxes(self.ws.project, [(c[0], c[which]) for c in self.changes], self.ws.actor,
+                    expected_version=self.ws.version)
             self.ws.boxes_put(boxes)
         self._run(do)
 
@@ -134,19 +146,23 @@ class _SetValues(_Command):
 
 class EditEpisode(_SetValues):
     def _write(self, values: dict) -> None:
-        self.ws.episode_put(edits.update_episode(self.ws.project, self.row_id, values, self.ws.actor))
+        self.ws.episode_put(edits.update_episode(self.ws.project, self.row_id, values, self.ws.actor,
+                    expected_version=self.ws.version))
 
 
 class EditStepMeta(_SetValues):
     """Keys of a step's meta set by hand (a completion label overridden); undo puts the old values back."""
 
     def _write(self, values: dict) -> None:
-        self.ws.step_meta_put(edits.update_step_meta(self.ws.project, self.row_id, values, self.ws.actor))
+        self.ws.step_meta_put(edits.update_step_meta(self.ws.project, self.row_id, values, self.ws.actor,
+                    expected_version=self.ws.version))
 
 
 class FlagTreeNode(_Command):
     """An annotator's correction of an accessibility-tree node (the dump's clickable flag is wrong);
     undo puts back the node's previous corrections."""
+
+    raises_version = False  # a tree's flags belong to the screen, not to the episode
 
     def __init__(self, ws: Workspace, tree_id: int, node_id: int, fixes: dict[str, str] | None, text: str):
         super().__init__(ws, text)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from desktop_app import api
 from desktop_app.evaluation.rescore import rescore
 from desktop_app.evaluation.step_predictions import step_prediction_rows
+from desktop_app.secrets import redact
 from desktop_app.settings import Settings, annotator_name, save_settings
 from desktop_app.store.models import ACTION_TYPES, LABELS
 from desktop_app.store.project import Project, ProjectError, is_project_folder
@@ -38,6 +39,7 @@ from desktop_app.ui.canvas.scene import AnnotationScene
 from desktop_app.ui.canvas.view import CanvasView
 from desktop_app.ui.capability_view import CapabilityView
 from desktop_app.ui.commands import NUDGE_ID
+from desktop_app.ui.connection_banner import ConnectionBanner
 from desktop_app.ui.eval.background import run_in_background
 from desktop_app.ui.eval.dashboard import DashboardWidget
 from desktop_app.ui.eval.prediction_layer import marks_from_rows
@@ -56,6 +58,7 @@ from desktop_app.ui.review_panel import ReviewPanel
 from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
 from desktop_app.ui.shortcuts import ACTIONS, NUDGES, WINDOW_GROUPS, keys_for, review_keys
 from desktop_app.ui.task_panel import TaskPanel
+from desktop_app.ui.team_menu import TeamWiring
 from desktop_app.ui.theme import apply_theme
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
 from desktop_app.ui.vaf.window import VafWindow
@@ -124,6 +127,9 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(centre)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        self.connection_banner = ConnectionBanner(self)
+        self.connection_banner.restored.connect(lambda: self.ws and self.ws.reload())
+        layout.addWidget(self.connection_banner)
         layout.addWidget(self.view, 1)
         layout.addLayout(self.filmstrip_host)
         self.setCentralWidget(centre)
@@ -224,6 +230,7 @@ class MainWindow(QMainWindow):
 
     # actions ----------------------------------------------------------------
     def _make_actions(self) -> None:
+        self.team = TeamWiring(self)
         handlers = {
             "file.open": self.choose_project, "file.new": self.new_project, "file.import": self.import_dialog,
             "file.export": self.export_dialog, "file.quit": self.close,
@@ -240,6 +247,8 @@ class MainWindow(QMainWindow):
             "nav.next": lambda: self.browser and self.browser.step(1),
             "nav.prev_step": lambda: self.go_step(-1), "nav.next_step": lambda: self.go_step(1),
             "nav.search": lambda: self.browser and self.browser.search.setFocus(),
+            "work.done": self.team.done_and_next, "work.skip": self.team.skip_and_next,
+            "work.reopen": self.team.reopen,
             "edit.snap": self.snap_selected, "ocr.toggle": self.toggle_suggestions,
             "ocr.run": lambda: self.ocr.run(refresh=True), "ocr.accept": self.accept_suggestions,
             "view.zoom_in": self.view.zoom_in, "view.zoom_out": self.view.zoom_out, "view.fit": self.view.fit,
@@ -296,6 +305,7 @@ class MainWindow(QMainWindow):
         menu = self.menuBar().addMenu("&File")
         for key in ("file.open", "file.new"):
             menu.addAction(a[key])
+        menu.addAction("Open project on a server…").triggered.connect(self.open_server_project)
         self.recent_menu = menu.addMenu("Recent projects")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         menu.addSeparator()
@@ -360,6 +370,7 @@ class MainWindow(QMainWindow):
         for key in ("review.accept", "review.reject", "review.edit", "review.apply", "review.regenerate",
                     "review.next", "review.prev"):
             menu.addAction(a[key])
+        self.team.add_menu(self.menuBar())
         menu = self.menuBar().addMenu("&Variants")  # page variants and browsing agents (VAF)
         self.variants_action = menu.addAction("Page variants…")
         self.variants_action.setToolTip("Restyle one item of a web page, verify the variants, see how browsing "
@@ -452,15 +463,16 @@ class MainWindow(QMainWindow):
 
     # projects ---------------------------------------------------------------
     def open_project(self, location: str | Path, media: str | None = None) -> bool:
+        media = media or self.settings.server_media.get(str(location))  # a server project from Recent
         try:
             project = Project.open(location, media)
         except (ProjectError, Exception) as exc:  # a bad folder or database must not take the window down
-            QMessageBox.warning(self, "Cannot open project", f"{location}\n\n{exc}")
+            QMessageBox.warning(self, "Cannot open project", redact(f"{location}\n\n{exc}"))
             return False
         self.close_project()
         self.project = project
         self.ws = Workspace(project, self.annotator_name(), self)
-        self.browser = SampleBrowser(project)
+        self.browser = SampleBrowser(project, annotator=self.ws.actor)
         self.properties = PropertiesPanel(self.ws, self.settings.palette)
         self.filmstrip = Filmstrip(self.ws)
         self.left_tabs.insertTab(0, self.browser, "Samples")
@@ -474,7 +486,9 @@ class MainWindow(QMainWindow):
         self.ws.written.connect(lambda: self._set_saved(True))
         self.ws.written.connect(self._after_write)
         self.ws.writeFailed.connect(self._write_failed)
+        self.ws.connectionLost.connect(lambda message: self.connection_banner.lost(project, message))
         self.ws.navigated.connect(self.browser.select_episode)
+        self.ws.stateChanged.connect(lambda *_: self.browser and self.browser.reload_queues())
         self.ws.undo_stack.canUndoChanged.connect(self.actions_by_id["edit.undo"].setEnabled)
         self.ws.undo_stack.canRedoChanged.connect(self.actions_by_id["edit.redo"].setEnabled)
         self.actions_by_id["edit.undo"].setEnabled(False)
@@ -491,7 +505,9 @@ class MainWindow(QMainWindow):
         self.filmstrip.stepChosen.connect(self.ws.load_step)
         self.a11y.set_workspace(self.ws)
         self.task_panel.set_workspace(self.ws)
-        location = str(project.folder or project.url)
+        location = str(project.folder or project.url)  # a URL without its password (store/db.py)
+        if project.folder is None:
+            self.settings.server_media[location] = str(project.media.root)
         self.settings.add_recent(location)
         save_settings(self.settings)
         self.setWindowTitle(f"{project.name} - ScreenLab")
@@ -573,6 +589,9 @@ class MainWindow(QMainWindow):
         if self.project is None:
             return
         self.set_review_mode(False)
+        self.connection_banner.stop()
+        if self.ws is not None:
+            self.ws.end_visit()  # the time on the last screen counts too
         if self.runs is not None:
             self.runs.shutdown()
         for widget in (self.runs, self.dashboard, self.prediction_panel):
@@ -604,6 +623,13 @@ class MainWindow(QMainWindow):
         folder = QFileDialog.getExistingDirectory(self, "Open a ScreenLab project folder")
         if folder:
             self.open_project(folder)
+
+    def open_server_project(self) -> None:
+        from desktop_app.ui.server_dialog import ServerDialog
+
+        dialog = ServerDialog(self.settings, self)
+        dialog.chosen.connect(lambda url, media: self.open_project(url, media))
+        dialog.open()
 
     def new_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose an empty folder for the new project")

@@ -5,13 +5,16 @@ signals that keep the canvas, the properties panel and the browser in step.
 from __future__ import annotations
 
 import logging
+import time
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 from sqlmodel import select
 
+from desktop_app.store.edits import StaleEdit
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
-from desktop_app.store.project import Project
+from desktop_app.store.project import Project, is_connection_lost
+from desktop_app.teams import assignment
 from desktop_app.ui import commands
 
 log = logging.getLogger(__name__)
@@ -27,6 +30,8 @@ class Workspace(QObject):
     written = Signal()  # an edit reached the database
     treeFlagged = Signal(int, int, object)  # tree id, node id, its corrections now (None: none)
     stepChanged = Signal(object)  # a step whose meta was edited (the row as stored now)
+    connectionLost = Signal(str)  # the database server cannot be reached (the edit was not saved)
+    stateChanged = Signal(int, str)  # episode id, its annotation state for this annotator (todo, done, ...)
 
     def __init__(self, project: Project, actor: str, parent=None):
         super().__init__(parent)
@@ -38,16 +43,25 @@ class Workspace(QObject):
         self.step: Step | None = None
         self.screen: Screen | None = None
         self.boxes: dict[int, ActionBox] = {}
+        # the episode's version as loaded, raised by each of our own edits (optimistic versioning)
+        self.version: int | None = None
+        # this visit to the episode: when it began and whether anything was edited (time spent, states)
+        self._visit_started = time.monotonic()
+        self._visit_edited = False
 
     # loading ----------------------------------------------------------------
     def load_episode(self, episode_id: int | None, step_index: int = 0) -> None:
+        if self.episode is not None and self.episode.id != episode_id:
+            self.end_visit()
         if episode_id is None:
             self.episode, self.steps, self.step, self.screen, self.boxes = None, [], None, None, {}
+            self.version = None
             self.stepLoaded.emit()
             return
         with self.project.reading() as s:
             self.episode = s.get(Episode, episode_id)
             self.steps = list(s.exec(select(Step).where(Step.episode_id == episode_id).order_by(Step.index)))
+        self.version = self.episode.version if self.episode is not None else None
         self.load_step(min(step_index, max(len(self.steps) - 1, 0)))
 
     def load_step(self, index: int) -> None:
@@ -110,10 +124,54 @@ class Workspace(QObject):
         self.treeFlagged.emit(tree_id, node_id, fixes)
         self.written.emit()
 
+    def version_raised(self) -> None:
+        self._visit_edited = True
+        if self.version is not None:
+            self.version += 1
+
     def report_failure(self, what: str, exc: Exception) -> None:
-        log.exception("write failed: %s", what)
-        self.writeFailed.emit(f"Could not save '{what}': {exc}. The screen shows what is stored.")
+        if isinstance(exc, StaleEdit):
+            # a colleague's change: ours was not written. The undo history was made against the screen
+            # as it was; after the reload it would undo the colleague's work, so it goes (after this
+            # command has left the stack's hands)
+            log.info("stale edit refused: %s", exc)
+            self.writeFailed.emit(f"'{what}' was not saved: {exc}.")
+            QTimer.singleShot(0, self.undo_stack.clear)
+        elif is_connection_lost(exc):
+            log.warning("connection lost: %s: %s", what, exc)
+            self.writeFailed.emit(f"Could not save '{what}': the database server cannot be reached.")
+            self.connectionLost.emit(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+            return  # nothing to reload from; the banner reloads when the server is back
+        else:
+            log.exception("write failed: %s", what)
+            self.writeFailed.emit(f"Could not save '{what}': {exc}. The screen shows what is stored.")
         self.reload()
+
+    # annotation work: states and time ------------------------------------------
+    def end_visit(self) -> None:
+        """The annotator leaves the episode: its time (and whether they edited) goes to their row."""
+        if self.episode is None:
+            return
+        seconds = time.monotonic() - self._visit_started
+        edited, self._visit_edited, self._visit_started = self._visit_edited, False, time.monotonic()
+        try:
+            assignment.note_work(self.project, self.episode.id, seconds, edited, self.actor)
+        except Exception:  # time spent is a statistic: never block moving on over it
+            log.warning("could not record time spent on episode %s", self.episode.id, exc_info=True)
+
+    def mark(self, state: str, reason: str = "") -> bool:
+        """Mark the current episode done / skipped / in progress for this annotator; False (and a message)
+        when it could not be stored."""
+        if self.episode is None:
+            return False
+        try:
+            self.end_visit()
+            assignment.set_state(self.project, self.episode.id, state, self.actor, reason)
+        except Exception as exc:
+            self.writeFailed.emit(f"Could not mark the screen {state}: {exc}")
+            return False
+        self.stateChanged.emit(self.episode.id, state)
+        return True
 
     # edits (each one an undoable command) -------------------------------------
     def add_boxes(self, values: list[dict], text: str = "Add box") -> None:

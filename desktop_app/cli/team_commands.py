@@ -1,0 +1,183 @@
+"""`screenlab team ...`: a team on one shared project (PostgreSQL, or one SQLite file for one person):
+who labels what, states, progress, agreement between double annotations and the lead's adjudication.
+Who you are comes from SCREENLAB_USER (or your login name), as in every edit's audit entry."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def cmd_team(args) -> int:
+    from desktop_app.cli.common import open_project, said_in_one_line
+
+    def run(a):
+        with open_project(a) as project:
+            return a.team_func(project, a)
+    return said_in_one_line(run, args)
+
+
+def _episode_id(project, ref: str) -> int:
+    from sqlalchemy import select
+
+    from desktop_app.store.models import Episode
+
+    with project.reading() as s:
+        found = s.execute(select(Episode.id).where(Episode.key == ref)).scalar_one_or_none()
+    if found is None and ref.isdigit():
+        found = int(ref)
+    if found is None:
+        raise ValueError(f"no episode with key or id '{ref}'")
+    return found
+
+
+def cmd_assign(project, args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import filter_of
+
+    report = api.assign(project, args.annotators, filter_of(args), args.overlap, args.limit, args.seed)
+    print(f"{report.samples} samples given out ({report.double} to two annotators, blind); "
+          f"{report.already_assigned} already had someone")
+    for name, n in report.per_annotator.items():
+        print(f"  {name:<20} {n}")
+    return 0
+
+
+def cmd_queue(project, args) -> int:
+    from desktop_app import api
+    from desktop_app.store.audit import current_actor
+
+    who = args.annotator or current_actor()
+    rows = api.queue(project, who, tuple(args.state or ()), limit=args.limit)
+    shown = api.states(project, [e.id for e in rows], who)
+    for e in rows:
+        print(f"{e.id:>7}  {shown[e.id][0]:<12} {e.key[:40]:<40} {e.goal[:60]}")
+    print(f"{len(rows)} in {who}'s queue" + (f" ({', '.join(args.state)})" if args.state else ""))
+    return 0
+
+
+def cmd_state(project, args) -> int:
+    from desktop_app import api
+
+    for ref in args.episodes:
+        row = api.set_state(project, _episode_id(project, ref), args.state, args.reason, args.annotator)
+        print(f"{ref}: {row.state} ({row.annotator})")
+    return 0
+
+
+def cmd_progress(project, args) -> int:
+    from desktop_app import api
+
+    rows = api.progress(project)
+    if args.json:
+        print(json.dumps([{**r.__dict__, "finished_share": r.finished_share} for r in rows], indent=1))
+        return 0
+    print(f"{'annotator':<20} {'assigned':>8} {'todo':>6} {'started':>7} {'done':>6} {'skipped':>7} "
+          f"{'double':>6} {'hours':>6} {'median s/done':>13}")
+    for r in rows:
+        median = f"{r.median_s_per_done:.0f}" if r.median_s_per_done is not None else "-"
+        print(f"{r.annotator:<20} {r.assigned:>8} {r.todo:>6} {r.in_progress:>7} {r.done:>6} {r.skipped:>7} "
+              f"{r.double:>6} {r.seconds / 3600:>6.2f} {median:>13}")
+    waiting = api.awaiting_adjudication(project)
+    print(f"{len(waiting)} double-annotated samples wait for adjudication")
+    return 0
+
+
+def _f(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def cmd_agreement(project, args) -> int:
+    from desktop_app import api
+
+    result = api.team_agreement(project, threshold=args.iou)
+    if args.json:
+        pairs = [{**p.__dict__, "confusion": {f"{a}|{b}": n for (a, b), n in p.confusion.items()}}
+                 for p in result["pairs"]]
+        print(json.dumps({**result, "pairs": pairs}, indent=1, default=str))
+        return 0
+    print(f"{result['samples']} double-annotated samples; boxes matched at IoU >= {args.iou}")
+    for p in result["pairs"]:
+        print(f"{p.annotator_a} / {p.annotator_b}: {p.screens} screens, {p.matched} boxes matched, "
+              f"unmatched {p.unmatched_a} / {p.unmatched_b}, box F1 {_f(p.box_f1)}, "
+              f"label agreement {_f(p.observed)}, Cohen's kappa {_f(p.kappa)}")
+        for label, row in p.per_label.items():
+            print(f"    {label:<11} {row['a']:>4} / {row['b']:<4} agree {row['agree']:>4}  "
+                  f"specific {_f(row['specific_agreement'])}  kappa {_f(row['kappa'])}")
+    fleiss = result["fleiss"]
+    print(f"Fleiss' kappa {_f(fleiss['kappa'])} over {fleiss['items']} boxes with {fleiss['raters']} raters each")
+    return 0
+
+
+def cmd_versions(project, args) -> int:
+    from desktop_app import api
+
+    for v in api.versions(project, _episode_id(project, args.episode)):
+        print(f"{v.annotator} ({v.state}, copy {v.copy_id}):")
+        for index, boxes in sorted(v.boxes.items()):
+            for b in boxes:
+                where = "no box" if b.x1 is None else f"[{b.x1:.0f}, {b.y1:.0f}, {b.x2:.0f}, {b.y2:.0f}]"
+                print(f"  step {index}  box {b.id:>6}  {b.label:<10} {where}  {b.element_text[:40]}")
+    return 0
+
+
+def cmd_adjudicate(project, args) -> int:
+    from desktop_app import api
+
+    if bool(args.take) == bool(args.boxes):
+        print("error: give --take ANNOTATOR or --boxes ID,ID,...", file=sys.stderr)
+        return 2
+    boxes = [int(b) for b in args.boxes.split(",") if b.strip()] if args.boxes else None
+    row = api.adjudicate(project, _episode_id(project, args.episode), args.take, boxes)
+    print(f"{args.episode}: adjudicated by {row.lead}: {json.dumps(row.choice)}")
+    return 0
+
+
+def add_commands(sub, add_project) -> None:
+    from desktop_app.cli.common import add_filters
+    from desktop_app.store.work_states import STATES
+
+    team = sub.add_parser("team", help="a team on one project: assign, states, progress, agreement, adjudicate")
+    tsub = team.add_subparsers(dest="team_command", required=True)
+    team.set_defaults(func=cmd_team)
+    p = tsub.add_parser("assign", help="give samples nobody has yet to annotators, in turn")
+    add_project(p)
+    p.add_argument("annotators", type=lambda v: [x for x in v.split(",") if x.strip()],
+                   help="names, comma-separated")
+    p.add_argument("--overlap", type=float, default=0.0, help="share (0..1) labelled by two, blind")
+    p.add_argument("--limit", type=int, help="give out at most this many samples")
+    p.add_argument("--seed", type=int, default=0, help="which samples fall in the overlap")
+    add_filters(p)
+    p.set_defaults(team_func=cmd_assign)
+    p = tsub.add_parser("queue", help="an annotator's work (default: yours) and its states")
+    add_project(p)
+    p.add_argument("--annotator")
+    p.add_argument("--state", action="append", choices=STATES)
+    p.add_argument("--limit", type=int, default=100)
+    p.set_defaults(team_func=cmd_queue)
+    p = tsub.add_parser("state", help="mark samples done, skipped (with --reason), in_progress or todo")
+    add_project(p)
+    p.add_argument("state", choices=("done", "skipped", "in_progress", "todo"))
+    p.add_argument("episodes", nargs="+", help="episode keys or ids (your copy's key on a double annotation)")
+    p.add_argument("--reason", default="")
+    p.add_argument("--annotator", help="on behalf of (default: you)")
+    p.set_defaults(team_func=cmd_state)
+    p = tsub.add_parser("progress", help="per annotator: assigned, done, skipped, time spent")
+    add_project(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(team_func=cmd_progress)
+    p = tsub.add_parser("agreement", help="box and label agreement on double-annotated samples")
+    add_project(p)
+    p.add_argument("--iou", type=float, default=0.5, help="boxes match at this IoU or more")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(team_func=cmd_agreement)
+    p = tsub.add_parser("versions", help="each annotator's boxes on a double-annotated sample (once all done)")
+    add_project(p)
+    p.add_argument("episode", help="the sample's key or id")
+    p.set_defaults(team_func=cmd_versions)
+    p = tsub.add_parser("adjudicate", help="make one version (or picked boxes) the sample's labels")
+    add_project(p)
+    p.add_argument("episode", help="the sample's key or id")
+    p.add_argument("--take", metavar="ANNOTATOR", help="take this annotator's version whole")
+    p.add_argument("--boxes", metavar="IDS", help="or merge: box ids from `team versions`, comma-separated")
+    p.set_defaults(team_func=cmd_adjudicate)

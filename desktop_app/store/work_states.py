@@ -1,0 +1,125 @@
+"""Where the annotation of a sample stands: unlabelled, in progress, done or skipped.
+
+Stored per annotator (the assignment table); what a list shows is either one person's state (their own
+row, found through their private copy when they label blind) or the sample's state over everyone:
+
+- done: adjudicated, or someone labelling it in place marked it done;
+- skipped: else someone labelling it in place skipped it;
+- in progress: else someone started it (a copy counts here until adjudication), or it holds boxes;
+- to do: none of these, but it is in someone's queue;
+- unlabelled: none of these.
+
+Both the SQL filters and the per-row reading below follow these rules, so a list filtered by a state
+shows rows that say that state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import and_, exists, func, or_, select
+from sqlmodel import Session
+
+from desktop_app.store.models import ActionBox, Adjudication, Assignment, Episode, Step
+
+# "to do" is a sample given to someone and not started: theirs to label, though it may hold imported boxes
+STATES = ("to do", "unlabelled", "in progress", "done", "skipped")
+SHOWN = {"todo": "to do", "in_progress": "in progress", "done": "done", "skipped": "skipped"}
+# in one person's queue nothing is unlabelled but what they have not started
+STORED = {**{shown: stored for stored, shown in SHOWN.items()}, "unlabelled": "todo"}
+
+
+def work_episode():
+    """The episode an assignment's work happens on: the private copy, or the sample itself."""
+    return func.coalesce(Assignment.copy_id, Assignment.episode_id)
+
+
+def _row(*where):
+    return exists().where(*where)
+
+
+def _in_place(*states: str):
+    return _row(Assignment.episode_id == Episode.id, Assignment.copy_id.is_(None), Assignment.state.in_(states))
+
+
+def _own_copy(*states: str):
+    # a copy episode's own state is its annotator's row
+    return _row(Assignment.copy_id == Episode.id, Assignment.state.in_(states))
+
+
+def overall_clause(state: str):
+    """SQL: the episode is in `state` over everyone (the rules in the module docstring)."""
+    done = or_(_row(Adjudication.episode_id == Episode.id), _in_place("done"), _own_copy("done"))
+    skipped = or_(_in_place("skipped"), _own_copy("skipped"))
+    started = or_(_row(Assignment.episode_id == Episode.id, Assignment.state.in_(("in_progress", "done"))),
+                  _own_copy("in_progress"),
+                  _row(Step.episode_id == Episode.id, ActionBox.step_id == Step.id))
+    if state == "done":
+        return done
+    if state == "skipped":
+        return and_(~done, skipped)
+    if state == "in progress":
+        return and_(~done, ~skipped, started)
+    given = or_(_row(Assignment.episode_id == Episode.id), _own_copy("todo"))
+    if state == "to do":  # given to someone, nobody has started it
+        return and_(~done, ~skipped, ~started, given)
+    if state == "unlabelled":
+        return and_(~done, ~skipped, ~started, ~given)
+    raise ValueError(f"unknown annotation state '{state}' (one of {', '.join(STATES)})")
+
+
+def person_clause(annotator: str, states: Sequence[str]):
+    """SQL: the episode is in the annotator's queue and their row is in one of `states` (as shown)."""
+    stored = [STORED[s] for s in states if s in STORED]
+    unknown = [s for s in states if s not in STORED]
+    if unknown:
+        raise ValueError(f"unknown annotation state '{unknown[0]}' (one of {', '.join(STATES)})")
+    return _row(Assignment.annotator == annotator, work_episode() == Episode.id, Assignment.state.in_(stored))
+
+
+def queue_clause(annotator: str):
+    """SQL: the episode is work of this annotator (a sample labelled in place or their private copy)."""
+    return Episode.id.in_(select(work_episode()).where(Assignment.annotator == annotator))
+
+
+def states_of(session: Session, ids: Sequence[int], annotator: str | None = None) -> dict[int, tuple[str, str]]:
+    """Per episode id: (state as shown, who works on it); the annotator's own state where they have a row."""
+    if not ids:
+        return {}
+    ids = list(ids)
+    rows = session.execute(select(Assignment.episode_id, Assignment.copy_id, Assignment.annotator,
+                                  Assignment.state)
+                           .where(or_(Assignment.episode_id.in_(ids), Assignment.copy_id.in_(ids)))).all()
+    adjudicated = set(session.execute(select(Adjudication.episode_id)
+                                      .where(Adjudication.episode_id.in_(ids))).scalars())
+    boxed = set(session.execute(select(Step.episode_id).join(ActionBox, ActionBox.step_id == Step.id)
+                                .where(Step.episode_id.in_(ids)).distinct()).scalars())
+    by_episode: dict[int, list] = {}
+    for r in rows:  # grouped once: a page of 200 must not rescan every row per episode
+        by_episode.setdefault(r.episode_id, []).append(r)
+        if r.copy_id is not None and r.copy_id != r.episode_id:
+            by_episode.setdefault(r.copy_id, []).append(r)
+    out = {}
+    for episode_id in ids:
+        mine = by_episode.get(episode_id, [])
+        people = ", ".join(sorted({r.annotator for r in mine if r.episode_id == episode_id or r.copy_id}))
+        own = [r for r in mine if annotator and r.annotator == annotator]
+        if own:
+            out[episode_id] = (SHOWN[own[0].state], people)
+            continue
+        here = [r.state for r in mine if (r.copy_id is None and r.episode_id == episode_id)
+                or r.copy_id == episode_id]
+        started = any(r.state in ("in_progress", "done") for r in mine if r.episode_id == episode_id) or \
+            "in_progress" in here
+        if episode_id in adjudicated or "done" in here:
+            state = "done"
+        elif "skipped" in here:
+            state = "skipped"
+        elif started or episode_id in boxed:
+            state = "in progress"
+        elif mine:
+            state = "to do"
+        else:
+            state = "unlabelled"
+        out[episode_id] = (state, people)
+    return out

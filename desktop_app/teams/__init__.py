@@ -1,0 +1,1 @@
+"""Annotation teams: assignment, double annotation, agreement and adjudication."""

@@ -1,0 +1,94 @@
+"""File > Open project on a server: a PostgreSQL URL, its password for this session (optionally kept in
+the OS keyring, never in the settings or the project), and the shared media folder."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+)
+from sqlalchemy.engine import make_url
+
+from desktop_app.settings import Settings
+from desktop_app.store.db import store_password
+
+EXAMPLE = "postgresql+psycopg://ann@db.lab.example:5432/screens"
+
+
+class ServerDialog(QDialog):
+    chosen = Signal(str, str)  # the URL to open (with the password typed, for this session only), media
+
+    def __init__(self, settings: Settings, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Open a project on a server")
+        self.url = QLineEdit(placeholderText=EXAMPLE)
+        servers = [p for p in settings.recent_projects if "://" in p]
+        if servers:
+            self.url.setText(servers[0])
+        self.password = QLineEdit(echoMode=QLineEdit.Password,
+                                  placeholderText="leave empty to use the keyring or SCREENLAB_DB_PASSWORD")
+        self.remember = QCheckBox("Keep the password in the OS keyring")
+        self.media = QLineEdit(placeholderText="the team's shared media folder")
+        self.media.setText(settings.server_media.get(self.url.text().strip(), ""))
+        self.url.textChanged.connect(lambda text: self.media.setText(settings.server_media.get(text.strip(),
+                                                                                                 self.media.text())))
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        media_row = QHBoxLayout()
+        media_row.addWidget(self.media, 1)
+        media_row.addWidget(browse)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #d9534f")
+        self.error.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Server URL", self.url)
+        form.addRow("Password", self.password)
+        form.addRow("", self.remember)
+        form.addRow("Media folder", media_row)
+        buttons = QDialogButtonBox(QDialogButtonBox.Open | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self._open)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(QLabel("Your name in the team is the annotator name in Settings."))
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+        self.resize(560, self.sizeHint().height())
+
+    def _browse(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "The team's media folder")
+        if folder:
+            self.media.setText(folder)
+
+    def _open(self) -> None:
+        text, media = self.url.text().strip(), self.media.text().strip()
+        try:
+            url = make_url(text)
+        except Exception:
+            self.error.setText(f"Not a database URL. It looks like {EXAMPLE}")
+            return
+        if url.get_backend_name() != "postgresql":
+            self.error.setText(f"A server project is on PostgreSQL: {EXAMPLE}")
+            return
+        if not media:
+            self.error.setText("Choose the media folder the team shares (where the screenshots are).")
+            return
+        password = self.password.text()
+        if password and self.remember.isChecked():
+            try:
+                store_password(text, password)
+            except Exception as exc:  # no keyring here: the password still works for this session
+                self.error.setText(f"The keyring refused the password ({exc}); it is used for this session only.")
+        if password:
+            url = url.set(password=password)
+        self.chosen.emit(url.render_as_string(hide_password=False), media)
+        self.accept()
