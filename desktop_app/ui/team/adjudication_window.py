@@ -57,7 +57,7 @@ from desktop_app.teams.views import SampleHead, StepScreen, sample_heads, versio
 from desktop_app.ui.canvas.items import MissingImageItem
 from desktop_app.ui.palette import label_color
 from desktop_app.ui.plain import PlainLabel
-from desktop_app.ui.team.common import ERROR_COLOUR
+from desktop_app.ui.team.common import ERROR_COLOUR, RefreshedOnReshow
 
 HIT_SLACK_PX = 4  # a click this close outside a thin box still picks it
 NOTHING_WAITS = ("No sample waits for adjudication.\n\nA sample appears here once both of its annotators "
@@ -256,7 +256,7 @@ def _swatch(color: QColor) -> QIcon:
     return QIcon(pixmap)
 
 
-class AdjudicationWindow(QWidget):
+class AdjudicationWindow(RefreshedOnReshow, QWidget):
     """adjudicated(episode_id) after each decision that was stored."""
 
     adjudicated = Signal(int)
@@ -351,16 +351,7 @@ class AdjudicationWindow(QWidget):
                            ("Down", lambda: self.move(1)), ("Up", lambda: self.move(-1))):
             QShortcut(QKeySequence(keys), self, activated=slot)
         self.resize(1320, 820)
-        self._shown_before = False
         self.refresh()
-
-    def showEvent(self, event) -> None:
-        # the menu shows the same window again after a close: samples finished since then should be there
-        super().showEvent(event)
-        if not event.spontaneous():
-            if self._shown_before:
-                self.refresh()
-            self._shown_before = True
 
     # the list ----------------------------------------------------------------------------------
     def refresh(self) -> None:

@@ -74,3 +74,17 @@ def error_label() -> PlainLabel:
 def show_error(label: PlainLabel, message: str) -> None:
     label.setText(message)
     label.setVisible(bool(message))
+
+
+class RefreshedOnReshow:
+    """Mixin for a team window the menu shows again after a close: it reads the project again then, so it
+    never shows the morning's numbers. The class using it has `refresh()`."""
+
+    _shown_before = False
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not event.spontaneous():
+            if self._shown_before:
+                self.refresh()
+            self._shown_before = True

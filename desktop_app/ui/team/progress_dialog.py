@@ -27,7 +27,17 @@ from PySide6.QtWidgets import (
 from desktop_app import api
 from desktop_app.runs.text import NO_DATA, pct
 from desktop_app.store.project import Project
-from desktop_app.ui.team.common import LEFT, error_label, fill, fit_rows, item, num, show_error, table
+from desktop_app.ui.team.common import (
+    LEFT,
+    RefreshedOnReshow,
+    error_label,
+    fill,
+    fit_rows,
+    item,
+    num,
+    show_error,
+    table,
+)
 
 PROGRESS_COLUMNS = ("Annotator", "Assigned", "To do", "In progress", "Done", "Skipped", "Double", "Hours",
                     "Median s / done", "Finished")
@@ -59,7 +69,7 @@ def _headed(view, headers) -> None:
             view.horizontalHeaderItem(column).setToolTip(TIPS[header])
 
 
-class ProgressDialog(QDialog):
+class ProgressDialog(RefreshedOnReshow, QDialog):
     def __init__(self, project: Project, parent=None):
         super().__init__(parent)
         self.project = project
@@ -118,16 +128,8 @@ class ProgressDialog(QDialog):
         layout.addWidget(self.agreement_box, 1)
         layout.addWidget(buttons)
         self.resize(1100, 760)
-        self._shown_before = False
         self.refresh()
 
-    def showEvent(self, event) -> None:
-        # the menu shows the same dialog again after a close: it should not show this morning's numbers
-        super().showEvent(event)
-        if not event.spontaneous():
-            if self._shown_before:
-                self.refresh()
-            self._shown_before = True
 
     def refresh(self) -> None:
         """Read progress, the adjudication queue and agreement again; a failure is a red line."""
