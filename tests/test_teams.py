@@ -238,3 +238,28 @@ def test_the_team_flow_through_the_command_line_on_postgresql(pg_server, tmp_pat
                   .scalars()]
     project.close()
     assert labels == ["distracted"]
+
+
+def test_a_failed_import_leaves_a_server_project_exactly_as_it_was(any_project, tmp_path):
+    """All-or-nothing on both back ends: a bad line after good ones changes no row and no media file."""
+    import json
+
+    from desktop_app.formats.records import FormatError
+
+    from conftest import snapshot
+
+    make_image(tmp_path / "old" / "kept.png", color="purple")
+    import_path(any_project, tmp_path / "old", "images")
+    before = snapshot(any_project)
+    folder = tmp_path / "ed"
+    lines = []
+    for n in (1, 2):
+        make_image(folder / "images" / "popupbox_2b" / f"m{n}.png", size=(300, 200), color=(n * 40, 0, 0))
+        lines.append({"target": "popupbox_2b", "goal": f"goal {n}", "modified_file": f"m{n}.html",
+                      "label": {"gold": [["No thanks", [10, 10, 90, 40]]], "bad": [["Join", [100, 10, 190, 40]]]}})
+    lines[1]["label"]["gold"] = [["No thanks", [90, 10, 10, 40]]]  # x2 < x1
+    path = folder / "data.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    with pytest.raises(FormatError, match="line 2"):
+        import_path(any_project, path, "envdistraction")
+    assert snapshot(any_project) == before
