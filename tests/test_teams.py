@@ -263,3 +263,31 @@ def test_a_failed_import_leaves_a_server_project_exactly_as_it_was(any_project, 
     with pytest.raises(FormatError, match="line 2"):
         import_path(any_project, path, "envdistraction")
     assert snapshot(any_project) == before
+
+
+def test_time_spent_gives_up_quickly_behind_another_writer_and_the_connection_keeps_its_patience(project,
+                                                                                                   tmp_path):
+    """A long import in another process holds SQLite's write lock: the window's time-spent write gives up
+    (and is dropped) instead of freezing the window for the usual ten-second wait."""
+    import sqlite3
+
+    from sqlalchemy import text
+    from sqlalchemy.exc import OperationalError
+
+    make_image(tmp_path / "shots" / "a.png")
+    import_path(project, tmp_path / "shots", "images")
+    with project.reading() as s:
+        episode = list_episodes(s, EpisodeFilter(), 0, 1)[0]
+    assignment.assign(project, [episode.id], ["ann"], lead="lead")
+    other = sqlite3.connect(project.folder / "screenlab.sqlite", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # the other process's write lock
+    try:
+        with pytest.raises(OperationalError, match="locked"):
+            assignment.note_work(project, episode.id, 12.0, edited=True, annotator="ann", wait_s=0.2)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    with project.transaction() as s:  # every pooled connection is back to the usual patience
+        assert s.execute(text("PRAGMA busy_timeout")).scalar() == 10000
+    assignment.note_work(project, episode.id, 12.0, edited=True, annotator="ann", wait_s=0.2)
+    assert {p.annotator: p.seconds for p in progress.progress(project)} == {"ann": 12.0}

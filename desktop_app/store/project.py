@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
@@ -103,15 +104,24 @@ class Project:
 
     # -- database access -------------------------------------------------------
     @contextmanager
-    def transaction(self) -> Iterator[Session]:
-        """One unit of work: committed when the block ends, rolled back on error."""
+    def transaction(self, wait_s: float | None = None) -> Iterator[Session]:
+        """One unit of work: committed when the block ends, rolled back on error. `wait_s`: give up after
+        this long waiting for another writer's lock (a statistic written from the window must not freeze
+        it behind a long import), instead of the connection's usual patience."""
         with Session(self.engine, expire_on_commit=False) as session:
+            sqlite = self.url.startswith("sqlite")
+            if wait_s is not None:
+                ms = max(int(wait_s * 1000), 1)
+                session.execute(text(f"PRAGMA busy_timeout={ms}" if sqlite else f"SET LOCAL lock_timeout = {ms}"))
             try:
                 yield session
                 session.commit()
             except BaseException:
                 session.rollback()
                 raise
+            finally:
+                if wait_s is not None and sqlite:  # the pooled connection keeps its usual patience
+                    session.execute(text("PRAGMA busy_timeout=10000"))
 
     def retrying(self, fn, *args, patience_s: float = 900.0):
         """fn(self, *args), a short write, tried again while another process holds the database's write lock

@@ -131,12 +131,13 @@ def set_state(project: Project, episode_id: int, state: str, annotator: str | No
 
 
 def note_work(project: Project, episode_id: int, seconds: float, edited: bool,
-              annotator: str | None = None) -> Assignment | None:
+              annotator: str | None = None, wait_s: float | None = None) -> Assignment | None:
     """A visit to a screen ended: add its time (capped) to the annotator's row; an edit starts a sample
-    that was only assigned (todo -> in_progress). A visit without edits to a sample not theirs is not work."""
+    that was only assigned (todo -> in_progress). A visit without edits to a sample not theirs is not work.
+    `wait_s`: how long to wait for another writer's lock before giving up (the window passes a short one)."""
     annotator = annotator or audit.current_actor()
     seconds = max(0.0, min(float(seconds), MAX_VISIT_S))
-    with project.transaction() as s:
+    with project.transaction(wait_s) as s:
         row = row_of(s, episode_id, annotator)
         if row is None:
             if not edited:

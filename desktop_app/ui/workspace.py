@@ -155,8 +155,9 @@ class Workspace(QObject):
         seconds = time.monotonic() - self._visit_started
         edited, self._visit_edited, self._visit_started = self._visit_edited, False, time.monotonic()
         try:
-            assignment.note_work(self.project, self.episode.id, seconds, edited, self.actor)
-        except Exception:  # time spent is a statistic: never block moving on over it
+            assignment.note_work(self.project, self.episode.id, seconds, edited, self.actor, wait_s=0.3)
+        except Exception:  # time spent is a statistic: never block moving on over it (a long import
+            # elsewhere holding the write lock costs this visit's seconds, not a frozen window)
             log.warning("could not record time spent on episode %s", self.episode.id, exc_info=True)
 
     def mark(self, state: str, reason: str = "") -> bool:
