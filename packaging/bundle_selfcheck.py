@@ -74,6 +74,17 @@ def migrations() -> str:
     return f"head {head}; a new project migrates to it"
 
 
+@check("PostgreSQL driver")
+def postgres_driver() -> str:
+    # team projects live on PostgreSQL; SQLAlchemy imports the driver by name, which a bundle can miss
+    import psycopg
+    from sqlalchemy.dialects.postgresql import psycopg as dialect  # noqa: F401
+
+    if psycopg.pq.__impl__ not in ("binary", "c"):
+        raise AssertionError(f"psycopg runs its {psycopg.pq.__impl__} implementation (needs a libpq)")
+    return f"psycopg {psycopg.__version__} ({psycopg.pq.__impl__}, libpq {psycopg.pq.version()})"
+
+
 @check("jinja templates")
 def templates() -> str:
     import random
