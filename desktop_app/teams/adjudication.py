@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlmodel import Session
 
 from desktop_app.store import audit, edits
-from desktop_app.store.models import ActionBox, Adjudication, Assignment, Episode, Step
+from desktop_app.store.models import ActionBox, Adjudication, Assignment, Step
 from desktop_app.store.project import Project
 from desktop_app.teams import agreement
 from desktop_app.teams.agreement import Box
@@ -127,14 +127,3 @@ def adjudicate(project: Project, episode_id: int, take: str | None = None, boxes
                                                               "written": len(picked)}, lead)
     return row
 
-
-def adjudication_of(project: Project, episode_id: int) -> Adjudication | None:
-    with project.reading() as s:
-        return s.execute(select(Adjudication).where(Adjudication.episode_id == episode_id)).scalars().first()
-
-
-def sample_of(project: Project, copy_id: int) -> Episode | None:
-    """The sample a private copy belongs to."""
-    with project.reading() as s:
-        row = s.execute(select(Assignment).where(Assignment.copy_id == copy_id)).scalars().first()
-        return s.get(Episode, row.episode_id) if row else None

@@ -153,19 +153,3 @@ def note_work(project: Project, episode_id: int, seconds: float, edited: bool,
         s.add(row)
     return row
 
-
-def unassign(project: Project, episode_ids_: list[int], annotator: str, lead: str | None = None) -> int:
-    """Take samples back from an annotator who has not finished them (their copies go with them)."""
-    lead = lead or audit.current_actor()
-    removed = 0
-    with project.transaction() as s:
-        rows = s.execute(select(Assignment).where(Assignment.annotator == annotator,
-                                                  Assignment.episode_id.in_(episode_ids_),
-                                                  Assignment.state.in_(("todo", "in_progress")))).scalars().all()
-        for row in rows:
-            if row.copy_id is not None:
-                s.delete(s.get(Episode, row.copy_id))
-            s.delete(row)
-            removed += 1
-        audit.record(s, "unassign", "assignment", None, {"annotator": annotator, "samples": removed}, lead)
-    return removed

@@ -55,19 +55,16 @@ class AddBoxes(_Command):
     def redo(self) -> None:
         def do():
             if self.saved is None:
-                boxes = edits.create_boxes(self.ws.project, self.step_id, self.values, self.ws.actor,
-                    expected_version=self.ws.version)
+                boxes = edits.create_boxes(self.ws.project, self.step_id, self.values, self.ws.actor, expected_version=self.ws.version)
             else:
-                boxes = edits.restore_boxes(self.ws.project, self.saved, self.ws.actor,
-                    expected_version=self.ws.version)
+                boxes = edits.restore_boxes(self.ws.project, self.saved, self.ws.actor, expected_version=self.ws.version)
             self.ids = [b.id for b in boxes]
             self.ws.boxes_put(boxes, select=True)
         self._run(do)
 
     def undo(self) -> None:
         def do():
-            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor,
-                    expected_version=self.ws.version)
+            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor, expected_version=self.ws.version)
             self.ws.boxes_removed(self.ids)
         self._run(do)
 
@@ -80,15 +77,13 @@ class DeleteBoxes(_Command):
 
     def redo(self) -> None:
         def do():
-            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor,
-                    expected_version=self.ws.version)
+            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor, expected_version=self.ws.version)
             self.ws.boxes_removed(self.ids)
         self._run(do)
 
     def undo(self) -> None:
         def do():
-            self.ws.boxes_put(edits.restore_boxes(self.ws.project, self.saved, self.ws.actor,
-                    expected_version=self.ws.version), select=True)
+            self.ws.boxes_put(edits.restore_boxes(self.ws.project, self.saved, self.ws.actor, expected_version=self.ws.version), select=True)
         self._run(do)
 
 
@@ -115,8 +110,7 @@ class ChangeBoxes(_Command):
 
     def _apply(self, which: int) -> None:
         def do():
-            boxes = edits.update_boxes(self.ws.project, [(c[0], c[which]) for c in self.changes], self.ws.actor,
-                    expected_version=self.ws.version)
+            boxes = edits.update_boxes(self.ws.project, [(c[0], c[which]) for c in self.changes], self.ws.actor, expected_version=self.ws.version)
             self.ws.boxes_put(boxes)
         self._run(do)
 
@@ -146,16 +140,14 @@ class _SetValues(_Command):
 
 class EditEpisode(_SetValues):
     def _write(self, values: dict) -> None:
-        self.ws.episode_put(edits.update_episode(self.ws.project, self.row_id, values, self.ws.actor,
-                    expected_version=self.ws.version))
+        self.ws.episode_put(edits.update_episode(self.ws.project, self.row_id, values, self.ws.actor, expected_version=self.ws.version))
 
 
 class EditStepMeta(_SetValues):
     """Keys of a step's meta set by hand (a completion label overridden); undo puts the old values back."""
 
     def _write(self, values: dict) -> None:
-        self.ws.step_meta_put(edits.update_step_meta(self.ws.project, self.row_id, values, self.ws.actor,
-                    expected_version=self.ws.version))
+        self.ws.step_meta_put(edits.update_step_meta(self.ws.project, self.row_id, values, self.ws.actor, expected_version=self.ws.version))
 
 
 class FlagTreeNode(_Command):

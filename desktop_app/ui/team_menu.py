@@ -27,10 +27,11 @@ class TeamWiring(QObject):
         browser = self.window.browser
         if browser is None:
             return
-        row = browser.current_row()
-        browser.refresh()  # a state filter may drop the row just marked: stay at the same position
-        browser.select_row(row if browser.model.rowCount() and row >= 0 and
-                           browser.model.episode_id_at(row) != self.window.ws.episode.id else row + 1)
+        row, marked = browser.current_row(), self.window.ws.episode.id
+        browser.refresh()
+        # a state filter may have dropped the marked row: then the next one already stands at its place
+        still_there = browser.model.episode_id_at(row) == marked
+        browser.select_row(row + 1 if still_there else row)
 
     def done_and_next(self) -> None:
         ws = self.window.ws
