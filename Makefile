@@ -33,6 +33,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/judge_labelling.py
 	$(BIN)/python benchmarks/a11y_tree.py
 	$(BIN)/python benchmarks/teams_postgres.py
+	$(BIN)/python benchmarks/media_in_database.py
 
 demo: $(BIN)/.installed
 	$(BIN)/python datasets/build_demo.py

@@ -123,8 +123,10 @@ def open_project(location: str | Path, media: str | Path | None = None) -> Proje
     return Project.open(location, media)
 
 
-def init_project(location: str | Path, media: str | Path | None = None) -> Project:
-    return Project.init(location, media)
+def init_project(location: str | Path, media: str | Path | None = None, media_in_database: bool = False) -> Project:
+    """A new project: a folder, or a database URL with the team's media folder, or with its images kept in the
+    database (`media_in_database=True`; `media` is then where this machine caches them)."""
+    return Project.init(location, media, media_in_database=media_in_database)
 
 
 def import_data(project: Project, path: str | Path, format: str, images: str | Path | None = None,

@@ -5,6 +5,7 @@ import struct
 import zlib
 
 import pytest
+from pg_server import PASSWORD
 
 from desktop_app.cli.main import main
 from desktop_app.formats.transfer import import_path
@@ -13,11 +14,13 @@ from conftest import make_image, snapshot
 
 
 @pytest.fixture
-def populated(project, tmp_path):
-    """A project that already holds work, so 'unchanged' means something."""
+def populated(any_project, tmp_path, monkeypatch):
+    """A project that already holds work, so 'unchanged' means something; on SQLite and on PostgreSQL (the
+    command line then gets the server's password from the environment, as a team member's would)."""
+    monkeypatch.setenv("SCREENLAB_DB_PASSWORD", PASSWORD)
     make_image(tmp_path / "existing" / "old.png", color="purple")
-    import_path(project, tmp_path / "existing", "images")
-    return project
+    import_path(any_project, tmp_path / "existing", "images")
+    return any_project
 
 
 def _good_line(tmp_path, n, **label):
@@ -28,7 +31,8 @@ def _good_line(tmp_path, n, **label):
 
 def _run_import(project, path, fmt, capsys, *extra):
     before = snapshot(project)
-    code = main(["import", str(project.folder), str(path), "--format", fmt, "--quiet", *extra])
+    where = [str(project.folder)] if project.folder else [project.url, "--media", str(project.media.root)]
+    code = main(["import", *where, str(path), "--format", fmt, "--quiet", *extra])
     err = capsys.readouterr().err
     assert code == 2, err
     assert snapshot(project) == before, "a failed import changed the project"

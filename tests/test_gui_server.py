@@ -94,3 +94,41 @@ def test_open_on_a_server_and_survive_the_server_going_away(qtbot, own_server, t
     assert "All changes saved" in window.saved_label.text(), window.statusBar().currentMessage()
     assert _box_count(url, media) == 2
     window.close_project()
+
+
+def test_create_a_server_project_with_its_images_in_the_database(qtbot, pg_server, tmp_path, monkeypatch):
+    """The lead creates the project from the window (no shared folder), and the screens imported into it
+    show on the canvas of a window on another machine that was given no media folder."""
+    from desktop_app.ui.canvas.scene import ImageItem
+    from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.server_dialog import ServerDialog
+
+    monkeypatch.setenv("SCREENLAB_DATA_DIR", str(tmp_path / "lead-machine"))
+    url = pg_server.new_database()
+    settings = Settings(annotator="lead", show_suggestions=False)
+    window = MainWindow(settings)
+    qtbot.addWidget(window)
+    window.open_server_project()
+    dialog = window.findChild(ServerDialog)
+    dialog.url.setText(url)
+    dialog.media.clear()
+    assert not dialog.in_database.isEnabled()
+    dialog.create.click()
+    dialog.in_database.click()
+    assert dialog.open_button.text() == "Create"
+    dialog.open_button.click()
+    QApplication.processEvents()
+    assert window.project is not None and window.project.media.in_database
+    assert window.project.url not in settings.server_media  # nothing to remember: the project knows
+    window.close_project()
+
+    make_image(tmp_path / "shots" / "s0.png", size=(500, 400), color=(200, 30, 30))
+    with Project.open(url) as project:
+        import_path(project, tmp_path / "shots", "images")
+    monkeypatch.setenv("SCREENLAB_DATA_DIR", str(tmp_path / "ann-machine"))
+    other = MainWindow(Settings(annotator="ann", show_suggestions=False))
+    qtbot.addWidget(other)
+    assert other.open_project(url)
+    assert isinstance(other.scene.background, ImageItem)
+    assert other.scene.background.boundingRect().size().toSize().width() == 500
+    other.close_project()

@@ -9,7 +9,7 @@ from desktop_app.formats.transfer import import_path
 from desktop_app.store import audit, edits
 from desktop_app.store.models import ActionBox, Assignment, Episode, Step
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes
+from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes, project_counts
 from desktop_app.store.work_states import states_of
 from desktop_app.teams import adjudication, assignment, progress
 
@@ -144,6 +144,11 @@ def test_agreement_and_adjudication_on_the_overlap(team_project):
     # every version kept: the copies still hold their boxes
     assert len(adjudication.versions(project, one)[0].boxes[0]) == 2
     assert progress.awaiting_adjudication(project) == []
+    # the project's counts are its labels: the two adjudicated boxes, not the five in the copies
+    with project.reading() as s:
+        counts = project_counts(s)
+    assert (counts["episodes"], counts["actions"], counts["double_annotation_copies"]) == (10, 2, 4)
+    assert counts["actions_by_label"] == {"distracted": 1, "gold": 1}
 
 
 def test_a_stale_write_is_refused_and_names_who_changed_the_screen(team_project):

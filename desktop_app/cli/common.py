@@ -17,8 +17,10 @@ def csv_values(value: str) -> tuple[str, ...]:
 
 
 def add_project(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("project", help="project folder, or a database URL (then give --media)")
-    parser.add_argument("--media", metavar="DIR", help="media folder for a database-URL project")
+    parser.add_argument("project", help="project folder, or a database URL (then give --media, unless its images "
+                                        "are in the database)")
+    parser.add_argument("--media", metavar="DIR", help="media folder for a database-URL project (for one with its "
+                                                       "images in the database: where to cache them)")
 
 
 def add_filters(parser: argparse.ArgumentParser) -> None:

@@ -22,8 +22,9 @@ USER_ERRORS = (FormatError, ProjectError, SchemaTooNew, ProfileError)
 
 
 def cmd_init(args) -> int:
-    with Project.init(args.project, args.media) as project:
-        print(f"created project {project.folder or project.url}")
+    with Project.init(args.project, args.media, media_in_database=args.media_in_database) as project:
+        where = "in the database" if project.media.in_database else f"in {project.media.root}"
+        print(f"created project {project.folder or project.url} (images {where})")
     return 0
 
 
@@ -38,6 +39,8 @@ def cmd_info(args) -> int:
     print(f"project  {args.project}")
     for key in ("screens", "episodes", "steps", "actions", "actions_without_box"):
         print(f"{key.replace('_', ' '):<20} {counts[key]}")
+    if counts["double_annotation_copies"]:  # a team's private versions, not counted above
+        print(f"{'annotator copies':<20} {counts['double_annotation_copies']}")
     for key, title in (("episodes_by_scenario", "episodes by scenario"), ("episodes_by_split", "episodes by split"),
                        ("episodes_by_review_status", "episodes by review status"),
                        ("actions_by_label", "actions by label"), ("review_items_by_status", "review items")):
@@ -90,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("init", help="create an empty project")
     add_project(p)
+    p.add_argument("--media-in-database", action="store_true",
+                   help="keep the images in the project's database, not in a media folder (a team on a server "
+                        "with no shared folder); --media is then where this machine caches them")
     p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("info", help="counts by scenario, label and review status")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Iterator
@@ -12,6 +13,8 @@ LOCK_FILE = "LOCK"  # no extension: never mistaken for an image by a glob such a
 
 
 class MediaStore:
+    in_database = False  # the images are files here (media_db.DatabaseMedia keeps them in the database)
+
     def __init__(self, root: Path):
         self.root = Path(root)
 
@@ -45,35 +48,40 @@ class MediaStore:
     def remove(self, sha256: str, ext: str) -> None:
         self.path_for(sha256, ext).unlink(missing_ok=True)
 
-    @contextmanager
-    def locked(self) -> Iterator[None]:
+    def locked(self) -> contextlib.AbstractContextManager[None]:
         """Held, across processes, while an import commits rows that name files and while a failed import
         removes the files it added: two imports of the same images never lose a committed one's files."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / LOCK_FILE, "a+b") as fh:
-            if os.name == "nt":
-                import msvcrt
-
-                fh.seek(0)
-                while True:
-                    try:
-                        msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
-                        break
-                    except OSError:
-                        continue
-                try:
-                    yield
-                finally:
-                    fh.seek(0)
-                    msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(fh, fcntl.LOCK_EX)
-                try:
-                    yield
-                finally:
-                    fcntl.flock(fh, fcntl.LOCK_UN)
+        return file_lock(self.root / LOCK_FILE)
 
     def read(self, sha256: str, ext: str) -> bytes:
         return self.path_for(sha256, ext).read_bytes()
+
+
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on `path` between processes of this machine (or of machines sharing the folder)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as fh:
+        if os.name == "nt":
+            import msvcrt
+
+            fh.seek(0)
+            while True:
+                try:
+                    msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
+                    break
+                except OSError:
+                    continue
+            try:
+                yield
+            finally:
+                fh.seek(0)
+                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)

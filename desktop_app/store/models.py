@@ -10,7 +10,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, Column, ForeignKey, Index, Integer, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    CheckConstraint,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    UniqueConstraint,
+)
 from sqlmodel import Field, SQLModel
 
 from desktop_app.store.types import UTCDateTime, utcnow
@@ -421,4 +430,27 @@ class Adjudication(SQLModel, table=True):
                                              nullable=False, unique=True))
     lead: str = Field(default="", max_length=64)
     choice: dict = _json_column()  # {"take": annotator} or {"boxes": [copy box ids]}
+    created_at: datetime = _time_column()
+
+
+class ProjectSetting(SQLModel, table=True):
+    """A choice made for the whole project when it was created, read by everyone who opens it (e.g. whether
+    its images live in a folder or in the database: store/media_choice.py)."""
+
+    __tablename__ = "project_setting"
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str = Field(default="")
+
+
+class MediaBlob(SQLModel, table=True):
+    """An image kept inside the database (a project created with its media in the database): named by its
+    SHA-256 like a file of the media folder, so every row that names a screen finds it the same way."""
+
+    __tablename__ = "media_blob"
+
+    sha256: str = Field(primary_key=True, max_length=64)
+    ext: str = Field(max_length=8)
+    size: int
+    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
     created_at: datetime = _time_column()

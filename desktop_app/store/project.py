@@ -17,12 +17,15 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
-from desktop_app.store import migrate
+from desktop_app.store import media_choice, migrate
 from desktop_app.store.db import make_engine, public_url
 from desktop_app.store.media import LOCK_FILE, MediaStore
+from desktop_app.store.media_db import DatabaseMedia
 
 DB_FILE = "screenlab.sqlite"
 MEDIA_DIR = "media"
+NEEDS_MEDIA = ("a project on a database URL keeps its images in a folder the team shares: give it with --media DIR "
+               "(or create the project with --media-in-database to keep them in the database)")
 
 
 class ProjectError(RuntimeError):
@@ -38,10 +41,11 @@ def is_project_folder(path: Path) -> bool:
 
 
 class Project:
-    def __init__(self, url: str, media_root: Path, folder: Path | None = None):
+    def __init__(self, url: str, media_root: Path | None, folder: Path | None = None):
         self.url = public_url(url)  # never the password (store/db.py says where it comes from)
         self.folder = folder
-        self.media = MediaStore(media_root)
+        # the images: a folder, or the database (chosen at init; _choose_media sets it once the schema is known)
+        self.media: MediaStore | DatabaseMedia | None = MediaStore(media_root) if media_root else None
         self.engine: Engine = make_engine(url)
 
     def __repr__(self) -> str:
@@ -53,15 +57,20 @@ class Project:
 
     # -- creating and opening -------------------------------------------------
     @classmethod
-    def _at_url(cls, url: str | Path, media_root: str | Path | None) -> Project:
-        if media_root is None:
-            raise ProjectError("a database URL needs a media folder (--media DIR)")
-        return cls(str(url), Path(media_root))
+    def _located(cls, location: str | Path, media_root: str | Path | None) -> Project:
+        if is_url(location):
+            return cls(str(location), Path(media_root) if media_root else None)
+        folder = Path(location).expanduser().resolve()
+        return cls(f"sqlite:///{folder / DB_FILE}", Path(media_root or folder / MEDIA_DIR), folder)
 
     @classmethod
-    def init(cls, location: str | Path, media_root: str | Path | None = None) -> Project:
+    def init(cls, location: str | Path, media_root: str | Path | None = None,
+             media_in_database: bool = False) -> Project:
+        """A new, empty project. `media_in_database`: keep the images in the database rather than a folder
+        (a team on a server with no shared folder); `media_root` is then this machine's cache of them."""
         if is_url(location):
-            project = cls._at_url(location, media_root)
+            if media_root is None and not media_in_database:
+                raise ProjectError(NEEDS_MEDIA)
         else:
             folder = Path(location).expanduser().resolve()
             if is_project_folder(folder):
@@ -69,29 +78,47 @@ class Project:
             if folder.exists() and not folder.is_dir():
                 raise ProjectError(f"{folder} exists and is not a folder")
             folder.mkdir(parents=True, exist_ok=True)
-            project = cls(f"sqlite:///{folder / DB_FILE}", folder / MEDIA_DIR, folder)
-        project.media.root.mkdir(parents=True, exist_ok=True)
-        (project.media.root / LOCK_FILE).touch()  # imports lock it (MediaStore.locked)
-        migrate.upgrade(project.engine)
+        project = cls._located(location, media_root)
+        try:
+            migrate.upgrade(project.engine)
+            if media_choice.has_choice(project.engine):
+                raise ProjectError(f"{project.url} already holds a ScreenLab project; open it instead")
+            media_choice.record_choice(project.engine, media_choice.IN_DATABASE if media_in_database
+                                       else media_choice.IN_FOLDER)
+            project._choose_media(media_root)
+        except Exception:
+            project.close()
+            raise
+        if not project.media.in_database:
+            project.media.root.mkdir(parents=True, exist_ok=True)
+            (project.media.root / LOCK_FILE).touch()  # imports lock it (MediaStore.locked)
         return project
 
     @classmethod
     def open(cls, location: str | Path, media_root: str | Path | None = None) -> Project:
-        if is_url(location):
-            project = cls._at_url(location, media_root)
-        else:
+        if not is_url(location):
             folder = Path(location).expanduser().resolve()
             if not is_project_folder(folder):
                 raise ProjectError(
                     f"{folder} is not a ScreenLab project (no {DB_FILE}); create one with: screenlab init {folder}"
                 )
-            project = cls(f"sqlite:///{folder / DB_FILE}", Path(media_root or folder / MEDIA_DIR), folder)
+        project = cls._located(location, media_root)
         try:
             migrate.upgrade(project.engine)
+            project._choose_media(media_root)
         except Exception:
             project.close()
             raise
         return project
+
+    def _choose_media(self, media_root: str | Path | None) -> None:
+        """The store the project recorded at init. For images in the database, a media folder given is where
+        this machine caches them (default: one under the user's data folder)."""
+        if media_choice.stored_choice(self.engine) == media_choice.IN_DATABASE:
+            cache = Path(media_root) if media_root and is_url(self.url) else media_choice.cache_root(self.url)
+            self.media = DatabaseMedia(self.engine, cache)
+        elif self.media is None:
+            raise ProjectError(NEEDS_MEDIA)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -181,21 +181,26 @@ def _grouped(session: Session, column, *where) -> dict[str, int]:
 
 
 def project_counts(session: Session) -> dict:
-    """What `screenlab info` shows: totals and counts by scenario, label, review status."""
-    def total(model) -> int:
-        return session.execute(select(func.count()).select_from(model)).scalar_one()
+    """What `screenlab info` shows: totals and counts by scenario, label, review status. An annotator's
+    private copy of a double-annotated sample (teams/copies.py) is counted apart: its boxes are a version of
+    the sample's labels, not more labels."""
+    own = Episode.kind != "copy"
+    in_copy = select(Step.id).join(Episode, Episode.id == Step.episode_id).where(Episode.kind == "copy")
+
+    def count(model, *where) -> int:
+        return session.execute(select(func.count()).select_from(model).where(*where)).scalar_one()
 
     return {
-        "screens": total(Screen),
-        "episodes": total(Episode),
-        "steps": total(Step),
-        "actions": total(ActionBox),
-        "actions_without_box": session.execute(
-            select(func.count()).select_from(ActionBox).where(ActionBox.x1.is_(None))).scalar_one(),
-        "episodes_by_scenario": _grouped(session, Episode.scenario),
-        "episodes_by_split": _grouped(session, Episode.split),
-        "episodes_by_review_status": _grouped(session, Episode.review_status),
-        "actions_by_label": _grouped(session, ActionBox.label),
+        "screens": count(Screen),
+        "episodes": count(Episode, own),
+        "steps": count(Step, Step.id.not_in(in_copy)),
+        "actions": count(ActionBox, ActionBox.step_id.not_in(in_copy)),
+        "actions_without_box": count(ActionBox, ActionBox.x1.is_(None), ActionBox.step_id.not_in(in_copy)),
+        "double_annotation_copies": count(Episode, Episode.kind == "copy"),
+        "episodes_by_scenario": _grouped(session, Episode.scenario, own),
+        "episodes_by_split": _grouped(session, Episode.split, own),
+        "episodes_by_review_status": _grouped(session, Episode.review_status, own),
+        "actions_by_label": _grouped(session, ActionBox.label, ActionBox.step_id.not_in(in_copy)),
         "review_items_by_status": _grouped(session, ReviewItem.status),
     }
 

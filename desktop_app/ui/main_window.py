@@ -506,7 +506,7 @@ class MainWindow(QMainWindow):
         self.a11y.set_workspace(self.ws)
         self.task_panel.set_workspace(self.ws)
         location = str(project.folder or project.url)  # a URL without its password (store/db.py)
-        if project.folder is None:
+        if project.folder is None and not project.media.in_database:
             self.settings.server_media[location] = str(project.media.root)
         self.settings.add_recent(location)
         save_settings(self.settings)
@@ -629,7 +629,16 @@ class MainWindow(QMainWindow):
 
         dialog = ServerDialog(self.settings, self)
         dialog.chosen.connect(lambda url, media: self.open_project(url, media))
+        dialog.createRequested.connect(self.new_server_project)
         dialog.open()
+
+    def new_server_project(self, url: str, media: str, in_database: bool) -> None:
+        try:
+            Project.init(url, media or None, media_in_database=in_database).close()
+        except Exception as exc:  # a server that refuses, a database that already holds a project
+            QMessageBox.warning(self, "New project on a server", redact(str(exc)))
+            return
+        self.open_project(url, media or None)
 
     def new_project(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Choose an empty folder for the new project")
@@ -793,7 +802,8 @@ class MainWindow(QMainWindow):
         image = reader.read()
         reason = ""
         if image.isNull():
-            reason = (f"Image missing from the media folder:\n{path}" if not path.exists() else
+            where = "the project's database" if ws.project.media.in_database else f"the media folder:\n{path}"
+            reason = (f"Image missing from {where}" if not path.exists() else
                       f"Cannot read image {path.name}: {reader.errorString()}")
         self.scene.load(image if not image.isNull() else None, ws.screen.width, ws.screen.height,
                         list(ws.boxes.values()), reason)

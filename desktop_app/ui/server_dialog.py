@@ -1,5 +1,6 @@
 """File > Open project on a server: a PostgreSQL URL, its password for this session (optionally kept in
-the OS keyring, never in the settings or the project), and the shared media folder."""
+the OS keyring, never in the settings or the project), and the shared media folder. It also creates a new
+project on the server, with its images in the shared folder or in the database."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ EXAMPLE = "postgresql+psycopg://ann@db.lab.example:5432/screens"
 
 class ServerDialog(QDialog):
     chosen = Signal(str, str)  # the URL to open (with the password typed, for this session only), media
+    createRequested = Signal(str, str, bool)  # URL, media folder (or cache), images kept in the database
 
     def __init__(self, settings: Settings, parent=None):
         super().__init__(parent)
@@ -37,7 +39,8 @@ class ServerDialog(QDialog):
         self.password = QLineEdit(echoMode=QLineEdit.Password,
                                   placeholderText="leave empty to use the keyring or SCREENLAB_DB_PASSWORD")
         self.remember = QCheckBox("Keep the password in the OS keyring")
-        self.media = QLineEdit(placeholderText="the team's shared media folder")
+        self.media = QLineEdit(placeholderText="the team's shared media folder (none if the images are in the "
+                                               "database)")
         self.media.setText(settings.server_media.get(self.url.text().strip(), ""))
         self.url.textChanged.connect(lambda text: self.media.setText(settings.server_media.get(text.strip(),
                                                                                                  self.media.text())))
@@ -54,7 +57,14 @@ class ServerDialog(QDialog):
         form.addRow("Password", self.password)
         form.addRow("", self.remember)
         form.addRow("Media folder", media_row)
+        self.create = QCheckBox("Create a new project on this server")
+        self.in_database = QCheckBox("Keep its images in the database (for a team with no shared folder)")
+        self.in_database.setEnabled(False)
+        form.addRow("", self.create)
+        form.addRow("", self.in_database)
         buttons = QDialogButtonBox(QDialogButtonBox.Open | QDialogButtonBox.Cancel)
+        self.open_button = buttons.button(QDialogButtonBox.Open)
+        self.create.toggled.connect(self._create_toggled)
         buttons.accepted.connect(self._open)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -63,6 +73,10 @@ class ServerDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(buttons)
         self.resize(560, self.sizeHint().height())
+
+    def _create_toggled(self, on: bool) -> None:
+        self.in_database.setEnabled(on)
+        self.open_button.setText("Create" if on else "Open")
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "The team's media folder")
@@ -79,8 +93,10 @@ class ServerDialog(QDialog):
         if url.get_backend_name() != "postgresql":
             self.error.setText(f"A server project is on PostgreSQL: {EXAMPLE}")
             return
-        if not media:
-            self.error.setText("Choose the media folder the team shares (where the screenshots are).")
+        create, in_database = self.create.isChecked(), self.in_database.isChecked()
+        if create and not in_database and not media:
+            self.error.setText("Choose the media folder the team shares (where the screenshots go), or keep the "
+                               "images in the database.")
             return
         password = self.password.text()
         if password and self.remember.isChecked():
@@ -90,5 +106,8 @@ class ServerDialog(QDialog):
                 self.error.setText(f"The keyring refused the password ({exc}); it is used for this session only.")
         if password:
             url = url.set(password=password)
-        self.chosen.emit(url.render_as_string(hide_password=False), media)
+        if create:
+            self.createRequested.emit(url.render_as_string(hide_password=False), media, in_database)
+        else:
+            self.chosen.emit(url.render_as_string(hide_password=False), media)
         self.accept()
