@@ -74,7 +74,7 @@ def migrations() -> str:
     return f"head {head}; a new project migrates to it"
 
 
-@check("PostgreSQL driver", required=False)  # warn only until a release run has shown it in the bundle
+@check("PostgreSQL driver")  # a team project on a server needs it; the bundle run of 2026-11-24 showed it
 def postgres_driver() -> str:
     # team projects live on PostgreSQL; SQLAlchemy imports the driver by name, which a bundle can miss
     import psycopg
