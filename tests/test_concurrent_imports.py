@@ -26,15 +26,34 @@ def _dataset(folder, n: int, bad_last: bool = False):
     return folder / "episodes.jsonl"
 
 
+@pytest.fixture(params=["sqlite", "postgresql", "postgresql, images in the database"])
+def store(request, tmp_path):
+    """(location, media) of a new project on each back end, and on PostgreSQL with its images in the
+    database: two imports on two machines then share no folder and lock on the server."""
+    if request.param == "sqlite":
+        Project.init(tmp_path / "p").close()
+        return tmp_path / "p", None
+    url = request.getfixturevalue("pg_server").new_database()
+    in_database = request.param.endswith("database")
+    media = None if in_database else tmp_path / "media"
+    Project.init(url, media, media_in_database=in_database).close()
+    return url, media
+
+
+def _stored_images(project) -> list[tuple[str, str]]:
+    if project.media.in_database:
+        with project.reading() as s:
+            return [tuple(row) for row in s.execute(select(m.MediaBlob.sha256, m.MediaBlob.ext))]
+    return [(f.stem, f.suffix[1:]) for f in project.media.root.rglob("*.png")]
+
+
 def _missing_files(project) -> list[str]:
     with project.reading() as s:
         screens = s.execute(select(m.Screen.sha256, m.Screen.ext)).all()
     return [sha for sha, ext in screens if not project.media.has(sha, ext)]
 
 
-def test_a_failing_import_keeps_the_files_another_import_committed_meanwhile(tmp_path):
-    path = tmp_path / "p"
-    Project.init(path).close()
+def test_a_failing_import_keeps_the_files_another_import_committed_meanwhile(store, tmp_path):
     failing = _dataset(tmp_path / "a", 6, bad_last=True)
     good = _dataset(tmp_path / "b", 6)  # the same pictures (same colours, same sizes): the same files
     ran = []
@@ -42,25 +61,23 @@ def test_a_failing_import_keeps_the_files_another_import_committed_meanwhile(tmp
     def other_import_meanwhile(stage, done, total):
         if stage == "checking images" and done == 5 and not ran:  # A has copied 5 files, B runs whole
             ran.append(True)
-            with Project.open(path) as other:
+            with Project.open(*store) as other:
                 assert import_path(other, good, "screenlab").episodes == 6
 
-    with Project.open(path) as project:
+    with Project.open(*store) as project:
         with pytest.raises(FormatError, match="lies outside the 300x200 image"):
             import_path(project, failing, "screenlab", progress=other_import_meanwhile)
         assert ran and _missing_files(project) == []  # every committed screen still has its file
-        assert len(list(project.media.root.rglob("*.png"))) == 6
+        assert len(_stored_images(project)) == 6
 
 
-def test_an_import_puts_back_a_file_removed_between_its_check_and_its_commit(tmp_path):
-    path = tmp_path / "p"
-    Project.init(path).close()
+def test_an_import_puts_back_a_file_removed_between_its_check_and_its_commit(store, tmp_path):
     good = _dataset(tmp_path / "b", 3)
-    with Project.open(path) as project:
+    with Project.open(*store) as project:
         def a_failed_import_cleans_up(stage, done, total):
             if stage == "checking images" and done == total:  # checked and copied; not committed yet
-                for file in project.media.root.rglob("*.png"):
-                    file.unlink()
+                for sha, ext in _stored_images(project):
+                    project.media.remove(sha, ext)
 
         assert import_path(project, good, "screenlab", progress=a_failed_import_cleans_up).episodes == 3
         assert _missing_files(project) == []
