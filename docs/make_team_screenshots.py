@@ -1,6 +1,8 @@
 """docs/team-assign.png: the bundled demo's 28 samples given to three annotators, a quarter of them twice;
 docs/team-progress.png: their progress after a day's work, and how far they agree on the doubles;
-docs/team-adjudication.png: one double-annotated sample, the two versions side by side, two boxes picked.
+docs/team-adjudication.png: one double-annotated sample, the two versions side by side, two boxes picked;
+docs/team-new-server-project.png: File > Open project on a server, creating a project with its images in
+the database.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python docs/make_team_screenshots.py
 
@@ -29,11 +31,13 @@ from sqlalchemy import select  # noqa: E402
 from desktop_app import api  # noqa: E402
 from desktop_app.formats.transfer import import_path  # noqa: E402
 from desktop_app.paths import demo_dataset_dir  # noqa: E402
+from desktop_app.settings import Settings  # noqa: E402
 from desktop_app.store import edits  # noqa: E402
 from desktop_app.store.models import ActionBox, Step  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
 from desktop_app.teams import assignment  # noqa: E402
 from desktop_app.ui.app import application  # noqa: E402
+from desktop_app.ui.server_dialog import EXAMPLE, ServerDialog  # noqa: E402
 from desktop_app.ui.team.adjudication_window import AdjudicationWindow  # noqa: E402
 from desktop_app.ui.team.assign_dialog import AssignDialog  # noqa: E402
 from desktop_app.ui.team.progress_dialog import ProgressDialog  # noqa: E402
@@ -157,6 +161,14 @@ def main() -> None:
             window.toggle_box(box_id)
         shoot(window, "team-adjudication.png")
         window.close()
+
+    server = ServerDialog(Settings())
+    server.url.setText(EXAMPLE)
+    server.create.click()
+    server.in_database.click()
+    server.show()
+    shoot(server, "team-new-server-project.png")
+    server.close()
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from desktop_app.settings import Settings
 from desktop_app.store.db import store_password
 
 EXAMPLE = "postgresql+psycopg://ann@db.lab.example:5432/screens"
+SHARED_FOLDER = "the team's shared folder (empty if the images are in the database)"
 
 
 class ServerDialog(QDialog):
@@ -39,8 +40,9 @@ class ServerDialog(QDialog):
         self.password = QLineEdit(echoMode=QLineEdit.Password,
                                   placeholderText="leave empty to use the keyring or SCREENLAB_DB_PASSWORD")
         self.remember = QCheckBox("Keep the password in the OS keyring")
-        self.media = QLineEdit(placeholderText="the team's shared media folder (none if the images are in the "
-                                               "database)")
+        self.media = QLineEdit(placeholderText=SHARED_FOLDER)
+        self.media.setToolTip("Where the team's screenshots are. Leave it empty for a project that keeps its "
+                              "images in the database (this machine then caches them itself).")
         self.media.setText(settings.server_media.get(self.url.text().strip(), ""))
         self.url.textChanged.connect(lambda text: self.media.setText(settings.server_media.get(text.strip(),
                                                                                                  self.media.text())))
@@ -65,6 +67,7 @@ class ServerDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.Open | QDialogButtonBox.Cancel)
         self.open_button = buttons.button(QDialogButtonBox.Open)
         self.create.toggled.connect(self._create_toggled)
+        self.in_database.toggled.connect(self._in_database_toggled)
         buttons.accepted.connect(self._open)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -77,6 +80,12 @@ class ServerDialog(QDialog):
     def _create_toggled(self, on: bool) -> None:
         self.in_database.setEnabled(on)
         self.open_button.setText("Create" if on else "Open")
+        self._in_database_toggled()
+
+    def _in_database_toggled(self) -> None:
+        no_folder = self.in_database.isEnabled() and self.in_database.isChecked()
+        self.media.setEnabled(not no_folder)
+        self.media.setPlaceholderText("not needed: the images go in the database" if no_folder else SHARED_FOLDER)
 
     def _browse(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "The team's media folder")
@@ -94,6 +103,8 @@ class ServerDialog(QDialog):
             self.error.setText(f"A server project is on PostgreSQL: {EXAMPLE}")
             return
         create, in_database = self.create.isChecked(), self.in_database.isChecked()
+        if create and in_database:
+            media = ""  # no folder: this machine caches the images in its own data folder
         if create and not in_database and not media:
             self.error.setText("Choose the media folder the team shares (where the screenshots go), or keep the "
                                "images in the database.")
