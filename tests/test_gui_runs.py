@@ -139,7 +139,8 @@ def test_an_episode_run_from_the_panel_cancels_resumes_and_is_scored(qtbot, proj
         assert (run.status, run.executions, run.samples) == (RunState.DONE, 2, 6)
         verdicts = s.execute(select(m.Prediction.verdict).where(m.Prediction.run_id == run_id)).scalars()
         assert set(verdicts) == {"gold"}
-    assert row_text(panel, run_id)["verdicts"] == "correct 6  wrong 0"  # an episode step is right or wrong
+    assert row_text(panel, run_id)["verdicts"] == "✓6 ✗0"  # an episode step is right or wrong
+    assert "correct steps: 6\nwrong steps: 0" in panel._items[run_id].toolTip(6)
     # its results in words under the list, as `screenlab eval` prints them
     panel.tree.setCurrentItem(panel._items[run_id])
     qtbot.waitUntil(lambda: "SSR" in panel.details.toPlainText(), timeout=5000)
@@ -168,7 +169,7 @@ def test_failures_show_in_the_runs_panel_for_every_protocol(qtbot, project, monk
             qtbot.waitSignal(panel.runFinished, timeout=15000):
         (run_id,) = panel.start_runs([RunRequest(agent(server), EpisodeFilter(scenarios=("chat",)), "screen")])
     row = row_text(panel, run_id)
-    assert row["status"] == "done, with errors" and row["errors"] == "HTTP 500 x 4"
+    assert row["status"] == "done, some errors" and row["errors"] == "HTTP 500 x 4"
     assert row["run"] == f"#{run_id}  fake · direct · chat"  # a readable name: agent · pattern · samples
 
 

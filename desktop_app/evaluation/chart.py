@@ -1,25 +1,27 @@
 """Grouped bar charts of a result table, as plain data: one subplot per column (scenario, pattern or
 rule set), one group of bars per row (agent, pattern), one bar per metric with its 95 % Wilson
-interval. Two painters draw the same layout: the dashboard's pyqtgraph widget (ui/eval/plots.py)
-and the report's PNG files (evaluation/chart_png.py, Pillow, no Qt)."""
+interval. Two painters draw the same layout, in the colours of evaluation/palette.py: the dashboard's
+pyqtgraph widget (ui/eval/plots.py) and the report's PNG files (evaluation/chart_png.py, Pillow, no Qt)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from desktop_app.evaluation.palette import SHARED_SCHEME, metric_colours
 from desktop_app.evaluation.tables import ALL, METRICS, TITLES, Table
 
-METRIC_COLOURS = {
-    "default": {"acc_gold": "#1f9e3a", "acc_dist": "#e0302a", "acc_other": "#6f8fb0", "acc_inv": "#9a9a9a"},
-    "colorblind": {"acc_gold": "#0072B2", "acc_dist": "#E69F00", "acc_other": "#56B4E9", "acc_inv": "#999999"},
-}
 BAR_WIDTH = 0.2
 BAR_GAP = 0.02
 PLOTS_PER_LINE = 4
-SUBPLOT_MIN_WIDTH = 300
-GROUP_WIDTH = 110  # pixels per agent group, so labels do not collide
 Y_LABEL = "share of samples, 95% CI"  # short: a long label is clipped on short plots
-SUBPLOT_MIN = (250, 220)  # pixels: below this a plot scrolls instead of squashing its labels
+SUBPLOT_MIN = (250, 220)  # dashboard pixels: below this a plot scrolls instead of squashing its labels
+# The report's PNGs are read at 100 % in a browser and scaled into a paper: a single plot is at least
+# REPORT_MIN pixels, and each subplot is wide enough for its group labels in the report's fonts.
+REPORT_MIN = (960, 600)
+REPORT_SUBPLOT_MIN_WIDTH = 440
+REPORT_GROUP_WIDTH = 150  # pixels per agent group: "gpt-4o-mini" under its bars does not collide
+REPORT_LINE_HEIGHT = 520  # one line of subplots
+REPORT_LEGEND_HEIGHT = 56
 
 
 @dataclass(frozen=True)
@@ -67,9 +69,9 @@ def bar_offset(k: int) -> float:
     return (k - (len(METRICS) - 1) / 2) * (BAR_WIDTH + BAR_GAP)
 
 
-def layout(table: Table, palette: str = "default") -> list[Subplot]:
+def layout(table: Table, palette: str = SHARED_SCHEME) -> list[Subplot]:
     """Bars of cells with at least one scored sample; a cell with n = 0 gets no bar (not a 0 % bar)."""
-    colours = METRIC_COLOURS.get(palette, METRIC_COLOURS["default"])
+    colours = metric_colours(palette)
     plots = []
     for column in table.data_columns():
         plot = Subplot(column, column_title(table, column), [(i, row_tick(r)) for i, r in enumerate(table.rows)])
@@ -85,8 +87,8 @@ def layout(table: Table, palette: str = "default") -> list[Subplot]:
     return plots
 
 
-def legend(palette: str = "default") -> list[tuple[str, str]]:
-    colours = METRIC_COLOURS.get(palette, METRIC_COLOURS["default"])
+def legend(palette: str = SHARED_SCHEME) -> list[tuple[str, str]]:
+    colours = metric_colours(palette)
     return [(TITLES[m], colours[m]) for m in METRICS]
 
 
@@ -100,8 +102,10 @@ def min_plot_size(table: Table) -> tuple[int, int]:
 
 
 def plot_size(table: Table) -> tuple[int, int]:
+    """The size of the report's PNG of a table: REPORT_MIN at least, wider for many groups or subplots."""
     columns = max(len(table.data_columns()), 1)
     per_line = min(columns, PLOTS_PER_LINE)
     lines = (columns + PLOTS_PER_LINE - 1) // PLOTS_PER_LINE
-    sub_width = max(SUBPLOT_MIN_WIDTH, GROUP_WIDTH * max(len(table.rows), 1) + 60)
-    return max(per_line * sub_width, 560), 360 * lines + 40  # 560: the legend row fits
+    sub_width = max(REPORT_SUBPLOT_MIN_WIDTH, REPORT_GROUP_WIDTH * max(len(table.rows), 1) + 100)
+    return (max(per_line * sub_width, REPORT_MIN[0]),
+            max(REPORT_LINE_HEIGHT * lines + REPORT_LEGEND_HEIGHT, REPORT_MIN[1]))

@@ -1,22 +1,23 @@
-"""One colour per run, for its markers on the canvas, its swatch in the runs list and the legend.
+"""One colour per run, as Qt objects: its markers on the canvas, its swatch in the runs list and the
+legend. The colours themselves live in the core, desktop_app/evaluation/palette.py, with the metric
+colours the dashboard's bars and the report's PNGs (drawn without Qt) share.
 
-Paul Tol's colour-blind-safe "vibrant" and "muted" schemes, without their greens and reds: those
-are the box label colours (gold green, distracted red), and a run must not look like a label.
-Markers also get a white halo, so they read on light and dark screenshots; the verdict is always
-written in the badge, never told by colour alone. Colours follow the run id, so a run keeps its
-colour whichever other runs are shown.
+Run colours avoid the greens and reds of the box labels (gold green, distracted red): a run must not
+look like a label. Markers also get a white halo, so they read on light and dark screenshots; the
+verdict is always written in the badge, never told by colour alone.
 """
 
 from __future__ import annotations
 
 from PySide6.QtGui import QColor, QIcon, QPixmap
 
-RUN_COLOURS = ("#0077BB", "#EE3377", "#33BBEE", "#AA3377", "#EE7733", "#332288", "#CCBB44", "#555555",
-               "#88CCEE", "#882255")
+from desktop_app.evaluation.palette import RUN_COLOURS, run_colour_hex
+
+__all__ = ["RUN_COLOURS", "run_colour", "swatch", "text_on"]
 
 
 def run_colour(run_id: int) -> QColor:
-    return QColor(RUN_COLOURS[(max(run_id, 1) - 1) % len(RUN_COLOURS)])
+    return QColor(run_colour_hex(run_id))
 
 
 def swatch(colour: QColor | str, size: int = 12) -> QIcon:

@@ -14,6 +14,7 @@ and the report. Only single-screen runs have these rates; episode runs are liste
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pyqtgraph as pg
@@ -36,6 +37,7 @@ from PySide6.QtWidgets import (
 from desktop_app.evaluation import tables
 from desktop_app.evaluation.chart import min_plot_size
 from desktop_app.evaluation.metrics import row_flags
+from desktop_app.evaluation.palette import INK, SHARED_SCHEME
 from desktop_app.evaluation.rows import rule_rows
 from desktop_app.evaluation.rules import RULES
 from desktop_app.evaluation.tables import ALL, METRIC_VERDICT, Table
@@ -51,6 +53,9 @@ SIDE_BY_SIDE = " · rules"  # the column field of a side-by-side table: "scenari
 METRIC_FLAG = {"acc_gold": "gold", "acc_dist": "distracted", "acc_other": "other", "acc_inv": "invalid"}
 EXPORTS = (("csv", "CSV…", "CSV (*.csv)"), ("md", "Markdown…", "Markdown (*.md)"), ("tex", "LaTeX…", "LaTeX (*.tex)"))
 CLICK_SLACK = 0.03  # a click this close above a short bar still hits it (0-height bars stay clickable)
+TABLE_ROWS_SHOWN = 5  # the table keeps room for this many rows (fewer when it has fewer); more scroll
+NO_RUNS = "No runs ticked: tick runs in the Runs tab to see their rates here"
+NO_SCREEN_ANSWERS = "No single-screen answers in the ticked runs"
 
 
 class DashboardWidget(QWidget):
@@ -61,7 +66,7 @@ class DashboardWidget(QWidget):
     refreshed = Signal()
     failed = Signal(str)
 
-    def __init__(self, parent=None, palette: str = "default", dark: bool = False):
+    def __init__(self, parent=None, palette: str = SHARED_SCHEME, dark: bool = False):
         super().__init__(parent)
         self.palette_name = palette
         self.dark = dark
@@ -116,6 +121,8 @@ class DashboardWidget(QWidget):
         self.table_view.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
         self.table_view.verticalHeader().hide()
+        # rows as tall as their text: the table shows its rows in less height
+        self.table_view.verticalHeader().setDefaultSectionSize(self.table_view.fontMetrics().height() + 8)
         self.plot_scroll = QScrollArea()  # many subplots scroll rather than squash their labels
         self.plot_scroll.setWidgetResizable(True)
         self.plot_scroll.setWidget(self.plot_widget)
@@ -124,6 +131,7 @@ class DashboardWidget(QWidget):
         split.addWidget(self.table_view)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setCollapsible(1, False)  # the table's rows never disappear behind the plots
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
@@ -214,16 +222,18 @@ class DashboardWidget(QWidget):
                                              column_order=order)
         else:
             self._table = tables.breakdown_table(rows, breakdown)
-        foreground = "#e6e6e6" if self.dark else "#303030"
-        self.bars = draw_table(self.plot_widget.ci, self._table, self.palette_name, foreground)
-        self.plot_widget.setMinimumSize(*min_plot_size(self._table))
+        foreground = INK["dark" if self.dark else "light"]
+        nothing = NO_SCREEN_ANSWERS if self.run_ids else NO_RUNS  # what an empty canvas says
+        self.bars = draw_table(self.plot_widget.ci, self._table, self.palette_name, foreground, nothing)
+        self._fit_plot_size()
         self._fill_model()
+        self._fit_table_height()
         first = next(iter(self._rows.values()), [])
         runs = sorted({r.get("run") for r in first})
         scored = sum(1 for r in first if r.get("verdict") in tables.SCORED - {"error"})
         errors = sum(1 for r in first if r.get("verdict") == "error")
         text = (f"Runs {', '.join(f'#{r}' for r in runs)} (ticked in the Runs tab) · {scored} answered"
-                + (f" · {errors} failed" if errors else "")) if first else "No single-screen answers in the ticked runs"
+                + (f" · {errors} failed" if errors else "")) if first else nothing
         if self._other_runs:
             text += (f" · not shown: {', '.join(f'#{r}' for r in self._other_runs)} (episode runs: their step and "
                      "episode success is under the runs list)")
@@ -249,6 +259,22 @@ class DashboardWidget(QWidget):
                 for c in range(first, first + len(tables.METRICS) + 1):
                     tips[(r, c)] = tip
         self.model.set_table(tables.header(table), tables.body(table), keys, tips)
+
+    def _fit_plot_size(self) -> None:
+        """The canvas scrolls rather than squash the plots below min_plot_size, or below what their
+        texts need (a large font): squashed, pyqtgraph drops tick labels and the plots overlap."""
+        width, height = min_plot_size(self._table)
+        needed = self.plot_widget.ci.effectiveSizeHint(Qt.MinimumSize)
+        self.plot_widget.setMinimumSize(max(width, math.ceil(needed.width())), max(height, math.ceil(needed.height())))
+
+    def _fit_table_height(self) -> None:
+        """Room for the header, TABLE_ROWS_SHOWN rows and the sideways scroll bar the wide tables need:
+        the splitter gave the table a share of a short dock and its last row ended up under the edge."""
+        view = self.table_view
+        rows = min(max(self.model.rowCount(), 1), TABLE_ROWS_SHOWN)
+        view.setMinimumHeight(view.horizontalHeader().sizeHint().height()
+                              + rows * view.verticalHeader().defaultSectionSize()
+                              + view.horizontalScrollBar().sizeHint().height() + 2 * view.frameWidth())
 
     # clicks ---------------------------------------------------------------------------------
     def bar_at(self, scene_pos: QPointF) -> Bar | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,7 +36,7 @@ from desktop_app import api
 from desktop_app.runs.engine import RunRequest, error_kinds
 from desktop_app.runs.evaluate import summary_lines
 from desktop_app.runs.protocols import PROTOCOLS
-from desktop_app.runs.state import RESUMABLE, error_summary
+from desktop_app.runs.state import RESUMABLE, RunState, error_summary
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
@@ -48,10 +48,27 @@ __all__ = ["RunController", "RunsPanel", "RunRow", "load_run_rows"]
 
 DEFAULT_VISIBLE = 4  # on opening a project, the latest runs shown on the canvas
 COLUMNS = ("Run", "Protocol", "Status", "Progress", "Answers/s", "Errors", "Verdicts")
-VERDICT_SHORT = (("gold", "gold"), ("distracted", "dist"), ("other", "other"), ("invalid", "inv"))
-EPISODE_SHORT = (("gold", "correct"), ("invalid", "wrong"))  # an episode step is stored gold when right
+NAME, PROTOCOL, STATUS, PROGRESS, RATE, ERRORS, VERDICTS = range(len(COLUMNS))
+# Columns keep their indices (code and tests address them by index); the header shows them in the
+# order a user reads a run: which, how far, how well; then the details, which may scroll sideways.
+READING_ORDER = (NAME, STATUS, PROGRESS, VERDICTS, ERRORS, RATE, PROTOCOL)
+FIRST_READ = (STATUS, PROGRESS, VERDICTS)  # always beside the name when there is room for NAME_MIN
+NAME_MIN = 180  # pixels: below this the list scrolls sideways rather than elide names further
+PROGRESS_WIDTH = 80  # the bar: "105 / 105"
+ERRORS_MAX = 160  # a long error summary is elided; its cell's tooltip has it whole
+GAP = 8  # pixels between one column's text and the next
+# (stored verdict, letter in the list, words in the tooltip): letters keep the column narrow
+VERDICT_LETTERS = (("gold", "g", "gold (the target)"), ("distracted", "d", "distracted"),
+                   ("other", "o", "other element"), ("invalid", "i", "invalid (nothing or unreadable)"))
+EPISODE_LETTERS = (("gold", "✓", "correct steps"), ("invalid", "✗", "wrong steps"))  # a right step is stored gold
 VERDICT_OF = {"correct": "gold", "wrong": "invalid"}  # the episode protocol's progress keys, as stored
-STATUS_TEXT = {"done_with_errors": "done, with errors", "pending": "not started"}
+VERDICTS_TIP = ("g gold, d distracted, o other, i invalid; episode runs: ✓ correct, ✗ wrong steps.\n"
+                "Hover a run's cell for its numbers in words.")
+# What a run's stored status means to a user; the stored value stays in the cell's Qt.UserRole
+STATUS_WORDS = {RunState.PENDING: "not started", RunState.RUNNING: "running", RunState.DONE: "done",
+                RunState.DONE_WITH_ERRORS: "done, some errors", RunState.FAILED: "failed",
+                RunState.CANCELLED: "cancelled"}
+STATUS_ROLE = Qt.UserRole  # the machine status ("done_with_errors") of the Status cell
 
 
 @dataclass
@@ -96,6 +113,21 @@ def load_run_rows(project: Project) -> list[RunRow]:
     return rows
 
 
+def verdicts_compact(verdicts: dict[str, int], letters) -> str:
+    """The counts, each after its verdict's letter: g12 d3 o0 i5 (VERDICTS_TIP says which is which)."""
+    return " ".join(f"{letter}{verdicts.get(v, 0)}" for v, letter, _ in letters)
+
+
+def verdicts_in_words(verdicts: dict[str, int], letters, failed: int) -> str:
+    lines = [f"{words}: {verdicts.get(v, 0)}" for v, _, words in letters]
+    return "\n".join(lines + ([f"failed requests (no verdict): {failed}"] if failed else []))
+
+
+def status_tip(status: str, failure: str, errors: str) -> str:
+    return "\n".join([status] + ([f"failed: {failure}"] if failure else [])
+                     + ([f"errors: {errors}; Resume asks them again"] if errors else []))
+
+
 class RunsPanel(QWidget):
     """Signals:
     runFinished(int run_id)             a run started here ended (done, cancelled or failed)
@@ -127,16 +159,17 @@ class RunsPanel(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setSelectionMode(QAbstractItemView.ExtendedSelection)
-        # the name keeps a readable width in a narrow dock (the list scrolls sideways instead)
+        self.tree.setTextElideMode(Qt.ElideMiddle)  # a name's start and end tell runs apart
+        # the panel sizes the columns (_fit_columns): the name gets the room the others leave
         header = self.tree.header()
-        header.setStretchLastSection(True)
-        header.setMinimumSectionSize(40)
-        for column in range(len(COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeToContents)
-        for column, width in ((0, 230), (3, 90), (5, 150)):
-            header.setSectionResizeMode(column, QHeaderView.Interactive)
-            header.resizeSection(column, width)
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(30)
+        header.setSectionResizeMode(QHeaderView.Fixed)
+        for place, column in enumerate(READING_ORDER):
+            header.moveSection(header.visualIndex(column), place)
+        self.tree.headerItem().setToolTip(VERDICTS, VERDICTS_TIP)
         self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarAsNeeded)
+        self.tree.viewport().installEventFilter(self)
         self.tree.itemChanged.connect(self._item_changed)
         self.tree.itemSelectionChanged.connect(self._selection_changed)
 
@@ -228,8 +261,8 @@ class RunsPanel(QWidget):
             item.setCheckState(0, Qt.Checked if row.id in self._visible else Qt.Unchecked)
             item.setIcon(0, swatch(run_colour(row.id)))
             item.setText(0, f"#{row.id}  {row.label}")
-            item.setToolTip(0, f"{row.name}\nagent {row.agent} · pattern {row.pattern} · model "
-                               f"{row.model or '(offline baseline)'}"
+            item.setToolTip(0, f"#{row.id}  {row.label}\nagent {row.agent} · pattern {row.pattern} · model "
+                               f"{row.model or '(offline baseline)'} · protocol {row.protocol}"
                                + (f"\n{row.excluded} samples left out (no goal or no labelled action)"
                                   if row.excluded else "")
                                + "\nTick to show its answers on the canvas")
@@ -247,6 +280,7 @@ class RunsPanel(QWidget):
             item.setSelected(row.id in selected)
             self._update_row(row.id)
         self._loading = False
+        self._fit_columns()
         self._selection_changed()
         if self.visible_runs() != before:
             self.runsVisibilityChanged.emit(self.visible_runs())
@@ -258,10 +292,11 @@ class RunsPanel(QWidget):
         live = self.controller.status(run_id) if self.controller else None
         running = self.controller is not None and self.controller.is_running(run_id)
         failure = (self.controller.error(run_id) if self.controller else "") or row.failure
-        if running:
-            status = "cancelling…" if self.controller.is_cancelling(run_id) else "running"
+        state = RunState.RUNNING if running else row.status
+        if running and self.controller.is_cancelling(run_id):
+            status = "cancelling…"
         else:
-            status = STATUS_TEXT.get(row.status, row.status)
+            status = STATUS_WORDS.get(state, str(state))
         if live is not None and running:
             # what was stored before this execution plus what it answered (not the reloaded tally: the
             # live counts already hold the answers stored since it started)
@@ -276,17 +311,47 @@ class RunsPanel(QWidget):
             total, answered, errors = row.total, row.answered, row.verdicts.get("error", 0)
             rate = self.controller.throughput(run_id) if live is not None else 0.0
             summary = row.errors
-        item.setText(2, status)
-        item.setToolTip(2, f"failed: {failure}" if failure else status)
+        item.setText(STATUS, status)
+        item.setData(STATUS, STATUS_ROLE, str(state))
+        item.setToolTip(STATUS, status_tip(status, failure, summary or (f"{errors} requests" if errors else "")))
         if bar is not None:  # answered samples: a run whose every request failed shows 0 / n, not a full bar
             bar.setMaximum(max(total, 1))
             bar.setValue(min(answered, max(total, 1)))
-        item.setText(4, f"{rate:.1f}" if rate else "")
+        item.setText(RATE, f"{rate:.1f}" if rate else "")
         # the run-level summary, not only per card: "APIConnectionError x 12"
-        item.setText(5, summary or (f"{errors}" if errors else ""))
-        item.setToolTip(5, (summary + "; Resume asks them again") if summary else "requests that failed after retries")
-        shown = EPISODE_SHORT if row.protocol == "episode" else VERDICT_SHORT
-        item.setText(6, "  ".join(f"{short} {verdicts.get(v, 0)}" for v, short in shown))
+        item.setText(ERRORS, summary or (f"{errors}" if errors else ""))
+        item.setToolTip(ERRORS, (summary + "; Resume asks them again") if summary
+                        else "requests that failed after retries")
+        letters = EPISODE_LETTERS if row.protocol == "episode" else VERDICT_LETTERS
+        item.setText(VERDICTS, verdicts_compact(verdicts, letters))
+        item.setToolTip(VERDICTS, verdicts_in_words(verdicts, letters, errors))
+        if not self._loading:
+            self._fit_columns()
+
+    # column widths ------------------------------------------------------------------------
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
+        if watched is self.tree.viewport() and event.type() == QEvent.Resize:
+            self._fit_columns()
+        return super().eventFilter(watched, event)
+
+    def _content_width(self, column: int) -> int:
+        if column == PROGRESS:
+            return PROGRESS_WIDTH
+        width = max(self.tree.sizeHintForColumn(column), self.tree.header().sectionSizeHint(column)) + GAP
+        return min(width, ERRORS_MAX) if column == ERRORS else width
+
+    def _fit_columns(self) -> None:
+        """Every column as wide as its texts, the name the rest of the width. When that is less
+        than the name needs, the name shares the width with FIRST_READ only (the other columns wait
+        beyond a sideways scroll), and is elided in the middle; never narrower than NAME_MIN."""
+        header = self.tree.header()
+        for column in range(1, len(COLUMNS)):
+            header.resizeSection(column, self._content_width(column))
+        room = self.tree.viewport().width()
+        beside_all = room - sum(header.sectionSize(c) for c in range(1, len(COLUMNS)))
+        beside_first = room - sum(header.sectionSize(c) for c in FIRST_READ)
+        wanted = self._content_width(NAME)
+        header.resizeSection(NAME, max(NAME_MIN, beside_all if beside_all >= wanted else beside_first))
 
     def _progressed(self, run_id: int) -> None:
         if run_id not in self._rows:
