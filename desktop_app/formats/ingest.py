@@ -2,7 +2,9 @@
 
 Three passes: parse everything (the reader), check every image and box and copy
 new images into the media store, then write all rows in one transaction. Any
-error undoes the copies and leaves the database as it was.
+error undoes the copies and leaves the database as it was. Images that cannot be
+read are all named at once; with ImportOptions.skip_bad_images the others are
+imported and the report names the skipped ones.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from sqlalchemy import insert, select
 from desktop_app.a11y.tree import UiTree
 from desktop_app.formats.records import EpisodeRecord, FormatError, Where
 from desktop_app.images import DEFAULT_MAX_PIXELS, ImageInfo, ImageProblem, inspect_bytes, inspect_file
-from desktop_app.store import audit
+from desktop_app.store import audit, label_set
 from desktop_app.store.models import (
     ACTION_TYPES,
     BOX_SOURCES,
@@ -44,6 +46,9 @@ from desktop_app.store.types import utcnow
 
 _CHUNK = 500  # rows per IN (...) lookup; well under SQLite's variable limit
 FSYNC_EACH_BELOW = 64  # small imports (a generated sample) fsync each image; big ones sync once
+BAD_LISTED = 50  # bad images named in a message; the rest are counted, so a broken folder stays readable
+DUPLICATES_LISTED = 10  # duplicate pairs named in a summary
+REPORT_LIST_CAP = 1000  # entries of a list kept in the report's dict (it goes into the audit log)
 
 
 @dataclass
@@ -53,6 +58,42 @@ class ImportOptions:
     bbox_format: str | None = None  # screenspot only: "xywh" or "xyxy"; None = detect
     split: str | None = None  # overrides the split the source gives
     dedupe_images: bool = False  # skip an episode whose image is already stored
+    skip_bad_images: bool = False  # import the rest when images cannot be read; the report names the skipped
+
+
+@dataclass(frozen=True)
+class BadImage:
+    """An image that cannot be imported: its file, why, and (when a record of another file names it)
+    where, as "data.jsonl, line 2, field 'image': <file>: <reason>"."""
+
+    path: str
+    reason: str
+    located: str = ""
+
+    def __str__(self) -> str:
+        return self.located or f"{self.path}: {self.reason}"
+
+
+def bad_image_lines(bad: list[BadImage], indent: str = "  ") -> list[str]:
+    lines = [f"{indent}{b}" for b in bad[:BAD_LISTED]]
+    if len(bad) > BAD_LISTED:
+        lines.append(f"{indent}and {len(bad) - BAD_LISTED} more")
+    return lines
+
+
+class BadImagesError(FormatError):
+    """Every image of an import that cannot be read; nothing was imported. `importable`: how many
+    episodes an import skipping them would bring in."""
+
+    def __init__(self, bad: list[BadImage], importable: int):
+        self.bad = bad
+        self.importable = importable
+        files = f"{len(bad)} image file{'s' if len(bad) != 1 else ''}"
+        lines = [f"{files} cannot be imported:", *bad_image_lines(bad)]
+        if importable:
+            lines.append(f"the other {importable} episode{'s' if importable != 1 else ''} can be imported "
+                         "by skipping the bad images")
+        super().__init__("\n".join(lines))
 
 
 @dataclass
@@ -70,6 +111,8 @@ class ImportReport:
     trajectory_labels: int = 0  # people's verdicts on them
     captions: int = 0  # screen captions stored (one already there is kept)
     trees: int = 0  # accessibility trees stored (a screen that has one keeps it)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)  # (image skipped, image kept for it)
+    bad_images_skipped: list[BadImage] = field(default_factory=list)  # with ImportOptions.skip_bad_images
 
     def summary(self) -> str:
         labels = ", ".join(f"{self.boxes[k]} {k}" for k in LABELS if self.boxes[k]) or "none"
@@ -85,7 +128,14 @@ class ImportReport:
         if self.trees:
             lines.append(f"  accessibility trees: {self.trees}")
         if self.duplicate_images_skipped:
-            lines.append(f"  skipped {self.duplicate_images_skipped} duplicate images (same SHA-256)")
+            lines.append(f"  skipped {self.duplicate_images_skipped} duplicate images (same SHA-256; "
+                         "the first by path is kept):")
+            lines += [f"    {dropped} (same as {kept})" for dropped, kept in self.duplicates[:DUPLICATES_LISTED]]
+            if len(self.duplicates) > DUPLICATES_LISTED:
+                lines.append(f"    and {len(self.duplicates) - DUPLICATES_LISTED} more")
+        if self.bad_images_skipped:
+            lines.append(f"  skipped {len(self.bad_images_skipped)} images that cannot be read:")
+            lines += bad_image_lines(self.bad_images_skipped, "    ")
         if self.existing_episodes_skipped:
             lines.append(f"  skipped {self.existing_episodes_skipped} episodes whose id is already in the project")
         return "\n".join(lines)
@@ -98,6 +148,9 @@ class ImportReport:
             "existing_episodes_skipped": self.existing_episodes_skipped,
             "trajectories": self.trajectories, "trajectory_labels": self.trajectory_labels, "captions": self.captions,
             "trees": self.trees,
+            "duplicates": [{"skipped": d, "kept": k} for d, k in self.duplicates[:REPORT_LIST_CAP]],
+            "bad_images_skipped": [{"path": b.path, "reason": b.reason}
+                                   for b in self.bad_images_skipped[:REPORT_LIST_CAP]],
         }
 
 
@@ -158,7 +211,7 @@ def _check_text(record: EpisodeRecord) -> None:
             raise where.error(problem, name)
 
 
-def _check_record(record: EpisodeRecord) -> None:
+def _check_record(record: EpisodeRecord, labels: tuple[str, ...]) -> None:
     where = record.where
     if not record.key:
         raise where.error("episode id is empty")
@@ -185,8 +238,9 @@ def _check_record(record: EpisodeRecord) -> None:
             raise where.error(f"unknown platform '{step.platform}' (one of {', '.join(PLATFORMS)})",
                               step.field + "platform")
         for box in step.boxes:
-            if box.label not in LABELS:
-                raise where.error(f"unknown label '{box.label}' (one of {', '.join(LABELS)})", box.field)
+            if box.label not in labels:
+                raise where.error(f"unknown label '{box.label}' (this project's labels: {', '.join(labels)}; "
+                                  "add one with screenlab labels --add)", box.field)
             if box.action_type not in ACTION_TYPES:
                 raise where.error(f"unknown action type '{box.action_type}' (one of {', '.join(ACTION_TYPES)})",
                                   box.field)
@@ -217,8 +271,9 @@ def ingest(project: Project, records: list[EpisodeRecord], fmt: str, source: str
     report = ImportReport(format=fmt, source=source)
 
     seen_keys: dict[str, Where] = {}
+    project_labels = label_set.labels(project.engine)
     for record in records:
-        _check_record(record)
+        _check_record(record, project_labels)
         if record.key in seen_keys:
             first = seen_keys[record.key]
             raise record.where.error(f"episode id '{record.key}' repeats line {first.line} of {first.file.name}")
@@ -235,10 +290,12 @@ def ingest(project: Project, records: list[EpisodeRecord], fmt: str, source: str
         with project.media.locked():  # a failed import elsewhere cannot remove a file between check and commit
             _restore_missing(project, kept, infos)
             _write(project, kept, infos, fmt, source, options, report, progress)
-        return report
     except BaseException:
         _remove_unreferenced(project, created)
         raise
+    if report.bad_images_skipped:  # a skipped episode's good images were copied, and nothing names them
+        _remove_unreferenced(project, created)
+    return report
 
 
 def _remove_unreferenced(project, created: list[tuple[str, str]]) -> None:
@@ -268,53 +325,137 @@ def _restore_missing(project, records, infos) -> None:
             project.media.put(info.sha256, info.ext, data)
 
 
+class _ImageChecker:
+    """Checks each image once (a file named twice is read once) and copies the good ones into the media
+    store. Once an import is sure to be refused it copies nothing more, but checks on, to name every
+    bad file."""
+
+    def __init__(self, project, options: ImportOptions, created: list[tuple[str, str]], durable: bool):
+        self.project, self.options, self.created, self.durable = project, options, created, durable
+        self.known: dict[Path, ImageInfo | ImageProblem] = {}
+        self.copying = True
+
+    def check(self, step) -> ImageInfo:
+        """The image's metadata, not its pixels (a big dataset must not sit in memory); ImageProblem if bad."""
+        from_file = step.image_bytes is None
+        known = self.known.get(step.image) if from_file else None
+        if isinstance(known, ImageProblem):
+            raise known
+        if known is not None:
+            return known
+        try:
+            info = (inspect_file(step.image, self.options.max_pixels) if from_file
+                    else inspect_bytes(step.image_bytes, self.options.max_pixels, step.image))
+        except ImageProblem as problem:
+            if from_file:
+                self.known[step.image] = problem
+            self.copying = self.options.skip_bad_images
+            raise
+        if self.copying and self.project.media.put(info.sha256, info.ext, info.data, durable=self.durable):
+            self.created.append((info.sha256, info.ext))
+        slim = ImageInfo(info.sha256, info.ext, info.width, info.height, b"")
+        if from_file:
+            self.known[step.image] = slim
+        return slim
+
+
+def _bad_image(record: EpisodeRecord, step, problem: ImageProblem) -> BadImage:
+    path = str(step.image)
+    if step.image == record.where.file:  # a folder of images: the record is the file itself
+        return BadImage(path, problem.reason)
+    located = record.where.error(f"{path}: {problem.reason}", step.field + "image")
+    return BadImage(path, problem.reason, str(located))
+
+
+def _check_images(record: EpisodeRecord, images: _ImageChecker) -> tuple[list[ImageInfo | None], list[BadImage]]:
+    """Each step's image (None for a probe's question), and the record's images that cannot be read."""
+    record_infos, bad = [], []
+    for index, step in enumerate(record.steps):
+        if step.image is None and step.image_bytes is None:  # a probe's question (checked in _check_record)
+            record_infos.append(None)
+            continue
+        try:
+            info = images.check(step)
+        except ImageProblem as problem:
+            bad.append(_bad_image(record, step, problem))
+            record_infos.append(None)
+            continue
+        if step.expected_sha256 and step.expected_sha256 != info.sha256:
+            raise record.where.error(
+                f"image {step.image.name} has SHA-256 {info.sha256[:12]}..., the record says "
+                f"{step.expected_sha256[:12]}... (file changed or wrong file)", step.field + "sha256")
+        _check_boxes(record, index, info)
+        record_infos.append(info)
+    return record_infos, bad
+
+
+def _image_name(step) -> str:
+    return step.screen_source or str(step.image)
+
+
+def _is_duplicate(record: EpisodeRecord, record_infos, kept_as: dict[str, str], report: ImportReport) -> bool:
+    """Whether a picture of this record is already in this import. Records come in path order (the images
+    reader sorts them), so the first by path is kept; `kept_as` maps a hash to the image kept for it."""
+    for step, info in zip(record.steps, record_infos, strict=True):
+        if info is not None and info.sha256 in kept_as:
+            report.duplicates.append((_image_name(step), kept_as[info.sha256]))
+            report.duplicate_images_skipped += 1
+            return True
+    for step, info in zip(record.steps, record_infos, strict=True):
+        if info is not None:
+            kept_as.setdefault(info.sha256, _image_name(step))
+    return False
+
+
+def _stored_sources(session, hashes: Iterable[str]) -> dict[str, str]:
+    """sha256 -> where the stored screen came from, for the hashes already in the project."""
+    hashes = list(hashes)
+    found: dict[str, str] = {}
+    for start in range(0, len(hashes), _CHUNK):
+        chunk = hashes[start:start + _CHUNK]
+        found.update(session.execute(select(Screen.sha256, Screen.source).where(Screen.sha256.in_(chunk))).all())
+    return found
+
+
+def _drop_stored_duplicates(project, kept, infos, report) -> list[EpisodeRecord]:
+    with project.reading() as session:
+        stored = _stored_sources(session, {i.sha256 for r in kept for i in infos[id(r)] if i is not None})
+    if not stored:
+        return kept
+    remaining = []
+    for record in kept:
+        same = [(step, info) for step, info in zip(record.steps, infos[id(record)], strict=True)
+                if info is not None and info.sha256 in stored]
+        if not same:
+            remaining.append(record)
+            continue
+        step, info = same[0]
+        report.duplicates.append((_image_name(step), f"{stored[info.sha256]}, already in the project"))
+        report.duplicate_images_skipped += 1
+    return remaining
+
+
 def _check_and_copy(project, records, options, report, created, progress):
-    cache: dict[Path, ImageInfo] = {}
-    batch_hashes: set[str] = set()
+    images = _ImageChecker(project, options, created, durable=len(records) < FSYNC_EACH_BELOW)
+    kept_as: dict[str, str] = {}
     kept: list[EpisodeRecord] = []
-    infos: dict[int, list[ImageInfo]] = {}
-    total = len(records)
+    infos: dict[int, list[ImageInfo | None]] = {}
+    bad: dict[str, BadImage] = {}  # by file: a bad image named by two records is listed once
     for done, record in enumerate(records, start=1):
-        record_infos = []
-        for index, step in enumerate(record.steps):
-            path = step.image
-            if path is None and step.image_bytes is None:  # a probe's question (checked in _check_record)
-                record_infos.append(None)
-                continue
-            info = cache.get(path) if step.image_bytes is None else None
-            if info is None:
-                try:
-                    info = (inspect_file(path, options.max_pixels) if step.image_bytes is None
-                            else inspect_bytes(step.image_bytes, options.max_pixels))
-                except ImageProblem as exc:
-                    raise record.where.error(str(exc), step.field + "image") from None
-                # keep the metadata, not the pixels: a big dataset must not sit in memory
-                cache[path] = ImageInfo(info.sha256, info.ext, info.width, info.height, b"")
-                if project.media.put(info.sha256, info.ext, info.data, durable=total < FSYNC_EACH_BELOW):
-                    created.append((info.sha256, info.ext))
-                info = cache[path]
-            if step.expected_sha256 and step.expected_sha256 != info.sha256:
-                raise record.where.error(
-                    f"image {path.name} has SHA-256 {info.sha256[:12]}..., the record says "
-                    f"{step.expected_sha256[:12]}... (file changed or wrong file)", step.field + "sha256")
-            _check_boxes(record, index, info)
-            record_infos.append(info)
-        progress("checking images", done, total)
-        if options.dedupe_images:
-            hashes = {i.sha256 for i in record_infos if i is not None}
-            if hashes & batch_hashes:
-                report.duplicate_images_skipped += 1
-                continue
-            batch_hashes |= hashes
+        record_infos, record_bad = _check_images(record, images)
+        progress("checking images", done, len(records))
+        for problem in record_bad:
+            bad.setdefault(problem.path, problem)
+        if record_bad or (options.dedupe_images and _is_duplicate(record, record_infos, kept_as, report)):
+            continue
         infos[id(record)] = record_infos
         kept.append(record)
     if options.dedupe_images and kept:
-        with project.reading() as session:
-            already = set(_existing(session, Screen.sha256, batch_hashes))
-        if already:
-            before = len(kept)
-            kept = [r for r in kept if not {i.sha256 for i in infos[id(r)] if i is not None} & already]
-            report.duplicate_images_skipped += before - len(kept)
+        kept = _drop_stored_duplicates(project, kept, infos, report)
+    if bad:
+        if not (options.skip_bad_images and kept):  # all or nothing, unless asked (and something is left)
+            raise BadImagesError(list(bad.values()), len(kept))
+        report.bad_images_skipped = list(bad.values())
     return kept, infos
 
 

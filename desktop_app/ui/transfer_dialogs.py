@@ -1,7 +1,13 @@
-"""File > Import and File > Export: pick a format and a path, run off the UI thread."""
+"""File > Import and File > Export: pick a format and a path, run off the UI thread.
+
+The Import dialog proposes the format the chosen file or folder holds (formats.detect), else the one
+used last (Settings.last_import_format). An import refused for unreadable images lists every one and
+offers to import the rest.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtWidgets import (
@@ -13,6 +19,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QVBoxLayout,
@@ -20,22 +27,44 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.formats import FORMATS
-from desktop_app.formats.ingest import ImportOptions
+from desktop_app.formats.detect import detect_format
+from desktop_app.formats.ingest import BadImagesError, ImportOptions
 from desktop_app.formats.transfer import export_path, import_path
+from desktop_app.images import IMAGE_SUFFIXES
+from desktop_app.settings import Settings, load_settings, save_settings
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui.tasks import Task
 
+RESULT_LINES = 8  # a longer result shows its first line here and the rest in a scrolling box
+DATASET_FILES = "Datasets and screenshots (*.json *.jsonl " + " ".join(f"*{s}" for s in IMAGE_SUFFIXES) + ")"
 
-def _path_row(edit: QLineEdit, browse) -> QWidget:
+
+def _row(*widgets: QWidget) -> QWidget:
+    """Widgets side by side, the first one stretching."""
     row = QWidget()
     layout = QHBoxLayout(row)
     layout.setContentsMargins(0, 0, 0, 0)
-    button = QPushButton("Browse...")
-    button.clicked.connect(browse)
-    layout.addWidget(edit, 1)
-    layout.addWidget(button)
+    for index, widget in enumerate(widgets):
+        layout.addWidget(widget, 1 if index == 0 else 0)
     return row
+
+
+def _button(text: str, slot) -> QPushButton:
+    button = QPushButton(text)
+    button.clicked.connect(slot)
+    return button
+
+
+def _path_row(edit: QLineEdit, browse) -> QWidget:
+    return _row(edit, _button("Browse...", browse))
+
+
+def _shared_settings(parent) -> Settings:
+    """The main window's Settings when it is the parent: it saves them too, and a copy of ours would be
+    overwritten by its next save. Else the settings file's."""
+    settings = getattr(parent, "settings", None)
+    return settings if isinstance(settings, Settings) else load_settings()
 
 
 class _TransferDialog(QDialog):
@@ -50,6 +79,9 @@ class _TransferDialog(QDialog):
         self.progress.setVisible(False)
         self.result = QLabel()
         self.result.setWordWrap(True)
+        self.details = QPlainTextEdit(readOnly=True)
+        self.details.setMaximumHeight(220)
+        self.details.setVisible(False)
         self.buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Close)
         self.buttons.accepted.connect(self.start)
         self.buttons.rejected.connect(self.reject)
@@ -57,15 +89,24 @@ class _TransferDialog(QDialog):
         layout.addLayout(self.form)
         layout.addWidget(self.progress)
         layout.addWidget(self.result)
+        layout.addWidget(self.details)
         layout.addWidget(self.buttons)
         self.task: Task | None = None
         self.report = None
+
+    def show_result(self, text: str, error: bool = False) -> None:
+        lines = text.split("\n")
+        long = len(lines) > RESULT_LINES
+        self.result.setStyleSheet("color: #d9534f" if error else "")
+        self.result.setText(lines[0] if long else text)
+        self.details.setPlainText("\n".join(lines[1:]) if long else "")
+        self.details.setVisible(long)
 
     def run(self, fn) -> None:
         self.buttons.button(QDialogButtonBox.Ok).setEnabled(False)
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
-        self.result.setText("Working...")
+        self.show_result("Working...")
         self.task = Task(fn, self)
         self.task.progress.connect(self._progress)
         self.task.finished.connect(self._finished)
@@ -80,37 +121,84 @@ class _TransferDialog(QDialog):
     def _finished(self, report) -> None:
         self.report = report
         self.progress.setVisible(False)
-        self.result.setStyleSheet("")
-        self.result.setText(report.summary())
+        self.show_result(report.summary())
         self.buttons.button(QDialogButtonBox.Ok).setEnabled(True)
 
     def _failed(self, exc) -> None:
         self.progress.setVisible(False)
-        self.result.setStyleSheet("color: #d9534f")
-        self.result.setText(f"Nothing was changed.\n{exc}")
+        self.show_result(f"Nothing was changed.\n{exc}", error=True)
         self.buttons.button(QDialogButtonBox.Ok).setEnabled(True)
 
 
 class ImportDialog(_TransferDialog):
-    def __init__(self, project: Project, parent=None):
+    def __init__(self, project: Project, parent=None, settings: Settings | None = None):
         super().__init__("Import into project", parent)
         self.project = project
+        self.settings = settings if settings is not None else _shared_settings(parent)
         self.format = QComboBox()
         for name, spec in FORMATS.items():
             if spec.read:
                 self.format.addItem(f"{name}: {spec.description}", name)
-        self.source = QLineEdit()
+        self.format_hint = QLabel()  # why this format is selected: "detected", "last used"
+        self.source = QLineEdit(placeholderText="a dataset file, or a folder (of screenshots, or a dataset's)")
         self.images = QLineEdit(placeholderText="optional: folder for relative image paths")
-        self.form.addRow("Format", self.format)
-        self.form.addRow("File or folder", _path_row(self.source, self._browse_source))
+        self.form.addRow("Format", _row(self.format, self.format_hint))
+        self.form.addRow("File or folder", _row(self.source, _button("File...", self._browse_file),
+                                                 _button("Folder...", self._browse_folder)))
         self.form.addRow("Images folder", _path_row(self.images, self._browse_images))
-        self.result.setText("An import is all or nothing: a problem anywhere leaves the project unchanged.")
+        self.import_rest = self.buttons.addButton("Import the good files", QDialogButtonBox.ActionRole)
+        self.import_rest.setVisible(False)
+        self.import_rest.clicked.connect(self._import_rest)
+        self._attempt: tuple[str, Path, ImportOptions] | None = None  # the import running or last run
+        self._refused: tuple[str, Path, ImportOptions] | None = None  # one refused for bad images
+        self._select_default()
+        self.source.textChanged.connect(self._source_changed)
+        self.format.activated.connect(self._format_chosen)
+        self.show_result("An import is all or nothing: a problem anywhere leaves the project unchanged.")
 
-    def _browse_source(self) -> None:
-        if self.format.currentData() == "images":
-            path = QFileDialog.getExistingDirectory(self, "Folder of screenshots")
+    # -- which format ------------------------------------------------------------------------
+    def _remembered(self) -> str | None:
+        name = self.settings.last_import_format
+        return name if self.format.findData(name) >= 0 else None
+
+    def _select(self, name: str, hint: str) -> None:
+        self.format.setCurrentIndex(self.format.findData(name))
+        self.format_hint.setText(hint)
+
+    def _select_default(self) -> None:
+        remembered = self._remembered()
+        if remembered:
+            self._select(remembered, "last used")
         else:
-            path, _ = QFileDialog.getOpenFileName(self, "Dataset file", "", "JSON (*.json *.jsonl);;All files (*)")
+            self.format.setCurrentIndex(0)
+            self.format_hint.setText("")
+
+    def _source_changed(self, text: str) -> None:
+        self._forget_refusal()
+        detected = detect_format(text.strip()) if text.strip() else None
+        if detected:
+            self._select(detected, "detected")
+        elif self.format_hint.text() == "detected":  # a guess about another source no longer holds
+            self._select_default()
+
+    def _format_chosen(self, _index: int) -> None:
+        self._forget_refusal()
+        self.format_hint.setText("")  # the user's own choice needs no reason
+
+    # -- choosing the source -------------------------------------------------------------------
+    def _start_folder(self) -> str:
+        current = Path(self.source.text().strip())
+        return str(current if current.is_dir() else current.parent) if self.source.text().strip() else ""
+
+    def _browse_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Dataset file or screenshot", self._start_folder(),
+                                              f"{DATASET_FILES};;All files (*)")
+        if path:
+            self.source.setText(path)
+
+    def _browse_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Folder of screenshots, or a dataset's folder",
+                                                self._start_folder())
         if path:
             self.source.setText(path)
 
@@ -119,14 +207,45 @@ class ImportDialog(_TransferDialog):
         if path:
             self.images.setText(path)
 
+    # -- importing -----------------------------------------------------------------------------
     def start(self) -> None:
         if not self.source.text().strip():
-            self.result.setText("Choose a file or folder to import.")
+            self.show_result("Choose a file or folder to import.")
             return
-        fmt = self.format.currentData()
-        source = Path(self.source.text().strip())
         options = ImportOptions(images_dir=Path(self.images.text()) if self.images.text().strip() else None)
+        self._import(self.format.currentData(), Path(self.source.text().strip()), options)
+
+    def _import(self, fmt: str, source: Path, options: ImportOptions) -> None:
+        self._forget_refusal()
+        self._attempt = (fmt, source, options)
         self.run(lambda progress: import_path(self.project, source, fmt, options, progress))
+
+    def _import_rest(self) -> None:
+        fmt, source, options = self._refused
+        self._import(fmt, source, replace(options, skip_bad_images=True))
+
+    def _forget_refusal(self) -> None:
+        self._refused = None
+        self.import_rest.setVisible(False)
+
+    def _finished(self, report) -> None:
+        super()._finished(report)
+        self._remember(self._attempt[0])
+
+    def _failed(self, exc) -> None:
+        super()._failed(exc)
+        if isinstance(exc, BadImagesError) and exc.importable:
+            self._refused = self._attempt
+            what = "good files" if self._attempt[0] == "images" else "other episodes"
+            self.import_rest.setText(f"Import the {exc.importable} {what}")
+            self.import_rest.setVisible(True)
+
+    def _remember(self, fmt: str) -> None:
+        self.settings.last_import_format = fmt
+        try:
+            save_settings(self.settings)
+        except OSError as exc:  # the import is done; only the default for next time is lost
+            self.show_result(f"{self.result.text()}\n(could not save the settings: {exc})")
 
 
 class ExportDialog(_TransferDialog):

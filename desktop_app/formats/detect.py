@@ -1,0 +1,170 @@
+"""Which format a file or folder holds, from cheap signs, so the Import dialog can propose it.
+
+The signs are what the readers themselves look for: the file names they open (episodes.jsonl,
+trajectory_log.json, ...), the keys they require in a record (read from the first record only),
+and, for a folder of screenshots, that it holds images and no data files. None when unsure (no sign,
+or signs of two formats): the user then picks, and the importer's errors say what is wrong.
+Everything here reads little: a few directory entries and the first bytes of a few files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from itertools import islice
+from pathlib import Path
+
+from desktop_app.formats import FORMATS, naviplus, screenlab_jsonl, sphinx, sphinx_probes, unified_trajectory
+from desktop_app.images import IMAGE_SUFFIXES
+
+HEAD_BYTES = 256 * 1024  # holds the first record of every dataset we know; a larger one leaves us unsure
+FOLDER_ENTRIES = 2000  # entries looked at in a folder tree; a bigger tree is judged on what was seen
+DATA_FILES_PEEKED = 3  # data files of a folder whose first record is read
+
+# The file a format's reader opens by name: given itself, or in the folder given.
+_NAMED_FILES = {
+    screenlab_jsonl.FILE_NAME: "screenlab",
+    naviplus.FILE_NAME: "naviplus",
+    unified_trajectory.LOG: "unified-trajectory",
+    sphinx.GROUNDING_FILE: "sphinx",
+}
+
+# Keys every record of a format has (its reader requires them) and few others have, and what the reader
+# reads: "json" files (a list of records, or one) or "jsonl" files (one record a line).
+_RECORD_KEYS = (
+    ("screenlab", "jsonl", {"id", "steps"}),
+    ("naviplus", "jsonl", {"episode", "original_task", "ambiguous_task", "steps", "qa_pairs"}),
+    ("envdistraction", "jsonl", {"goal", "modified_file", "label"}),
+    ("screenspot", "json", {"img_filename", "bbox", "instruction"}),
+    ("mind2web", "json", {"annotation_id", "confirmed_task", "actions"}),
+    ("androidcontrol", "json", {"episode_id", "step_instructions", "actions"}),
+)
+_PROBE_KEYS = {"question", "options", "ground_truth"}
+_READS = {"json": ("list", "object"), "jsonl": ("lines", "object")}  # a one-line JSONL is also one object
+_DATA_SUFFIXES = {"json": ".json", "jsonl": ".jsonl"}  # what a reader takes from a folder
+
+# Files a folder of screenshots may hold beside them without being anything else.
+_HARMLESS_SUFFIXES = (".txt", ".md")
+_HARMLESS_NAMES = {"thumbs.db", "desktop.ini"}
+
+
+def detect_format(path: Path | str) -> str | None:
+    """The name of the format (a key of FORMATS that can import) `path` holds, or None when unsure."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            found = _detect_folder(path)
+        elif path.is_file():
+            found = _detect_file(path)
+        else:
+            return None
+    except OSError:  # unreadable: the import itself will say why
+        return None
+    return found if found in FORMATS and FORMATS[found].read else None
+
+
+def _detect_file(path: Path) -> str | None:
+    if path.name in _NAMED_FILES:
+        return _NAMED_FILES[path.name]
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        return "images"  # the images reader takes a single screenshot too
+    first = _first_record(path)
+    if first is None:
+        return None
+    if path.name == sphinx_probes.FILE and first[1].keys() >= _PROBE_KEYS:
+        return "sphinx"
+    return _by_keys(*first)
+
+
+def _detect_folder(folder: Path) -> str | None:
+    named = {fmt for name, fmt in _NAMED_FILES.items() if (folder / name).is_file()}
+    if _looks_like_sphinx(folder):
+        named.add("sphinx")
+    if named:
+        return named.pop() if len(named) == 1 else None
+    files = [e for e in _entries(folder) if e.is_file() and not _harmless(e.name)]
+    data = [Path(e.path) for e in files if Path(e.name).suffix.lower() in _DATA_SUFFIXES.values()]
+    images = [e for e in files if Path(e.name).suffix.lower() in IMAGE_SUFFIXES]
+    if data:
+        # screenshots beside a data file: an images import and the data file's format are both likely
+        return _agreed_format(data) if not images else None
+    return "images" if _only_images(folder) else None
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    with os.scandir(folder) as it:
+        return sorted(islice(it, FOLDER_ENTRIES), key=lambda e: e.name)
+
+
+def _looks_like_sphinx(folder: Path) -> bool:
+    """What sphinx.read takes as a folder: one with groundtruth/, groundtruth/ itself, or one task folder."""
+    if (folder / "groundtruth").is_dir() or folder.name == "groundtruth":
+        return True
+    return all((folder / name).is_file() for name in ("meta.json", "0.png", "0.xml"))
+
+
+def _agreed_format(data_files: list[Path]) -> str | None:
+    """The format of a folder's data files, when the first few all say the same and its reader takes
+    their kind of file from a folder (*.json or *.jsonl)."""
+    found = set()
+    for file in sorted(data_files)[:DATA_FILES_PEEKED]:
+        first = _first_record(file)
+        fmt = _by_keys(*first) if first else None
+        if fmt is None or _DATA_SUFFIXES[_reads(fmt)] != file.suffix.lower():
+            return None
+        found.add(fmt)
+    return found.pop() if len(found) == 1 else None
+
+
+def _only_images(folder: Path) -> bool:
+    """Screenshots, and nothing but harmless notes, in the folder and its sub-folders (as far as we look)."""
+    seen_image, budget, queue = False, FOLDER_ENTRIES, [folder]
+    while queue and budget > 0:
+        with os.scandir(queue.pop(0)) as it:
+            for entry in it:
+                budget -= 1
+                if budget <= 0:
+                    break
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir():
+                    queue.append(Path(entry.path))
+                elif Path(entry.name).suffix.lower() in IMAGE_SUFFIXES:
+                    seen_image = True
+                elif not _harmless(entry.name):
+                    return False
+    return seen_image
+
+
+def _harmless(name: str) -> bool:
+    return name.startswith(".") or name.lower() in _HARMLESS_NAMES or name.lower().endswith(_HARMLESS_SUFFIXES)
+
+
+def _first_record(path: Path) -> tuple[str, dict] | None:
+    """How the file holds its records ("list", "lines" or "object") and the first record, read from the
+    file's first HEAD_BYTES; None when that is not a JSON object."""
+    with open(path, "rb") as fh:
+        text = fh.read(HEAD_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    decoder = json.JSONDecoder()
+    if text.startswith("["):
+        start, holder = len(text) - len(text[1:].lstrip()), "list"
+    elif text.startswith("{"):
+        start, holder = 0, ""
+    else:
+        return None
+    try:
+        record, end = decoder.raw_decode(text, start)
+    except ValueError:
+        return None
+    if not isinstance(record, dict):
+        return None
+    return holder or ("lines" if text[end:].strip() else "object"), record
+
+
+def _by_keys(holder: str, record: dict) -> str | None:
+    matches = [fmt for fmt, reads, keys in _RECORD_KEYS if keys <= record.keys() and holder in _READS[reads]]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _reads(fmt: str) -> str:
+    return next(reads for name, reads, _ in _RECORD_KEYS if name == fmt)
