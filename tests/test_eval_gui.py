@@ -28,6 +28,7 @@ from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui.eval.background import wait_all
+from desktop_app.ui.eval.colours import run_colour
 from desktop_app.ui.eval.dashboard import DashboardWidget
 from desktop_app.ui.eval.prediction_layer import PredictionLayer, marks_from_rows
 from desktop_app.ui.eval.prediction_panel import PredictionPanel
@@ -111,7 +112,9 @@ def test_baselines_from_the_run_dialog_to_the_canvas(qtbot, project):
     assert set(run_ids) <= set(panel.visible_runs())
     rows = {r.id: r for r in panel.run_rows()}
     assert all(rows[i].status == "done" and rows[i].answered == 15 for i in run_ids)
-    assert panel._items[run_ids[0]].text(6).startswith("gold ")
+    tally = rows[run_ids[0]].verdicts  # the list's compact counts: gold, distracted, other, invalid
+    assert panel._items[run_ids[0]].text(6) == " ".join(
+        f"{letter}{tally.get(v, 0)}" for letter, v in zip("gdoi", ("gold", "distracted", "other", "invalid"), strict=True))
     assert panel._items[run_ids[0]].text(1) == "screen"  # the protocol column
 
     # one popup step: the layer's marks carry the verdicts the database holds
@@ -373,9 +376,12 @@ def test_layer_places_text_answers_and_unplaceable_ones():
     layer.set_predictions(text)
     assert [mk.verdict_text for mk in layer.marks()] == ["distracted", "wrong format", "invalid"]
     assert layer.mark_at(QPointF(150, 120), 1.0).box_id == 7  # inside the outlined box
-    assert layer.mark_at(QPointF(20, 14), 1.0).run_id == 2  # the corner badge of an answer with no place
-    assert layer.mark_at(QPointF(1200, 50), 0.5).run_id == 3  # outside the image, zoomed in
-    assert layer.boundingRect().contains(QRectF(0, 0, 1201, 601))
+    # an answer with no place on the page is not drawn over it: the legend names the run and its verdict
+    assert layer.mark_at(QPointF(20, 14), 1.0) is None
+    assert (run_colour(2), "#2 b / cot: wrong format") in layer.legend_entries()
+    assert layer.mark_at(QPointF(1000, 50), 0.5).run_id == 3  # outside the image: drawn on its edge, zoomed in
+    assert layer.mark_at(QPointF(1200, 50), 0.5) is None
+    assert layer.boundingRect().contains(QRectF(0, 0, 1001, 601))
     image = QImage(500, 300, QImage.Format_ARGB32)
     image.fill(QColor("white"))
     scene = QGraphicsScene()

@@ -4,8 +4,11 @@ A BoxItem is geometry only: it lives in the scene's index for hit-testing,
 selection and rubber bands, but paints nothing. One BoxesLayer paints every
 box with a handful of drawRects calls per label. A Python paint() per box
 cost ~15 us, i.e. 60 ms per frame with 4,000 boxes in view; the layer keeps a
-frame of 5,000 boxes to a few milliseconds. Captions are painted by the view
-(view.py) in one pass over the visible boxes.
+frame of 5,000 boxes to a few milliseconds. Captions are laid out by the scene
+(scene.py) and painted by the view (view.py) in one pass over the visible boxes.
+
+Handles of a selected box are small and sit outside it (corner squares overlapping the corner
+by a pixel, short ticks along the edge middles), so they never cover the box's own text.
 """
 
 from __future__ import annotations
@@ -16,7 +19,11 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
 from desktop_app.ui.palette import label_color
 
-HANDLE_PX = 8  # handle size on screen, whatever the zoom
+HANDLE_PX = 8  # how far outside the box a handle still takes the mouse, on screen, whatever the zoom
+HANDLE_INSIDE_PX = 3  # ... and how far inside: the rest of the box moves it, even when small
+HANDLE_DRAWN_PX = 8  # a corner handle's side on screen; drawn outside the box
+TICK_LONG_PX, TICK_THICK_PX = 12, 4  # an edge handle: a short tick outside the edge's middle
+HANDLE_OUTSET_PX = HANDLE_DRAWN_PX  # what the handles add around a box: captions keep clear of it
 THIN_BELOW = 0.75  # zoom under which unselected outlines are drawn 1 px wide
 # handle name -> which edges it moves (left, top, right, bottom)
 HANDLES = {"tl": (1, 1, 0, 0), "t": (0, 1, 0, 0), "tr": (0, 1, 1, 0), "r": (0, 0, 1, 0),
@@ -33,11 +40,57 @@ def handle_points(rect: QRectF) -> dict[str, QPointF]:
             "bl": rect.bottomLeft(), "l": QPointF(rect.left(), c.y())}
 
 
+def handle_rects(rect: QRectF, px: float) -> dict[str, QRectF]:
+    """Where each handle of a selected box is drawn, in scene units (px: scene units per screen pixel).
+
+    Corners: squares outside the corner, overlapping it by one pixel so they read as attached. Edge
+    middles: ticks outside the edge, left out when the box is too small on screen to hold them apart
+    from the corners (its edges still take the mouse)."""
+    side, inset = HANDLE_DRAWN_PX * px, 1 * px  # inset: the overlap with the corner, the gap at edges
+    out: dict[str, QRectF] = {}
+    for name, point in handle_points(rect).items():
+        left, top, right, bottom = HANDLES[name]
+        if left + top + right + bottom == 2:  # a corner
+            x = point.x() - side + inset if left else point.x() - inset
+            y = point.y() - side + inset if top else point.y() - inset
+            out[name] = QRectF(x, y, side, side)
+    long_, thick = TICK_LONG_PX * px, TICK_THICK_PX * px
+    if rect.width() >= 3 * long_:
+        cx = rect.center().x() - long_ / 2
+        out["t"] = QRectF(cx, rect.top() - thick - inset, long_, thick)  # clear of the selected outline
+        out["b"] = QRectF(cx, rect.bottom() + inset, long_, thick)
+    if rect.height() >= 3 * long_:
+        cy = rect.center().y() - long_ / 2
+        out["l"] = QRectF(rect.left() - thick - inset, cy, thick, long_)
+        out["r"] = QRectF(rect.right() + inset, cy, thick, long_)
+    return out
+
+
+def _handle_reach(name: str, point: QPointF, px: float) -> QRectF:
+    """Where a handle takes the mouse: mostly outside the box, where it is drawn, and a few pixels in."""
+    left, top, right, bottom = HANDLES[name]
+    out, inside = HANDLE_PX * px, HANDLE_INSIDE_PX * px
+    x1 = point.x() - (out if left else inside if right else out)
+    x2 = point.x() + (out if right else inside if left else out)
+    y1 = point.y() - (out if top else inside if bottom else out)
+    y2 = point.y() + (out if bottom else inside if top else out)
+    return QRectF(QPointF(x1, y1), QPointF(x2, y2))
+
+
 class BoxStyle:
     """Pens and brushes per label, built once per palette instead of per paint."""
 
     def __init__(self, palette: str = "default"):
+        self.own: tuple[str, ...] = ()  # the project's own labels (store/label_set.py), in order
         self.set_palette(palette)
+
+    def set_own_labels(self, own: tuple[str, ...]) -> None:
+        self.own = tuple(own)
+        self.set_palette(self.palette)
+
+    def of(self, label: str) -> str:
+        """The label a box is drawn as: its own, or "other" for one the project no longer has."""
+        return label if label in self.colors else "other"
 
     def set_palette(self, palette: str) -> None:
         self.palette = palette
@@ -45,8 +98,8 @@ class BoxStyle:
         self.thin: dict[str, QPen] = {}
         self.fills: dict[str, QBrush] = {}
         self.colors: dict[str, QColor] = {}
-        for label in ("gold", "distracted", "other"):
-            color = label_color(label, palette)
+        for label in ("gold", "distracted", "other", *self.own):
+            color = label_color(label, palette, self.own)
             self.colors[label] = color
             for selected in (False, True):
                 pen = QPen(color, 3 if selected else 2)
@@ -79,10 +132,10 @@ class BoxItem(QGraphicsItem):
         self.setAcceptHoverEvents(True)
         self.setZValue(10)
 
-    def _changed(self) -> None:
+    def _changed(self, hover: bool = False) -> None:
         scene = self.scene()
         if scene is not None and getattr(scene, "layer", None) is not None:
-            scene.layer.invalidate()
+            scene.layer.invalidate(hover)
 
     def set_label(self, label: str, text: str) -> None:
         self.label, self.text = label, text
@@ -117,19 +170,18 @@ class BoxItem(QGraphicsItem):
     def handle_at(self, pos: QPointF, px: float) -> str | None:
         if not self.isSelected():
             return None
-        reach = HANDLE_PX * px
         for name, point in handle_points(self._rect).items():
-            if abs(pos.x() - point.x()) <= reach and abs(pos.y() - point.y()) <= reach:
+            if _handle_reach(name, point, px).contains(pos):
                 return name
         return None
 
     def hoverEnterEvent(self, event) -> None:
         self.hovered = True
-        self._changed()
+        self._changed(hover=True)
 
     def hoverLeaveEvent(self, event) -> None:
         self.hovered = False
-        self._changed()
+        self._changed(hover=True)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         pass  # never called (ItemHasNoContents)
@@ -146,11 +198,17 @@ class BoxesLayer(QGraphicsItem):
         self.size = QRectF(size)
         self._rects: dict[str, list[QRectF]] | None = None
         self._marked: list[BoxItem] = []
+        self.version = 0  # counts changes to boxes (geometry, label, text, selection)...
+        self.hover_version = 0  # ... and, apart, to which box is hovered: captions mostly ignore it
         self.setZValue(5)
         self.setAcceptedMouseButtons(Qt.NoButton)
 
-    def invalidate(self) -> None:
+    def invalidate(self, hover: bool = False) -> None:
         self._rects = None
+        if hover:
+            self.hover_version += 1
+        else:
+            self.version += 1  # the scene's caption layout is keyed on these
         self.update()
 
     def boundingRect(self) -> QRectF:
@@ -163,7 +221,7 @@ class BoxesLayer(QGraphicsItem):
             if item.isSelected() or item.hovered:
                 marked.append(item)
             else:
-                rects.setdefault(item.label, []).append(item._rect)
+                rects.setdefault(self.style.of(item.label), []).append(item._rect)
         self._rects, self._marked = rects, marked
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
@@ -178,17 +236,16 @@ class BoxesLayer(QGraphicsItem):
                 painter.setPen(self.style.thin[label] if zoomed_out else self.style.pens[(label, False)])
                 painter.drawRects(rects)
         px = 1.0 / max(scale, 1e-6)
-        half = HANDLE_PX * px / 2
         for item in self._marked:
-            selected = item.isSelected()
-            painter.setPen(self.style.pens[(item.label, selected)])
-            painter.setBrush(self.style.fills[item.label])
+            selected, label = item.isSelected(), self.style.of(item.label)
+            painter.setPen(self.style.pens[(label, selected)])
+            painter.setBrush(self.style.fills[label])
             painter.drawRect(item._rect)
             if selected:
                 painter.setPen(self.style.handle_pen)
-                painter.setBrush(self.style.colors[item.label])
-                for point in handle_points(item._rect).values():
-                    painter.drawRect(QRectF(point.x() - half, point.y() - half, 2 * half, 2 * half))
+                painter.setBrush(self.style.colors[label])
+                for handle in handle_rects(item._rect, px).values():
+                    painter.drawRect(handle)
 
 
 class ImageItem(QGraphicsItem):

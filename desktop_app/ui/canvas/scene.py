@@ -3,27 +3,70 @@
 The scene never writes to the database. It reports finished gestures (a box
 drawn, boxes moved or resized) as signals; the workspace turns each into an
 undoable command that writes the edit.
+
+It also lays out the boxes' captions (the view paints them, the prediction layer's
+tags keep clear of them): each goes where it hides least, measured against the
+other boxes, the captions already placed, the handles of selected boxes, the
+agents' markers and the screenshot's own content (placement.InkMap).
 """
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
+
+import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QPen
-from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSceneMouseEvent
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPen
+from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSceneMouseEvent, QToolTip
 
 from desktop_app.ui.canvas.items import (
     CURSORS,
+    HANDLE_OUTSET_PX,
     HANDLES,
     BoxesLayer,
     BoxItem,
     BoxStyle,
     ImageItem,
     MissingImageItem,
+    handle_points,
+    handle_rects,
+)
+from desktop_app.ui.canvas.placement import (
+    InkMap,
+    Obstacles,
+    Rect,
+    caption_candidates,
+    cheapest,
+    outside,
+    overlap,
 )
 from desktop_app.ui.canvas.suggestions import SuggestionLayer
 from desktop_app.ui.eval.prediction_layer import PredictionLayer
 
 MIN_SIZE = 2.0  # px; smaller drags are clicks, not boxes
+CAPTION_MODES = ("always", "hover", "never")  # Settings.box_captions: "hover" = hovered and selected boxes
+CAPTION_LIMIT = 400  # with more boxes in view, captions would be unreadable clutter anyway
+CAPTION_MIN_BOX_PX = 10  # boxes smaller than this on screen get no caption
+CAPTION_MIN_TEXT_PX = 80  # a caption may be wider than a narrow box, up to this
+INK_WIDTH = 1024  # the ink map has at most this many cells across (blocks of 2x2 pixels or more)
+# what covering one square view pixel costs a caption (placement.cheapest picks the lowest total)
+COVER_CAPTION = 8.0  # another caption: text on text is unreadable
+COVER_HANDLE = 8.0  # a selected box's handle
+COVER_MARK = 8.0  # an agent's marker
+COVER_INK = 3.0  # page content under the caption (text, icons, borders)
+COVER_BOX = 1.0  # another box's area
+COVER_OWN = 0.5  # the captioned box itself (the inside places)
+COVER_OUTSIDE = 2.0  # off the screenshot: may be out of view
+CAPTION_GOOD_ENOUGH = 0.05  # a place costing this much per square pixel of caption hides next to nothing
+
+
+@dataclass(frozen=True)
+class CaptionPlace:
+    box_id: int
+    label: str
+    text: str  # elided to fit
+    rect: Rect  # in layout pixels: scene units times the zoom (the view adds its scroll offset)
 
 
 class AnnotationScene(QGraphicsScene):
@@ -46,8 +89,17 @@ class AnnotationScene(QGraphicsScene):
         self.show_suggestions = True
         self.predictions: PredictionLayer | None = None  # agents' answers on this step
         self.items_by_id: dict[int, BoxItem] = {}
-        self._gesture = None  # ("draw", start) | ("move", start, {id: rect}) | ("resize", id, handle, rect)
+        # ("draw", start) | ("move", start, {id: rect}) | ("resize", id, handle, rect, grab offset)
+        self._gesture = None
         self._preview: QGraphicsRectItem | None = None
+        self.caption_mode = "always"  # Settings.box_captions
+        self.captions_on = True  # View > Show captions
+        self.caption_font = QFont()
+        self.caption_font.setPixelSize(11)
+        self.caption_metrics = QFontMetrics(self.caption_font)
+        self._ink: InkMap | None = None  # the screenshot's content, for placing labels
+        self._captions: tuple[tuple, list[CaptionPlace]] | None = None  # (key, layout)
+        self._captioned: tuple[tuple, list[BoxItem]] | None = None  # (key, boxes in reading order)
         self.setItemIndexMethod(QGraphicsScene.BspTreeIndex)
 
     # loading ----------------------------------------------------------------
@@ -55,6 +107,7 @@ class AnnotationScene(QGraphicsScene):
         self.reset()
         if image is not None and not image.isNull():
             self.background = ImageItem(image)
+            self._ink = _ink_of(image)
             width, height = image.width(), image.height()
         else:
             self.background = MissingImageItem(width, height, missing_reason or "image missing")
@@ -79,6 +132,7 @@ class AnnotationScene(QGraphicsScene):
         self._preview = None
         self._gesture = None
         self.background = None
+        self._ink, self._captions, self._captioned = None, None, None
         self.clear()
 
     def put_box(self, box) -> None:
@@ -109,6 +163,117 @@ class AnnotationScene(QGraphicsScene):
         if self.layer is not None:
             self.layer.invalidate()
         self.update()
+
+    def set_own_labels(self, own: tuple[str, ...]) -> None:
+        """The project's own labels get their colours (ui/palette.py EXTRA_COLOURS)."""
+        self.style.set_own_labels(own)
+        if self.layer is not None:
+            self.layer.invalidate()
+        self.update()
+
+    # captions ---------------------------------------------------------------
+    def set_caption_mode(self, mode: str) -> None:
+        """always, hover (only hovered and selected boxes) or never; anything else reads as always."""
+        self.caption_mode = mode if mode in CAPTION_MODES else "always"
+        self.update()
+
+    def set_captions_on(self, on: bool) -> None:
+        self.captions_on = on
+        self.update()
+
+    def caption_places(self, scale: float) -> list[CaptionPlace]:
+        """The captions shown at zoom `scale`, placed, in layout pixels (scene units x scale).
+
+        Laid out over the whole screenshot when it holds at most CAPTION_LIMIT captions, so the
+        layout holds still while panning; else over the boxes in view (none if still too many)."""
+        if not self.captions_on or self.caption_mode == "never" or self.layer is None:
+            return []
+        scale = round(scale, 9)  # 1 / (1 / zoom) from a click must find the layout the paint made
+        boxes = self._captioned_boxes()
+        visible = None
+        if len(boxes) > CAPTION_LIMIT:
+            visible = self._visible_rect()
+            boxes = _first_in_view(boxes, visible, CAPTION_LIMIT + 1)
+            if len(boxes) > CAPTION_LIMIT:
+                return []
+        key = (scale, self._boxes_key(), self._marks_key(), visible.getCoords() if visible is not None else None)
+        if self._captions is None or self._captions[0] != key:
+            self._captions = (key, self._layout_captions(boxes, scale))
+        return self._captions[1]
+
+    def _captioned_boxes(self) -> list[BoxItem]:
+        """Boxes with a caption in the current mode, in reading order (a stable layout). Cached until a
+        box changes: with thousands of boxes, sorting them every frame would cost more than painting."""
+        key = self._boxes_key()
+        if self._captioned is None or self._captioned[0] != key:
+            hover_only = self.caption_mode == "hover"
+            boxes = [b for b in self.items_by_id.values()
+                     if b.text and (not hover_only or b.hovered or b.isSelected())]
+            boxes.sort(key=lambda b: (b._rect.top(), b._rect.left(), b.box_id))
+            self._captioned = (key, boxes)
+        return self._captioned[1]
+
+    def _boxes_key(self) -> tuple:
+        """What the captions depend on in the boxes. Hovering only matters in the "hover" mode: in the
+        others, moving the mouse over thousands of boxes must not lay the captions out again."""
+        hover = self.layer.hover_version if self.caption_mode == "hover" else 0
+        return (self.caption_mode, id(self.layer), self.layer.version, hover)
+
+    def _visible_rect(self) -> QRectF:
+        views = self.views()
+        if not views:
+            return QRectF(self.image_rect)
+        return views[0].mapToScene(views[0].viewport().rect()).boundingRect()
+
+    def _marks_key(self) -> tuple:
+        return tuple(self.predictions.marker_rects(1.0)) if self.predictions is not None else ()
+
+    def _caption_obstacles(self, scale: float) -> Obstacles:
+        """What captions keep off, in layout pixels: boxes, the handles of selected ones, markers."""
+        obstacles = Obstacles()
+        obstacles.add_all((_scaled(b._rect, scale) for b in self.items_by_id.values()), COVER_BOX, is_area=True)
+        for item in self.items_by_id.values():
+            if item.isSelected():
+                handles = handle_rects(item._rect, 1.0 / scale).values()
+                obstacles.add_all((_scaled(h, scale) for h in handles), COVER_HANDLE)
+        if self.predictions is not None:
+            obstacles.add_all(self.predictions.marker_rects(scale), COVER_MARK)
+        return obstacles
+
+    def _layout_captions(self, boxes: list[BoxItem], scale: float) -> list[CaptionPlace]:
+        """Each caption, in reading order, at its cheapest place; placed captions are obstacles too."""
+        bounds = _scaled(self.image_rect, scale)
+        ink = self.ink_map()
+        obstacles = self._caption_obstacles(scale)
+        metrics = self.caption_metrics
+        height = metrics.height() + 2
+        places = []
+        for item in boxes:
+            box = _scaled(item._rect, scale)
+            if box[2] - box[0] < CAPTION_MIN_BOX_PX or box[3] - box[1] < CAPTION_MIN_BOX_PX:
+                continue
+            text = metrics.elidedText(item.text, Qt.ElideRight, int(max(box[2] - box[0], CAPTION_MIN_TEXT_PX)))
+            width = metrics.horizontalAdvance(text) + 6
+            # a selected box's handles sit just outside it: its caption keeps clear of them
+            lift = HANDLE_OUTSET_PX if item.isSelected() else 0.0
+            outer, inner = caption_candidates(box, width, height, lift)
+
+            def cost(rect: Rect, box=box) -> float:
+                value = obstacles.cost(rect, owner=box) + COVER_OUTSIDE * outside(rect, bounds)
+                value += COVER_OWN * overlap(rect, box)
+                if ink is not None:
+                    value += COVER_INK * ink.pixels_scaled(rect, scale)
+                return value
+
+            candidates = outer + inner
+            rect = candidates[cheapest(candidates, cost, good_enough=CAPTION_GOOD_ENOUGH * width * height)]
+            obstacles.add(rect, COVER_CAPTION)
+            places.append(CaptionPlace(item.box_id, item.label, text, rect))
+        return places
+
+    def ink_map(self) -> InkMap | None:
+        """The screenshot's drawn content, for placing labels; None when the image is missing."""
+        return self._ink
 
     # selection --------------------------------------------------------------
     def selected_ids(self) -> list[int]:
@@ -164,7 +329,9 @@ class AnnotationScene(QGraphicsScene):
             return
         item, handle = self._handle_at(pos)
         if item is not None:
-            self._gesture = ("resize", item.box_id, handle, item.rect())
+            # handles are drawn outside the box: the edge follows the mouse from where it was grabbed
+            grabbed = pos - handle_points(item.rect())[handle]
+            self._gesture = ("resize", item.box_id, handle, item.rect(), grabbed)
             event.accept()
             return
         mark = self.predictions.mark_at(pos, self.px) if self.predictions is not None else None
@@ -210,6 +377,15 @@ class AnnotationScene(QGraphicsScene):
             return None
         return self.suggestions.hit(pos)
 
+    def helpEvent(self, event) -> None:
+        """Tooltips of the agents' markers (e.g. where an answer outside the screenshot pointed)."""
+        text = self.predictions.tooltip_at(event.scenePos(), self.px) if self.predictions is not None else ""
+        if text:
+            QToolTip.showText(event.screenPos(), text, event.widget())
+            event.accept()
+            return
+        super().helpEvent(event)
+
     def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:
         hit = self._suggestion_at(event.scenePos()) if self._box_at(event.scenePos()) is None else None
         if hit is not None and self.mode == "select":
@@ -247,10 +423,11 @@ class AnnotationScene(QGraphicsScene):
             for box_id, rect in gesture[2].items():
                 self.items_by_id[box_id].set_rect(rect.translated(dx, dy))
         elif gesture[0] == "resize":
-            _, box_id, handle, rect = gesture
+            _, box_id, handle, rect, grabbed = gesture
             left, top, right, bottom = HANDLES[handle]
-            x = min(max(round(pos.x()), 0), self.image_rect.right())
-            y = min(max(round(pos.y()), 0), self.image_rect.bottom())
+            edge = pos - grabbed
+            x = min(max(round(edge.x()), 0), self.image_rect.right())
+            y = min(max(round(edge.y()), 0), self.image_rect.bottom())
             new = QRectF(rect)
             if left:
                 new.setLeft(x)
@@ -287,3 +464,30 @@ class AnnotationScene(QGraphicsScene):
             elif new != old:
                 self.boxesChanged.emit([(box_id, old, new)])
         event.accept()
+
+
+def _first_in_view(boxes: list[BoxItem], visible: QRectF, limit: int) -> list[BoxItem]:
+    """The boxes that intersect `visible`, stopping at `limit` (more means: too many to caption)."""
+    out = []
+    for box in boxes:
+        if box._rect.intersects(visible):
+            out.append(box)
+            if len(out) >= limit:
+                break
+    return out
+
+
+def _scaled(rect: QRectF, scale: float) -> Rect:
+    """A scene rect in layout pixels."""
+    return (rect.left() * scale, rect.top() * scale, rect.right() * scale, rect.bottom() * scale)
+
+
+def _ink_of(image: QImage) -> InkMap:
+    """The ink map of a screenshot, read from its green channel (text and icons differ from their
+    background in it too; converting to grey first would double the cost)."""
+    if image.format() not in (QImage.Format_RGB32, QImage.Format_ARGB32, QImage.Format_ARGB32_Premultiplied):
+        image = image.convertToFormat(QImage.Format_RGB32)
+    green = 1 if sys.byteorder == "little" else 2  # 0xAARRGGBB words: B G R A in memory on little-endian
+    pixels = np.frombuffer(image.constBits(), dtype=np.uint8, count=image.sizeInBytes())
+    rows = pixels.reshape(image.height(), image.bytesPerLine())
+    return InkMap.of_channel(rows[:, green:image.width() * 4:4], INK_WIDTH)

@@ -1,19 +1,27 @@
-"""The canvas view: zoom, pan, crosshair, and the captions of visible boxes."""
+"""The canvas view: zoom, pan, crosshair, the captions of visible boxes and the runs' legend.
+
+The scene decides where captions go (AnnotationScene.caption_places, in layout pixels: scene units
+times the zoom); the view shifts them by its scroll offset and paints them on top of everything.
+The legend goes to the viewport corner where it hides least, and stays there until another corner
+is clearly better, so it does not hop about while panning.
+"""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QTransform
+from PySide6.QtGui import QColor, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QFrame, QGraphicsView
 
-from desktop_app.ui.canvas.items import BoxItem
-from desktop_app.ui.canvas.scene import AnnotationScene
-from desktop_app.ui.eval.prediction_layer import draw_legend
+from desktop_app.ui.canvas.placement import Obstacles, Rect
+from desktop_app.ui.canvas.scene import AnnotationScene, CaptionPlace
+from desktop_app.ui.eval.prediction_layer import LEGEND_CORNERS, draw_legend, legend_rect
 
 MIN_SCALE, MAX_SCALE = 0.02, 40.0
 STEP = 1.25
-CAPTION_LIMIT = 400  # with more boxes in view, captions would be unreadable clutter anyway
-CAPTION_MIN_BOX_PX = 10
+LEGEND_MOVE_BELOW = 0.5  # the legend changes corner only when the other one hides less than half as much
+# what covering one square view pixel costs the legend (the corner with the lowest total wins)
+LEGEND_COVER = {"caption": 8.0, "tag": 8.0, "mark": 8.0, "ink": 3.0, "box": 1.0}
+LEGEND_BOX_LIMIT = 1000  # with more boxes, the legend weighs only the screenshot's ink, not each box
 
 
 class CanvasView(QGraphicsView):
@@ -33,10 +41,7 @@ class CanvasView(QGraphicsView):
         self.setFrameShape(QFrame.NoFrame)
         self.setFocusPolicy(Qt.StrongFocus)
         self.setBackgroundBrush(QColor("#3a3a3a"))
-        self.caption_font = QFont()
-        self.caption_font.setPixelSize(11)
-        self.caption_metrics = QFontMetrics(self.caption_font)
-        self.show_captions = True
+        self.legend_corner = LEGEND_CORNERS[0]
         self._pan_from: QPoint | None = None
         self._space = False
         self._mouse: QPoint | None = None
@@ -45,6 +50,15 @@ class CanvasView(QGraphicsView):
     @property
     def canvas(self) -> AnnotationScene:
         return self.scene()
+
+    @property
+    def show_captions(self) -> bool:
+        """View > Show captions; which captions show is the scene's caption_mode (the settings)."""
+        return self.canvas.captions_on
+
+    @show_captions.setter
+    def show_captions(self, on: bool) -> None:
+        self.canvas.set_captions_on(on)
 
     # zoom -------------------------------------------------------------------
     def scale_factor(self) -> float:
@@ -151,18 +165,18 @@ class CanvasView(QGraphicsView):
         self.viewport().setCursor(Qt.CrossCursor if mode == "draw" else Qt.ArrowCursor)
         self.viewport().update()
 
-    # foreground: captions and crosshair --------------------------------------
+    # foreground: captions, legend and crosshair -----------------------------
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
-        scale = self.scale_factor()
         painter.save()
         painter.resetTransform()  # paint in viewport pixels: captions keep one size at every zoom
-        if self.show_captions:
-            boxes = self._visible_captioned(self.mapToScene(self.viewport().rect()).boundingRect())
-            if boxes is not None:
-                self._draw_captions(painter, boxes, scale)
+        captions = self.caption_rects()
+        self._draw_captions(painter, captions)
         predictions = self.canvas.predictions
         if predictions is not None and predictions.marks():
-            draw_legend(painter, QRectF(self.viewport().rect()), predictions.legend_entries())
+            viewport = QRectF(self.viewport().rect())
+            entries = predictions.legend_entries()
+            self.legend_corner = self._legend_corner(viewport, entries, [r for _, r in captions])
+            draw_legend(painter, viewport, entries, corner=self.legend_corner)
         if self.canvas.mode == "draw" and self._mouse is not None:
             pen = QPen(QColor(255, 255, 255, 160), 1, Qt.DashLine)
             painter.setPen(pen)
@@ -171,32 +185,74 @@ class CanvasView(QGraphicsView):
             painter.drawLine(self._mouse.x(), 0, self._mouse.x(), vp.height())
         painter.restore()
 
-    def _visible_captioned(self, visible: QRectF) -> list[BoxItem] | None:
-        """Boxes in view that have a caption, or None when there are too many to caption.
+    def caption_rects(self) -> list[tuple[CaptionPlace, QRectF]]:
+        """The captions painted now, each with its rect in viewport pixels.
 
-        A plain loop over our own items: scene.items() calls the Python boundingRect
-        of every box three times, which alone cost 30 ms a frame at 5,000 boxes."""
+        A caption laid out beyond the viewport's edge while its box is in view is pulled inside,
+        so a box scrolled to the top still says what it is. (The scene keeps its own list of boxes:
+        scene.items() would call the Python boundingRect of every box, 30 ms a frame at 5,000.)"""
+        viewport = QRectF(self.viewport().rect())
+        t = self.viewportTransform()
         out = []
-        for item in self.canvas.items_by_id.values():
-            if item.text and item._rect.intersects(visible):
-                out.append(item)
-                if len(out) > CAPTION_LIMIT:
-                    return None
+        for place in self.canvas.caption_places(self.scale_factor()):
+            x1, y1, x2, y2 = place.rect
+            rect = QRectF(x1 + t.dx(), y1 + t.dy(), x2 - x1, y2 - y1)
+            box = self.mapFromScene(self.canvas.items_by_id[place.box_id].rect()).boundingRect()
+            if not viewport.intersects(QRectF(box)):
+                continue
+            if not viewport.contains(rect):
+                rect.moveLeft(min(max(rect.left(), viewport.left()), viewport.right() - rect.width()))
+                rect.moveTop(min(max(rect.top(), viewport.top()), viewport.bottom() - rect.height()))
+            out.append((place, rect))
         return out
 
-    def _draw_captions(self, painter: QPainter, boxes, scale: float) -> None:
-        painter.setFont(self.caption_font)
-        metrics = self.caption_metrics
-        height = metrics.height() + 2
-        style = self.canvas.style
-        for item in boxes:
-            top_left = self.mapFromScene(item.rect().topLeft())
-            width_px = item.rect().width() * scale
-            if width_px < CAPTION_MIN_BOX_PX or item.rect().height() * scale < CAPTION_MIN_BOX_PX:
-                continue
-            text = metrics.elidedText(item.text, Qt.ElideRight, int(max(width_px, 80)))
-            w = metrics.horizontalAdvance(text) + 6
-            y = top_left.y() - height if top_left.y() - height >= 0 else top_left.y()
-            painter.fillRect(top_left.x(), y, w, height, style.colors[item.label])
+    def _draw_captions(self, painter: QPainter, captions: list[tuple[CaptionPlace, QRectF]]) -> None:
+        painter.setFont(self.canvas.caption_font)
+        ascent = self.canvas.caption_metrics.ascent()
+        colors = self.canvas.style.colors
+        for place, rect in captions:
+            painter.fillRect(rect, colors.get(place.label, colors["other"]))
             painter.setPen(QColor("white"))
-            painter.drawText(top_left.x() + 3, y + metrics.ascent() + 1, text)
+            painter.drawText(int(rect.left() + 3), int(rect.top() + ascent + 1), place.text)
+
+    def _legend_corner(self, viewport: QRectF, entries, captions: list[QRectF]) -> str:
+        """The corner where the legend hides least; the current one unless another is clearly better."""
+        obstacles = self._legend_obstacles(captions)
+        t = self.viewportTransform()
+        scale = self.scale_factor()
+        ink = self.canvas.ink_map()
+
+        def cost(corner: str) -> float:
+            rect = legend_rect(viewport, entries, corner).getCoords()
+            value = obstacles.cost(rect)
+            if ink is not None:  # ink is looked up in layout pixels: undo the scroll offset
+                shifted = (rect[0] - t.dx(), rect[1] - t.dy(), rect[2] - t.dx(), rect[3] - t.dy())
+                value += LEGEND_COVER["ink"] * ink.pixels_scaled(shifted, scale)
+            return value
+
+        costs = {corner: cost(corner) for corner in LEGEND_CORNERS}
+        best = min(LEGEND_CORNERS, key=lambda c: (costs[c], LEGEND_CORNERS.index(c)))
+        current = self.legend_corner if self.legend_corner in costs else LEGEND_CORNERS[0]
+        return best if costs[best] < LEGEND_MOVE_BELOW * costs[current] else current
+
+    def _legend_obstacles(self, captions: list[QRectF]) -> Obstacles:
+        """Captions, tags, markers and boxes in viewport pixels."""
+        t = self.viewportTransform()
+        scale = self.scale_factor()
+
+        def shifted(rect: Rect) -> Rect:
+            return (rect[0] + t.dx(), rect[1] + t.dy(), rect[2] + t.dx(), rect[3] + t.dy())
+
+        obstacles = Obstacles()
+        obstacles.add_all((r.getCoords() for r in captions), LEGEND_COVER["caption"])
+        predictions = self.canvas.predictions
+        obstacles.add_all((shifted(r) for r in predictions.tag_rects(scale)), LEGEND_COVER["tag"])
+        obstacles.add_all((shifted(r) for r in predictions.marker_rects(scale)), LEGEND_COVER["mark"])
+        boxes = self.canvas.items_by_id
+        if len(boxes) <= LEGEND_BOX_LIMIT:  # beyond, the ink map alone: this runs every frame
+            visible = self.mapToScene(self.viewport().rect()).boundingRect()
+            obstacles.add_all((shifted((r.left() * scale, r.top() * scale, r.right() * scale, r.bottom() * scale))
+                               for r in (item._rect for item in boxes.values()) if r.intersects(visible)),
+                              LEGEND_COVER["box"])
+        return obstacles
+

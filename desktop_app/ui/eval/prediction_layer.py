@@ -1,13 +1,17 @@
 """The agents' answers for the current step, drawn on the canvas by ONE item (like BoxesLayer).
 
 Per visible run: a cross at the predicted point (image pixels), the matched box outlined in the
-run's colour when the answer named an element instead of a point, and a badge with the verdict
-next to it. Crosses and badges keep one size on screen at every zoom: the item paints them in
+run's colour when the answer named an element instead of a point, and a tag with the verdict
+next to it. Crosses and tags keep one size on screen at every zoom: the item paints them in
 view pixels after mapping the anchors, so no per-mark QGraphicsItem and no per-zoom rebuild is
-needed. Answers with neither a point nor a matched box (unparseable, unmatched text) are stacked
-as badges in the image's top-left corner, so every visible run says something on the canvas.
-Points outside the image are drawn where they are: the scene rect stays the image, the item's
-bounding rect is generous (MARGIN) so a badge is never culled at any zoom.
+needed.
+
+Tags go where they hide least: of a few places around the marker, the one overlapping least with
+the boxes' captions (AnnotationScene.caption_places), the other tags and markers, the box under the
+marker and the screenshot's content. A point outside the image is drawn as an arrow on the image's
+edge pointing the way it went, its tag says "outside" and its tooltip gives the coordinates.
+Answers with neither a point nor a matched box (no answer, wrong format) are not drawn on the page:
+they are listed, with their verdict, in the legend the view draws in the emptiest corner.
 
 Wiring (main window), after every scene.load() (AnnotationScene.reset() deletes all items):
     layer = PredictionLayer(scene.image_rect); scene.addItem(layer)
@@ -24,17 +28,35 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QTransform
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen, QPolygonF, QTransform
 from PySide6.QtWidgets import QGraphicsItem
 
+from desktop_app.ui.canvas.placement import (
+    Obstacles,
+    Rect,
+    cheapest,
+    outside,
+    overlap,
+    tag_candidates_at_box,
+    tag_candidates_at_point,
+)
 from desktop_app.ui.eval.colours import run_colour, text_on
 
 CROSS_PX = 9  # arm length on screen
 GAP_PX = 2  # empty centre: the clicked pixel stays visible
+ARROW_LONG_PX, ARROW_HALF_PX = 16, 8  # an outside point's arrow: length, half its base
 BADGE_FONT_PX = 11
 PAD_X, PAD_Y = 4, 1
+TAG_GAP_PX = 3  # between a marker's arms and its tag
 BOX_OFFSET_PX = 4  # a text answer's box is outlined this far outside the annotated box
 MARGIN = 10_000.0  # scene units around the image: badges (view pixels) stay inside at any zoom
+# what covering one square view pixel costs a tag (placement.cheapest picks the lowest total)
+COVER_CAPTION = 8.0  # a box's caption
+COVER_TAG = 8.0  # another run's tag
+COVER_MARK = 8.0  # any marker's cross or arrow
+COVER_BOX = 2.0  # the box the marker points into (or the box a text answer named)
+COVER_INK = 1.0  # page content
+COVER_OUTSIDE = 2.0  # off the screenshot: may be out of view
 VERDICT_TEXT = {"gold": "gold", "distracted": "distracted", "other": "other", "invalid": "invalid",
                 "error": "no answer", "": "not scored"}
 
@@ -73,12 +95,24 @@ def marks_from_rows(rows: list[dict], colour_of: Callable[[int], QColor] = run_c
 
 @dataclass
 class _Placed:
-    """A mark laid out at one zoom, in view pixels relative to the scene origin (scene x scale)."""
+    """A mark laid out at one zoom, in layout pixels (scene units times the zoom)."""
 
     mark: PredictionMark
-    anchor: QPointF | None  # the cross centre
+    anchor: QPointF | None  # the cross centre, or the tip of an outside point's arrow on the image edge
     badge: QRectF
     text: str
+    direction: tuple[float, float] | None = None  # unit vector to an outside point, from the anchor
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A drawn tag, as the user sees it, in scene units (image pixels) at the zoom it was laid out for."""
+
+    mark: PredictionMark
+    text: str
+    rect: QRectF
+    anchor: QPointF | None  # where the marker points (clamped to the image edge when outside)
+    outside: bool
 
 
 class PredictionLayer(QGraphicsItem):
@@ -87,7 +121,7 @@ class PredictionLayer(QGraphicsItem):
         self.image_rect = QRectF(image_rect) if image_rect is not None else QRectF()
         self._marks: list[PredictionMark] = []
         self._colours: dict[int, QColor] = {}
-        self._layout_cache: tuple[float, list[_Placed]] | None = None
+        self._layout_cache: tuple[tuple, list[_Placed]] | None = None
         self.font = QFont()
         self.font.setPixelSize(BADGE_FONT_PX)
         self.font.setBold(True)
@@ -122,61 +156,150 @@ class PredictionLayer(QGraphicsItem):
         self.update()
 
     def legend_entries(self) -> list[tuple[QColor, str]]:
-        """(colour, label) per run with a mark, in run order: the view draws the legend."""
+        """(colour, label) per run with a mark, in run order: the view draws the legend. A run whose
+        answer has no place on the page says its verdict here, since nothing else on the canvas does."""
         seen, out = set(), []
         for mark in sorted(self._marks, key=lambda m: m.run_id):
             if mark.run_id not in seen:
                 seen.add(mark.run_id)
-                out.append((QColor(mark.colour), mark.label or f"#{mark.run_id}"))
+                label = mark.label or f"#{mark.run_id}"
+                if mark.point is None and mark.box is None:
+                    label = f"{label}: {mark.verdict_text}"
+                out.append((QColor(mark.colour), label))
         return out
+
+    def tooltip(self, mark: PredictionMark) -> str:
+        name = mark.label or f"#{mark.run_id}"
+        if mark.point is None:
+            return f"{name}: {mark.verdict_text}"
+        x, y = mark.point
+        where = f"clicked ({x:g}, {y:g})"
+        if self._is_outside(mark.point):
+            where += (f", outside the image (0, 0)-({self.image_rect.width():g}, {self.image_rect.height():g});"
+                      " the arrow on the edge points that way")
+        return f"{name}: {mark.verdict_text}, {where}"
+
+    def tooltip_at(self, scene_pos: QPointF, px_per_scene: float) -> str:
+        mark = self.mark_at(scene_pos, px_per_scene)
+        return self.tooltip(mark) if mark is not None else ""
 
     # geometry -------------------------------------------------------------------------
     def boundingRect(self) -> QRectF:
         rect = QRectF(self.image_rect)
         for mark in self._marks:
-            if mark.point is not None:
-                rect = rect.united(QRectF(mark.point[0], mark.point[1], 1, 1))
             if mark.box is not None:
                 rect = rect.united(QRectF(QPointF(mark.box[0], mark.box[1]), QPointF(mark.box[2], mark.box[3])))
         return rect.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
 
-    def _layout(self, scale: float) -> list[_Placed]:
-        if self._layout_cache is not None and self._layout_cache[0] == scale:
-            return self._layout_cache[1]
-        height = self.metrics.height() + 2 * PAD_Y
-        image = QRectF(self.image_rect.left() * scale, self.image_rect.top() * scale,
-                       self.image_rect.width() * scale, self.image_rect.height() * scale)
-        placed: list[_Placed] = []
-        corner = 0
+    def _is_outside(self, point: tuple[float, float]) -> bool:
+        return not self.image_rect.isEmpty() and not self.image_rect.contains(QPointF(*point))
+
+    def _anchor(self, point: tuple[float, float], scale: float) -> tuple[QPointF, tuple[float, float] | None]:
+        """Where a point is drawn, in layout pixels, and for a point outside the image the direction it
+        lies in: it is drawn on the image edge, where the user can see it."""
+        x, y = point
+        if not self._is_outside(point):
+            return QPointF(x * scale, y * scale), None
+        r = self.image_rect
+        cx, cy = min(max(x, r.left()), r.right()), min(max(y, r.top()), r.bottom())
+        dx, dy = x - cx, y - cy
+        length = max((dx * dx + dy * dy) ** 0.5, 1e-9)
+        return QPointF(cx * scale, cy * scale), (dx / length, dy / length)
+
+    def marker_rects(self, scale: float) -> list[Rect]:
+        """The squares the crosses and arrows take, in layout pixels: captions and tags keep off them."""
+        out = []
         for mark in self._marks:
-            text = mark.verdict_text
-            anchor = None
             if mark.point is not None:
-                anchor = QPointF(mark.point[0] * scale, mark.point[1] * scale)
-                x, y = anchor.x() + CROSS_PX + 3, anchor.y() - height / 2
-            elif mark.box is not None:
-                x, y = mark.box[2] * scale + BOX_OFFSET_PX + 3, mark.box[1] * scale - BOX_OFFSET_PX
-            else:  # nothing to point at: a badge in the corner, naming the run
-                text = f"{mark.label}: {text}"
-                x, y = image.left() + 6, image.top() + 6 + corner * (height + 3)
-                corner += 1
-            width = self.metrics.horizontalAdvance(text) + 2 * PAD_X
-            if anchor is not None and x + width > image.right() and anchor.x() - CROSS_PX - 3 - width >= image.left():
-                x = anchor.x() - CROSS_PX - 3 - width  # flip left at the image's right edge
-            elif mark.box is not None and anchor is None and x + width > image.right():
-                x = mark.box[0] * scale - BOX_OFFSET_PX - 3 - width
-            badge = QRectF(x, y, width, height)
-            for _ in range(len(placed) + 1):  # shift down past badges already placed
-                hit = next((p.badge for p in placed if p.badge.intersects(badge)), None)
-                if hit is None:
-                    break
-                badge.moveTop(hit.bottom() + 2)
-            placed.append(_Placed(mark, anchor, badge, text))
-        self._layout_cache = (scale, placed)
+                anchor, direction = self._anchor(mark.point, scale)
+                arm = _arm(direction)
+                out.append((anchor.x() - arm, anchor.y() - arm, anchor.x() + arm, anchor.y() + arm))
+        return out
+
+    def tags(self, scale: float = 1.0) -> list[Tag]:
+        """The tags drawn at zoom `scale`, in scene units: where each is and what it says."""
+        out = []
+        for p in self._layout(scale):
+            r = p.badge
+            rect = QRectF(r.left() / scale, r.top() / scale, r.width() / scale, r.height() / scale)
+            anchor = QPointF(p.anchor.x() / scale, p.anchor.y() / scale) if p.anchor is not None else None
+            out.append(Tag(p.mark, p.text, rect, anchor, p.direction is not None))
+        return out
+
+    def tag_rects(self, scale: float) -> list[Rect]:
+        """The tags drawn at zoom `scale`, in layout pixels (scene units times the zoom)."""
+        return [p.badge.getCoords() for p in self._layout(scale)]
+
+    def _caption_rects(self, scale: float) -> list[Rect]:
+        scene = self.scene()
+        places = scene.caption_places(scale) if hasattr(scene, "caption_places") else []
+        return [place.rect for place in places]
+
+    def _layout(self, scale: float) -> list[_Placed]:
+        scale = round(scale, 9)  # clicks pass 1 / (1 / zoom): they must find the layout the paint made
+        captions = self._caption_rects(scale)
+        key = (scale, tuple(captions))
+        if self._layout_cache is not None and self._layout_cache[0] == key:
+            return self._layout_cache[1]
+        obstacles = Obstacles()
+        obstacles.add_all(captions, COVER_CAPTION)
+        obstacles.add_all(self.marker_rects(scale), COVER_MARK)
+        placed: list[_Placed] = []
+        for mark in self._marks:
+            if mark.point is None and mark.box is None:
+                continue  # nothing to point at: the legend names the run and its verdict
+            p = self._place(mark, scale, obstacles)
+            obstacles.add(p.badge.getCoords(), COVER_TAG)
+            placed.append(p)
+        self._layout_cache = (key, placed)
         return placed
 
+    def _place(self, mark: PredictionMark, scale: float, obstacles: Obstacles) -> _Placed:
+        """A mark's tag at the place around its marker (or box) that hides least."""
+        height = self.metrics.height() + 2 * PAD_Y
+        anchor, direction = None, None
+        text = mark.verdict_text
+        if mark.point is not None:
+            anchor, direction = self._anchor(mark.point, scale)
+            if direction is not None:
+                text = f"{text}, outside"
+            width = self.metrics.horizontalAdvance(text) + 2 * PAD_X
+            candidates = tag_candidates_at_point(anchor.x(), anchor.y(), width, height, _arm(direction) + TAG_GAP_PX)
+            pointed = self._box_under(anchor.x() / scale, anchor.y() / scale)
+            under = _scaled(pointed, scale) if pointed is not None else None
+        else:
+            width = self.metrics.horizontalAdvance(text) + 2 * PAD_X
+            under = _scaled(mark.box, scale)
+            candidates = tag_candidates_at_box(under, width, height, BOX_OFFSET_PX + TAG_GAP_PX)
+        bounds = _scaled(self.image_rect.getCoords(), scale)
+        ink = self._ink()
+
+        def cost(rect: Rect) -> float:
+            value = obstacles.cost(rect) + COVER_OUTSIDE * outside(rect, bounds)
+            if under is not None:
+                value += COVER_BOX * overlap(rect, under)
+            if ink is not None:
+                value += COVER_INK * ink.pixels_scaled(rect, scale)
+            return value
+
+        x1, y1, x2, y2 = candidates[cheapest(candidates, cost)]
+        return _Placed(mark, anchor, QRectF(x1, y1, x2 - x1, y2 - y1), text, direction)
+
+    def _box_under(self, x: float, y: float) -> Rect | None:
+        """The smallest annotated box under a point (scene units): the element the agent pointed at."""
+        boxes = getattr(self.scene(), "items_by_id", {})
+        hits = [b.rect() for b in boxes.values() if b.rect().contains(QPointF(x, y))]
+        if not hits:
+            return None
+        best = min(hits, key=lambda r: r.width() * r.height())
+        return best.getCoords()
+
+    def _ink(self):
+        scene = self.scene()
+        return scene.ink_map() if hasattr(scene, "ink_map") else None
+
     def mark_at(self, scene_pos: QPointF, px_per_scene: float) -> PredictionMark | None:
-        """The mark under the cursor: its cross (within a few screen pixels), its badge, or - for
+        """The mark under the cursor: its cross or arrow (within a few screen pixels), its tag, or - for
         text answers - its outlined box. px_per_scene: scene units per screen pixel (scene.px)."""
         scale = 1.0 / max(px_per_scene, 1e-9)
         q = QPointF(scene_pos.x() * scale, scene_pos.y() * scale)
@@ -201,32 +324,18 @@ class PredictionLayer(QGraphicsItem):
         world = painter.worldTransform()
         scale = world.m11()
         placed = self._layout(scale)
-        painter.setBrush(Qt.NoBrush)
-        out = BOX_OFFSET_PX / max(scale, 1e-9)  # just outside the box: its label outline stays visible
-        for p in placed:  # matched boxes of text answers, in scene coordinates
-            b = p.mark.box
-            if b is not None and p.anchor is None:
-                rect = QRectF(QPointF(b[0], b[1]), QPointF(b[2], b[3])).adjusted(-out, -out, out, out)
-                pen = QPen(self._colours[p.mark.run_id], 2, Qt.DashLine)
-                pen.setCosmetic(True)
-                painter.setPen(self.halo)
-                painter.drawRect(rect)
-                painter.setPen(pen)
-                painter.drawRect(rect)
-        # crosses and badges in view pixels: constant size at every zoom
+        self._paint_boxes(painter, placed, scale)
+        # crosses, arrows and tags in view pixels: constant size at every zoom
         painter.setTransform(QTransform.fromTranslate(world.dx(), world.dy()))
         painter.setRenderHint(QPainter.Antialiasing, True)
         for p in placed:
             if p.anchor is None:
                 continue
-            x, y = p.anchor.x(), p.anchor.y()
-            arms = ((x - CROSS_PX, y, x - GAP_PX, y), (x + GAP_PX, y, x + CROSS_PX, y),
-                    (x, y - CROSS_PX, x, y - GAP_PX), (x, y + GAP_PX, x, y + CROSS_PX))
-            pen = QPen(self._colours[p.mark.run_id], 2, Qt.SolidLine, Qt.RoundCap)
-            for line_pen in (self.halo, pen):
-                painter.setPen(line_pen)
-                for x1, y1, x2, y2 in arms:
-                    painter.drawLine(QPointF(x1, y1), QPointF(x2, y2))
+            colour = self._colours[p.mark.run_id]
+            if p.direction is None:
+                self._paint_cross(painter, p.anchor, colour)
+            else:
+                self._paint_arrow(painter, p.anchor, p.direction, colour)
         painter.setFont(self.font)
         for p in placed:
             colour = self._colours[p.mark.run_id]
@@ -237,6 +346,76 @@ class PredictionLayer(QGraphicsItem):
             painter.drawText(p.badge, Qt.AlignCenter, p.text)
         painter.restore()
 
+    def _paint_boxes(self, painter: QPainter, placed: list[_Placed], scale: float) -> None:
+        """The matched boxes of text answers, in scene coordinates."""
+        painter.setBrush(Qt.NoBrush)
+        out = BOX_OFFSET_PX / max(scale, 1e-9)  # just outside the box: its label outline stays visible
+        for p in placed:
+            b = p.mark.box
+            if b is not None and p.anchor is None:
+                rect = QRectF(QPointF(b[0], b[1]), QPointF(b[2], b[3])).adjusted(-out, -out, out, out)
+                pen = QPen(self._colours[p.mark.run_id], 2, Qt.DashLine)
+                pen.setCosmetic(True)
+                painter.setPen(self.halo)
+                painter.drawRect(rect)
+                painter.setPen(pen)
+                painter.drawRect(rect)
+
+    def _paint_cross(self, painter: QPainter, at: QPointF, colour: QColor) -> None:
+        x, y = at.x(), at.y()
+        arms = ((x - CROSS_PX, y, x - GAP_PX, y), (x + GAP_PX, y, x + CROSS_PX, y),
+                (x, y - CROSS_PX, x, y - GAP_PX), (x, y + GAP_PX, x, y + CROSS_PX))
+        pen = QPen(colour, 2, Qt.SolidLine, Qt.RoundCap)
+        for line_pen in (self.halo, pen):
+            painter.setPen(line_pen)
+            for x1, y1, x2, y2 in arms:
+                painter.drawLine(QPointF(x1, y1), QPointF(x2, y2))
+
+    def _paint_arrow(self, painter: QPainter, tip: QPointF, direction: tuple[float, float], colour: QColor) -> None:
+        """A point outside the image: an arrowhead inside the image, its tip on the edge, pointing out."""
+        dx, dy = direction
+        base = QPointF(tip.x() - dx * ARROW_LONG_PX, tip.y() - dy * ARROW_LONG_PX)
+        side = QPointF(-dy * ARROW_HALF_PX, dx * ARROW_HALF_PX)
+        painter.setPen(QPen(QColor(255, 255, 255, 230), 2, Qt.SolidLine, Qt.RoundCap, Qt.RoundJoin))
+        painter.setBrush(colour)
+        painter.drawPolygon(QPolygonF([tip, base + side, base - side]))
+
+
+def _arm(direction: tuple[float, float] | None) -> float:
+    """How far a marker reaches from its anchor: a cross's arm, or an outside point's arrow."""
+    return CROSS_PX if direction is None else ARROW_LONG_PX
+
+
+def _scaled(rect: Rect, scale: float) -> Rect:
+    return (rect[0] * scale, rect[1] * scale, rect[2] * scale, rect[3] * scale)
+
+
+LEGEND_CORNERS = ("top-right", "top-left", "bottom-right", "bottom-left")  # in order of preference
+LEGEND_INSET_PX = 10  # from the viewport's edges
+
+
+def _legend_font(font: QFont | None) -> QFont:
+    font = QFont(font) if font is not None else QFont()
+    if font.pixelSize() <= 0:
+        font.setPixelSize(12)
+    return font
+
+
+def legend_rect(viewport: QRectF, entries: list[tuple[QColor, str]], corner: str = "top-right",
+                font: QFont | None = None) -> QRectF:
+    """Where draw_legend() puts the legend for these entries in that corner of the viewport."""
+    if not entries:
+        return QRectF()
+    metrics = QFontMetricsF(_legend_font(font))
+    line = metrics.height() + 4
+    width = max(metrics.horizontalAdvance(label) for _, label in entries) + 30
+    rect = QRectF(0, 0, width, line * len(entries) + 8)
+    x = viewport.right() - LEGEND_INSET_PX - width if corner.endswith("right") else viewport.left() + LEGEND_INSET_PX
+    y = viewport.bottom() - LEGEND_INSET_PX - rect.height() if corner.startswith("bottom") else \
+        viewport.top() + LEGEND_INSET_PX
+    rect.moveTopLeft(QPointF(x, y))
+    return rect
+
 
 def draw_legend(painter: QPainter, viewport: QRectF, entries: list[tuple[QColor, str]], font: QFont | None = None,
                 corner: str = "top-right") -> QRectF:
@@ -244,17 +423,9 @@ def draw_legend(painter: QPainter, viewport: QRectF, entries: list[tuple[QColor,
     For CanvasView.drawForeground after painter.resetTransform(). Returns the rect drawn."""
     if not entries:
         return QRectF()
-    font = font or QFont()
-    if font.pixelSize() <= 0:
-        font.setPixelSize(12)
-    metrics = QFontMetricsF(font)
-    line = metrics.height() + 4
-    width = max(metrics.horizontalAdvance(label) for _, label in entries) + 30
-    rect = QRectF(0, 0, width, line * len(entries) + 8)
-    if corner == "top-right":
-        rect.moveTopRight(QPointF(viewport.right() - 10, viewport.top() + 10))
-    else:
-        rect.moveTopLeft(QPointF(viewport.left() + 10, viewport.top() + 10))
+    font = _legend_font(font)
+    line = QFontMetricsF(font).height() + 4
+    rect = legend_rect(viewport, entries, corner, font)
     painter.save()
     painter.setRenderHint(QPainter.Antialiasing, True)
     painter.setPen(QPen(QColor(0, 0, 0, 90), 1))
@@ -265,6 +436,6 @@ def draw_legend(painter: QPainter, viewport: QRectF, entries: list[tuple[QColor,
         top = rect.top() + 4 + i * line
         painter.fillRect(QRectF(rect.left() + 8, top + line / 2 - 5, 12, 10), colour)
         painter.setPen(QColor("#202020"))
-        painter.drawText(QRectF(rect.left() + 26, top, width - 26, line), Qt.AlignVCenter | Qt.AlignLeft, label)
+        painter.drawText(QRectF(rect.left() + 26, top, rect.width() - 26, line), Qt.AlignVCenter | Qt.AlignLeft, label)
     painter.restore()
     return rect
