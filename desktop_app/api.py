@@ -54,6 +54,9 @@ from desktop_app.judging.trajectories import trajectories_from_episodes as _from
 from desktop_app.judging.trajectories import trajectories_from_run as _from_run
 from desktop_app.judging.verdict_files import judges_in
 from desktop_app.judging.verdicts import verdicts_of
+from desktop_app.prelabel import ModelProposal, PrelabelReport
+from desktop_app.prelabel import apply_run as _apply_prelabels
+from desktop_app.prelabel import proposals_for_step as _proposals_for_step
 from desktop_app.probes import Probe
 from desktop_app.probes import add_probe as _add_probe
 from desktop_app.probes import edit_probe as _edit_probe
@@ -67,7 +70,10 @@ from desktop_app.runs.evaluate import evaluate as _evaluate
 from desktop_app.runs.imported_verdicts import ImportedVerdicts, import_verdicts
 from desktop_app.runs.report import write_report as _write_report
 from desktop_app.runs.state import RunProgress
-from desktop_app.store.models import Adjudication, Assignment, Episode, Run
+from desktop_app.store import label_set as _label_set
+from desktop_app.store.attributes import attributes_of as _attributes_of
+from desktop_app.store.attributes import set_attributes as _set_attributes
+from desktop_app.store.models import ActionBox, Adjudication, Assignment, Episode, Run
 from desktop_app.store.project import Project, ProjectError
 from desktop_app.store.queries import EpisodeFilter, list_episodes
 from desktop_app.store.queries import episode_ids as _episode_ids
@@ -80,6 +86,8 @@ from desktop_app.synth.grounding_instructions import verify as _verify_grounding
 from desktop_app.synth.grounding_instructions import write_instructions as _write_instructions
 from desktop_app.synth.grounding_instructions import written_instruction as _written_instruction
 from desktop_app.synth.llm import LlmEndpoint
+from desktop_app.synth.verify import sample_problems as _sample_problems
+from desktop_app.synth.verify import verify_sample as _verify_sample
 from desktop_app.teams import adjudication as team_adjudication
 from desktop_app.teams import assignment as team_assignment
 from desktop_app.teams import progress as team_progress
@@ -132,7 +140,9 @@ def init_project(location: str | Path, media: str | Path | None = None, media_in
 def import_data(project: Project, path: str | Path, format: str, images: str | Path | None = None,
                 **options) -> ImportReport:
     """All or nothing: a bad record raises FormatError naming file, line and field; the project is unchanged.
-    `options`: ImportOptions fields (bbox_format, split, max_pixels)."""
+    Images that cannot be read raise BadImagesError naming every one; skip_bad_images=True imports the rest
+    and lists the skipped in report.bad_images_skipped.
+    `options`: ImportOptions fields (bbox_format, split, max_pixels, skip_bad_images)."""
     return import_path(project, Path(path), format,
                        ImportOptions(images_dir=Path(images) if images else None, **options))
 
@@ -401,6 +411,20 @@ def write_grounding_instructions(project: Project, endpoint: LlmEndpoint, temper
     return _write_instructions(project, endpoint, temperature, limit, progress, cancel)
 
 
+def verify_sample(project: Project, sample: int | str, decision: str, reason: str = "",
+                  reviewer: str | None = None, anyway: bool = False) -> str:
+    """accept / reject a generated sample (a distracting screen, an ambiguous task) by id or key, as the
+    verification queue does; returns the status stored (edited when anyone changed it since it was
+    generated). An ambiguous task with problems (sample_problems) is accepted only with anyway=True."""
+    return _verify_sample(project, sample, decision, reason, reviewer, anyway)
+
+
+def sample_problems(project: Project, sample: int | str) -> list[str]:
+    """What accepting this sample would be warned about: an ambiguous task's empty checklist, a removed
+    detail no question asks for."""
+    return _sample_problems(project, sample)
+
+
 def verify_grounding_task(project: Project, task: int | str, decision: str, reason: str = "",
                           instruction: str | None = None, reviewer: str | None = None) -> str:
     """accept / reject a grounding task by id or key (an instruction given replaces the text); returns the
@@ -565,3 +589,50 @@ def adjudicate(project: Project, episode_id: int, take: str | None = None, boxes
                lead: str | None = None) -> Adjudication:
     """Make one annotator's version (take=) or picked boxes of the versions (boxes=) the sample's labels."""
     return team_adjudication.adjudicate(project, episode_id, take, boxes, lead)
+
+
+# -- pre-labelling with your own model (desktop_app/prelabel.py) -------------------------------------------
+def model_proposals(project: Project, step_id: int, run_ids: list[int]) -> list[ModelProposal]:
+    """The runs' answers on a step as boxes around what they point at: the window's suggestions."""
+    return _proposals_for_step(project, step_id, list(run_ids))
+
+
+def prelabel(project: Project, run_id: int, where: Where = None, label: str = "gold",
+             actor: str | None = None) -> PrelabelReport:
+    """Accept a run's answers as boxes (source "llm") on the selected steps that have none yet."""
+    return _apply_prelabels(project, run_id, _filter(where), label, actor)
+
+
+# -- a box's attributes (desktop_app/store/attributes.py) --------------------------------------------------
+def box(project: Project, box_id: int) -> ActionBox:
+    """One box by id; ValueError when there is none."""
+    with project.reading() as s:
+        found = s.get(ActionBox, box_id)
+    if found is None:
+        raise ValueError(f"no box {box_id} in this project")
+    return found
+
+
+def box_attributes(box: ActionBox) -> dict[str, str]:
+    return _attributes_of(box.meta)
+
+
+def set_box_attributes(project: Project, box_id: int, changes: dict[str, str | None],
+                       actor: str | None = None) -> ActionBox:
+    """Set a box's attributes (an empty or None value removes one), as one audited edit."""
+    return _set_attributes(project, box_id, changes, actor)
+
+
+# -- the project's label set (desktop_app/store/label_set.py) ----------------------------------------------
+def labels(project: Project) -> tuple[str, ...]:
+    """gold, distracted, other, then the project's own labels (which score as other)."""
+    return _label_set.labels(project.engine)
+
+
+def add_label(project: Project, name: str) -> tuple[str, ...]:
+    return _label_set.add_label(project.engine, name)
+
+
+def remove_label(project: Project, name: str) -> tuple[str, ...]:
+    """Refused (LabelError) for gold, distracted, other and for a label boxes still use."""
+    return _label_set.remove_label(project.engine, name)

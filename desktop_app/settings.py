@@ -29,10 +29,12 @@ class Settings:
     recent_projects: list[str] = field(default_factory=list)
     server_media: dict[str, str] = field(default_factory=dict)  # a server project's URL (no password) -> media
     last_project: str = ""
+    last_import_format: str = ""  # the Import dialog's choice when it cannot tell what a source holds
     window_geometry: str = ""  # base64 of Qt's saveGeometry()
     window_state: str = ""
     snap_on_draw: bool = False
     show_suggestions: bool = True  # the OCR suggestions layer (runs OCR in the background per screen)
+    box_captions: str = "always"  # captions on the canvas: always, hover (hovered/selected boxes only), never
     ocr_engine: str = "rapidocr"
     ocr_language: str = "en"
     easyocr_model_dir: str = ""
@@ -44,6 +46,8 @@ class Settings:
     llm_api_key_env: str = ""
     llm_use_keyring: bool = False
     browser_path: str = ""  # a Chromium/Chrome/Edge to use when Playwright's own is absent
+    # accepting an ambiguous task with an empty checklist or an unasked removed detail: "warn" or "block"
+    ambiguous_problems: str = "warn"
     extra: dict[str, Any] = field(default_factory=dict)  # keys later versions add, kept on save
 
     def add_recent(self, location: str) -> None:

@@ -49,6 +49,37 @@ def make_image(path: Path, size=(200, 100), color="white", fmt=None) -> Path:
     return path
 
 
+def ambiguous_tasks_project(tmp_path: Path) -> Path:
+    """Two pending ambiguous tasks of three steps (the shoe size taken out, asked for at step 2); the second
+    also lost its delivery date, which no question asks for. Returns the project folder."""
+    import json
+
+    from desktop_app.formats.transfer import import_path
+    from desktop_app.store.project import Project
+
+    folder = tmp_path / "data"
+    lines = []
+    for e in range(2):
+        steps = []
+        for i in range(3):
+            make_image(folder / "images" / f"e{e}s{i}.png", size=(400, 300), color=(60 * i, 120, 40 * e))
+            steps.append({"image": f"images/e{e}s{i}.png", "instruction": ["Open Stride", "Tap size 42", "Tap Buy"][i],
+                          "actions": [{"box": [20, 20 + 80 * i, 200, 70 + 80 * i], "label": "gold"}]})
+        kinds = ["transactional", "informative", "transactional"]
+        navi = {"original_task": "Order the blue shoes in size 42 from Stride" + (" on 12 May" if e else ""),
+                "ambiguous_task": "Order the blue shoes from Stride", "step_kinds": kinds,
+                "llm": {"step_kinds": kinds, "ambiguous_task": "Order the blue shoes from Stride"},
+                "qa_pairs": [{"ask_step": 1, "removed_step": 1, "question": "Which size?", "answer": "Size 42.",
+                              "overlap": "in size 42", "llm": {"question": "Which size?", "answer": "Size 42."}}]}
+        lines.append({"id": f"shoes-{e}-ambiguous", "goal": navi["ambiguous_task"], "scenario": "ambiguous",
+                      "review_status": "pending", "meta": {"navi": navi}, "steps": steps,
+                      "reviews": [{"kind": "ambiguous_task", "status": "pending", "generator": "test"}]})
+    (folder / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    with Project.init(tmp_path / "p") as p:
+        import_path(p, folder, "screenlab")
+    return tmp_path / "p"
+
+
 SHOE_BOXES = [[20, 20, 120, 60], [200, 100, 300, 140], [40, 220, 380, 280]]
 
 

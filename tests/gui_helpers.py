@@ -8,10 +8,10 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 
-def _send(view, kind, pos: QPoint, button, buttons) -> None:
+def _send(view, kind, pos: QPoint, button, buttons, modifiers=Qt.NoModifier) -> None:
     viewport = view.viewport()
     local = QPointF(pos)
-    event = QMouseEvent(kind, local, QPointF(viewport.mapToGlobal(pos)), button, buttons, Qt.NoModifier)
+    event = QMouseEvent(kind, local, QPointF(viewport.mapToGlobal(pos)), button, buttons, modifiers)
     QApplication.sendEvent(viewport, event)
 
 
@@ -30,10 +30,10 @@ def drag(view, start: tuple[float, float], end: tuple[float, float], steps: int 
     QApplication.processEvents()
 
 
-def click(view, x: float, y: float) -> None:
+def click(view, x: float, y: float, modifiers=Qt.NoModifier) -> None:
     p = to_view(view, x, y)
-    _send(view, QEvent.MouseButtonPress, p, Qt.LeftButton, Qt.LeftButton)
-    _send(view, QEvent.MouseButtonRelease, p, Qt.LeftButton, Qt.NoButton)
+    _send(view, QEvent.MouseButtonPress, p, Qt.LeftButton, Qt.LeftButton, modifiers)
+    _send(view, QEvent.MouseButtonRelease, p, Qt.LeftButton, Qt.NoButton, modifiers)
     QApplication.processEvents()
 
 

@@ -51,7 +51,7 @@ def test_the_grounding_queue_by_keys(qtbot, tmp_path, monkeypatch):
     assert panel.written.text().startswith("Tap item") and panel.instruction.text() == panel.written.text()
     assert "written by the model: kept 0" in panel.progress.text()
 
-    key(window, "A")  # as written
+    key(window, "Y")  # as written
     assert status_of(window, first) == "accepted"
     second = window.ws.episode.key
     assert second != first
@@ -60,7 +60,7 @@ def test_the_grounding_queue_by_keys(qtbot, tmp_path, monkeypatch):
     panel.instruction.setText("Tap the blue colour swatch.")
     key(panel.instruction, "Return")
     assert window.ws.episode.goal == "Tap the blue colour swatch."
-    key(window, "A")
+    key(window, "Y")
     assert status_of(window, second) == "edited"
     third = window.ws.episode.key
     panel.reject_current("unclear screenshot")

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 from sqlmodel import select
 
-from desktop_app.formats.transfer import import_path
 from desktop_app.navi.model import navi_of
 from desktop_app.store import models as m
-from desktop_app.store.project import Project
 from desktop_app.ui.navi_review import NaviReviewPanel, highlight_removed
 
-from conftest import make_image
+from conftest import ambiguous_tasks_project
 from gui_helpers import key
 from test_gui_editing import open_window
 
@@ -23,27 +20,7 @@ pytestmark = pytest.mark.gui
 
 @pytest.fixture
 def ambiguous_project(tmp_path):
-    folder = tmp_path / "data"
-    lines = []
-    for e in range(2):
-        steps = []
-        for i in range(3):
-            make_image(folder / "images" / f"e{e}s{i}.png", size=(400, 300), color=(60 * i, 120, 40 * e))
-            steps.append({"image": f"images/e{e}s{i}.png", "instruction": ["Open Stride", "Tap size 42", "Tap Buy"][i],
-                          "actions": [{"box": [20, 20 + 80 * i, 200, 70 + 80 * i], "label": "gold"}]})
-        kinds = ["transactional", "informative", "transactional"]
-        navi = {"original_task": "Order the blue shoes in size 42 from Stride",
-                "ambiguous_task": "Order the blue shoes from Stride", "step_kinds": kinds,
-                "llm": {"step_kinds": kinds, "ambiguous_task": "Order the blue shoes from Stride"},
-                "qa_pairs": [{"ask_step": 1, "removed_step": 1, "question": "Which size?", "answer": "Size 42.",
-                              "overlap": "in size 42", "llm": {"question": "Which size?", "answer": "Size 42."}}]}
-        lines.append({"id": f"shoes-{e}-ambiguous", "goal": navi["ambiguous_task"], "scenario": "ambiguous",
-                      "review_status": "pending", "meta": {"navi": navi}, "steps": steps,
-                      "reviews": [{"kind": "ambiguous_task", "status": "pending", "generator": "test"}]})
-    (folder / "episodes.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    with Project.init(tmp_path / "p") as p:
-        import_path(p, folder, "screenlab")
-    return tmp_path / "p"
+    return ambiguous_tasks_project(tmp_path)
 
 
 def test_removed_words_are_highlighted():
@@ -63,7 +40,7 @@ def test_review_edit_accept_and_label_agreement(qtbot, ambiguous_project):
     panel.steps.item(2).setCheckState(Qt.Checked)  # the reviewer disagrees with one step label
     panel.pair_edits[0][0].setText("Which shoe size do you wear?")
     panel.checks["style_kept"].setChecked(True)
-    key(window, "A")
+    key(window, "Y")
     with window.project.reading() as s:
         episode = s.exec(select(m.Episode).where(m.Episode.key == first_key)).one()
     navi = navi_of(episode)
@@ -74,5 +51,39 @@ def test_review_edit_accept_and_label_agreement(qtbot, ambiguous_project):
     assert navi.checklist["style_kept"] is True
 
     assert window.ws.episode.key != first_key
-    key(window, "A")  # the second one as generated
-    assert "2 of 2 reviewed" in panel.progress.text() and "step labels kept 83%" in panel.progress.text()
+    second_key = window.ws.episode.key
+    # as generated: nothing ticked, and a removed detail nobody asks about: the reviewer is told, and asked
+    assert "the checklist is empty" in panel.problems.text()
+    assert "'on 12 May' was removed but no question asks for it" in panel.problems.text()
+    assert "'in size 42'" not in panel.problems.text()  # the size question brings that one back
+    key(window, "Y")
+    assert panel.confirm is not None and panel.confirm.isVisible()
+    panel.confirm.button(QMessageBox.Cancel).click()
+    assert _status(window, second_key) == "pending"
+    panel.checks["only_target_removed"].setChecked(True)
+    assert "checklist is empty" not in panel.problems.text() and "12 May" in panel.problems.text()
+    key(window, "Y")
+    next(b for b in panel.confirm.buttons() if b.text() == "Accept anyway").click()
+    assert _status(window, second_key) == "accepted"  # ticks are the reviewer's record, not an edit
+    text = panel.progress.text()
+    assert "2 of 2 reviewed" in text and "the model's step type (informative or not) on 83% of 6 steps" in text
+
+
+def _status(window, key_):
+    with window.project.reading() as s:
+        return s.exec(select(m.Episode.review_status).where(m.Episode.key == key_)).one()
+
+
+def test_a_task_with_problems_is_refused_when_the_setting_says_block(qtbot, ambiguous_project):
+    window = open_window(qtbot, ambiguous_project)
+    window.settings.ambiguous_problems = "block"
+    key(window, "Ctrl+Shift+V")
+    panel = window.review
+    assert panel.problem_policy == "block"
+    key(window, "D")  # the task that lost its date
+    second = window.ws.episode.key
+    for check in panel.checks.values():
+        check.setChecked(True)
+    key(window, "Y")
+    assert _status(window, second) == "pending" and panel.confirm is None
+    assert "Not accepted: 'on 12 May' was removed" in window.statusBar().currentMessage()

@@ -30,7 +30,8 @@ def test_suggestions_become_boxes_and_sloppy_boxes_snap(qtbot, demo_copy):
     words = [s for s in layer.items if s.kind == "word" and s.text.lower() == "send"]
     assert words, [s.text for s in layer.items][:30]
 
-    # click a word suggestion and press Enter: a box with that text, the current label, source ocr
+    # click a word suggestion and press Enter: a box on the button the word is part of, with the button's
+    # text, the current label, source ocr (tests/test_gui_suggestions.py says more)
     word = words[0]
     before = stored(demo_copy, key_)
     click(window.view, (word.box[0] + word.box[2]) / 2, (word.box[1] + word.box[3]) / 2)
@@ -38,7 +39,7 @@ def test_suggestions_become_boxes_and_sloppy_boxes_snap(qtbot, demo_copy):
     key(window.view, "Return")
     (new_id,) = set(stored(demo_copy, key_)) - set(before)
     new = stored(demo_copy, key_)[new_id]
-    assert (new.element_text.lower(), new.source, new.label) == ("send", "ocr", "gold")
+    assert (new.element_text.lower(), new.source, new.label) == ("send me my code", "ocr", "gold")
     key(window, "Ctrl+Z")
     assert new_id not in stored(demo_copy, key_)
 

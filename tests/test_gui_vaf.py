@@ -204,12 +204,13 @@ def test_the_verify_keys_accept_and_reject_with_a_reason(qtbot, tmp_path, render
     styles = {verify.style_table.item(r, 0).text(): verify.style_table.item(r, 2).text()
               for r in range(verify.style_table.rowCount())}
     assert styles["background-color"] == "rgb(255, 152, 0)"
-    assert verify.buttons["A"].text() == "Accept (A)" and verify.buttons["R"].text() == "Reject… (R)"
+    assert verify.buttons["Y"].text() == "Accept (Y)" and verify.buttons["N"].text() == "Reject… (N)"
 
-    key(vaf, "N")
+    key(vaf, "D")
     assert verify.setting.text() == "order_last"
-    key(vaf, "P")
-    key(vaf, "A")  # background_ff9800 accepted; the next pending one takes its place
+    key(vaf, "A")  # previous, as in the main window: never a verdict
+    assert verify.setting.text() == "background_ff9800" and "0 accepted" in verify.counts.text()
+    key(vaf, "Y")  # background_ff9800 accepted; the next pending one takes its place
     assert verify.counts.text() == "2 pending · 1 accepted · 0 rejected"
     assert verify.setting.text() == "order_last"
 
@@ -221,7 +222,7 @@ def test_the_verify_keys_accept_and_reject_with_a_reason(qtbot, tmp_path, render
         dialog.accept()
 
     QTimer.singleShot(0, answer_dialog)
-    key(vaf, "R")
+    key(vaf, "N")
     assert verify.counts.text() == "1 pending · 1 accepted · 1 rejected"
     assert verify.setting.text() == "fontFamily_comic"
     with Project.open(path) as project:

@@ -5,7 +5,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 from sqlmodel import select
 
-from desktop_app.store import audit
+from desktop_app.store import audit, edits
 from desktop_app.store.migrate import current_revision, head_revision
 from desktop_app.store.models import ActionBox, AuditEntry, Episode, Screen, Step
 from desktop_app.store.project import DB_FILE, Project, ProjectError
@@ -62,7 +62,9 @@ def test_each_edit_is_committed_at_once_and_survives_reopening(new_location):
     project.close()
 
 
-def test_database_rejects_unknown_labels_and_inverted_boxes(any_project):
+def test_database_rejects_incomplete_and_inverted_boxes_and_the_store_unknown_labels(any_project):
+    """The schema keeps boxes whole; the label is the project's label set's to check (store/label_set.py),
+    so an edit with a label the project lacks is refused before it reaches the database."""
     project = any_project
     with project.transaction() as s:
         screen = Screen(sha256="b" * 64, ext="png", width=10, height=10)
@@ -71,9 +73,11 @@ def test_database_rejects_unknown_labels_and_inverted_boxes(any_project):
         s.flush()
         step = Step(episode_id=episode.id, screen_id=screen.id)
         s.add(step)
-    for bad in (dict(label="great"), dict(label="gold", x1=5, y1=0, x2=1, y2=1), dict(label="gold", x1=1)):
+    for bad in (dict(label="gold", x1=5, y1=0, x2=1, y2=1), dict(label="gold", x1=1)):
         with pytest.raises(DatabaseError), project.transaction() as s:
             s.add(ActionBox(step_id=step.id, **bad))
+    with pytest.raises(ValueError, match="unknown label 'great'"):
+        edits.create_boxes(project, step.id, [{"label": "great"}], "ann")
 
 
 def test_audit_log_is_append_only(any_project):

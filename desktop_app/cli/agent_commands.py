@@ -242,6 +242,19 @@ def _resize_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-pixels", type=int, help="smart_resize max pixels")
 
 
+def cmd_prelabel(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+
+    with open_project(args) as project:
+        if args.run not in {r.id for r in api.runs(project)}:
+            print(f"error: no run {args.run} in this project (screenlab runs lists them)", file=sys.stderr)
+            return 2
+        report = api.prelabel(project, args.run, args.where, args.label)
+    print(report.summary())
+    return 0
+
+
 def add_commands(sub, add_project) -> None:
     from desktop_app.agents.conventions import CONVENTIONS
     from desktop_app.agents.profiles import PATTERNS
@@ -308,6 +321,18 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped, cancelled or failed run")
     p.add_argument("--no-cache", action="store_true", help="ask again even when the answer is cached")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("prelabel", help="accept a run's answers as boxes on screens nobody labelled yet",
+                       description="Pre-labelling with your own model: run a grounding model on the samples "
+                                   "(screenlab run --agent YOURS --include-unlabelled), then this turns each "
+                                   "answer into a box around the element it points at (source llm). Screens "
+                                   "that already have boxes are left alone.")
+    add_project(p)
+    p.add_argument("--run", type=int, required=True, help="the run whose answers become boxes")
+    p.add_argument("--where", type=parse_where, default={}, help="only these samples, e.g. scenario=popup")
+    p.add_argument("--label", choices=("gold", "distracted", "other"), default="gold",
+                   help="the label of the boxes made (default gold: the model's answer to the goal)")
+    p.set_defaults(func=cmd_prelabel)
 
     p = sub.add_parser("eval", help="metrics of runs (default: every run), under both rule sets side by side")
     add_project(p)

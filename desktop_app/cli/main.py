@@ -53,13 +53,20 @@ def cmd_info(args) -> int:
 
 def cmd_import(args) -> int:
     from desktop_app.cli.progress import ProgressBar
+    from desktop_app.formats.ingest import BadImagesError
     from desktop_app.formats.transfer import import_path
 
     options = ImportOptions(images_dir=Path(args.images) if args.images else None, max_pixels=args.max_pixels,
-                            bbox_format=args.bbox_format, split=args.set_split)
+                            bbox_format=args.bbox_format, split=args.set_split,
+                            skip_bad_images=args.skip_bad_images)
     with open_project(args) as project:
-        report = import_path(project, Path(args.path), args.format, options,
-                             progress=ProgressBar() if not args.quiet else lambda *a: None)
+        try:
+            report = import_path(project, Path(args.path), args.format, options,
+                                 progress=ProgressBar() if not args.quiet else lambda *a: None)
+        except BadImagesError as exc:
+            hint = f"\nadd --skip-bad-images to import the other {exc.importable}" if exc.importable else ""
+            print(f"error: {exc}{hint}", file=sys.stderr)
+            return 2
     print(json.dumps(report.as_dict()) if args.json else report.summary())
     return 0
 
@@ -114,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="screenspot only: box layout (default: xyxy for ScreenSpot-Pro records, else xywh)")
     p.add_argument("--split", dest="set_split", metavar="NAME", help="put every imported episode in this split")
     p.add_argument("--max-pixels", type=int, default=DEFAULT_MAX_PIXELS, help="refuse larger images")
+    p.add_argument("--skip-bad-images", action="store_true",
+                   help="import the rest when some images cannot be read (corrupt, truncated, too large); "
+                        "the report names each one skipped. Without it a bad image stops the whole import")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_import)
@@ -129,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from desktop_app.cli import (
         agent_commands,
+        box_commands,
         capability_commands,
         judge_commands,
         synth_commands,
@@ -141,11 +152,13 @@ def build_parser() -> argparse.ArgumentParser:
     add_ocr_command(sub, add_project)
     add_report_command(sub, add_project)
     synth_commands.add_commands(sub, add_project)
+    synth_commands.add_verify_command(sub, add_project)
     agent_commands.add_commands(sub, add_project)
     judge_commands.add_commands(sub, add_project)
     capability_commands.add_commands(sub, add_project)
     vaf_commands.add_commands(sub, add_project)
     team_commands.add_commands(sub, add_project)
+    box_commands.add_commands(sub, add_project)
 
     p = sub.add_parser("gui", help="open the annotation window on a project")
     p.add_argument("project", nargs="?", help="project folder (default: the demo project)")

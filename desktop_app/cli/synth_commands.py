@@ -140,3 +140,31 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--remove", type=int, default=1, choices=(1, 2),
                    help="ambiguous: how many informative steps to take out of the task")
     p.set_defaults(func=cmd_synth)
+
+
+def cmd_verify(args) -> int:
+    from desktop_app import api
+    from desktop_app.cli.common import open_project
+    from desktop_app.synth.verify import ProblemsFound
+
+    with open_project(args) as project:
+        try:
+            status = api.verify_sample(project, args.sample, args.decision, args.reason, anyway=args.anyway)
+        except (ProblemsFound, KeyError, ValueError) as exc:
+            print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+            return 2
+    print(f"{args.sample}: {status}")
+    return 0
+
+
+def add_verify_command(sub, add_project) -> None:
+    p = sub.add_parser("verify", help="accept or reject a generated sample, as the verification queue does",
+                       description="Accepted samples that anyone changed since they were generated are recorded "
+                                   "as edited. An ambiguous task whose checklist is empty or whose removed detail "
+                                   "no question asks for is refused unless --anyway.")
+    add_project(p)
+    p.add_argument("sample", help="the sample's key")
+    p.add_argument("decision", choices=("accept", "reject"))
+    p.add_argument("--reason", default="", help="why it is rejected (e.g. boxes wrong or missing)")
+    p.add_argument("--anyway", action="store_true", help="accept an ambiguous task despite its problems")
+    p.set_defaults(func=cmd_verify)

@@ -24,6 +24,7 @@ CANNY_LOW, CANNY_HIGH = 20, 50  # a light-grey input border (#d1d5db on white) m
 MIN_SIDE = 12  # px; smaller outlines are glyph parts or separators
 MIN_FILL = 0.75  # contour area / bounding box area; a circle is 0.785
 DUPLICATE_IOU = 0.85
+MAX_SHARE_OF_SCREEN = 0.5  # a proposal above half the screen's area is a page, a panel or a backdrop
 
 
 def box_iou(a: Box, b: Box) -> float:
@@ -190,7 +191,8 @@ def propose(image: np.ndarray, words: list[Word]) -> list[Proposal]:
             continue
         conf = float(np.mean([m.conf for m in members]))
         proposals.append(Proposal(box, "text", " ".join(m.text for m in members), round(conf, 3)))
-    return proposals
+    limit = MAX_SHARE_OF_SCREEN * image.shape[0] * image.shape[1]  # a page-sized outline is no element
+    return [p for p in proposals if (p.box[2] - p.box[0]) * (p.box[3] - p.box[1]) <= limit]
 
 
 __all__ = ["Proposal", "box_iou", "classify", "contains", "edge_map", "find_rects", "propose", "refine_rect",

@@ -14,6 +14,7 @@ from sqlalchemy import select
 from desktop_app.agents.prompts import Sample, shuffled_choices
 from desktop_app.evaluation.rules.base import Target
 from desktop_app.store import models as m
+from desktop_app.store.label_set import scoring_label
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter, episode_ids
 
@@ -56,8 +57,8 @@ class WorkItem:
 
     @cached_property
     def targets(self) -> tuple[Target, ...]:
-        return tuple(Target(a.id, a.label, a.text, a.box, a.meta.get("role", ""), bool(a.meta.get("out_of_screen")))
-                     for a in self.actions)
+        return tuple(Target(a.id, scoring_label(a.label), a.text, a.box, a.meta.get("role", ""),
+                            bool(a.meta.get("out_of_screen"))) for a in self.actions)
 
     def sample(self, project: Project) -> Sample:
         """What the prompt may show: the image and goal, and the annotated texts shuffled, labels hidden."""

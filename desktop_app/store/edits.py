@@ -18,8 +18,8 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, select
 
-from desktop_app.store import audit
-from desktop_app.store.models import ACTION_TYPES, LABELS, ActionBox, Episode, Step
+from desktop_app.store import audit, label_set
+from desktop_app.store.models import ACTION_TYPES, ActionBox, Episode, Step
 from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
 
@@ -66,12 +66,12 @@ def _claim_steps(s: Session, step_ids, expected: int | None, actor: str) -> None
         claim_episode(s, episode_id, expected, actor)
 
 
-def _check_box_values(values: dict[str, Any]) -> None:
+def _check_box_values(values: dict[str, Any], labels: tuple[str, ...]) -> None:
     unknown = set(values) - set(BOX_FIELDS)
     if unknown:
         raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
-    if "label" in values and values["label"] not in LABELS:
-        raise ValueError(f"unknown label '{values['label']}'")
+    if "label" in values and values["label"] not in labels:
+        raise ValueError(f"unknown label '{values['label']}' (this project's labels: {', '.join(labels)})")
     if "action_type" in values and values["action_type"] not in ACTION_TYPES:
         raise ValueError(f"unknown action type '{values['action_type']}'")
 
@@ -88,8 +88,9 @@ def _jsonable(values: dict[str, Any]) -> dict[str, Any]:
 def create_boxes(project: Project, step_id: int, values: list[dict[str, Any]],
                  actor: str | None = None, expected_version: int | None = None) -> list[ActionBox]:
     actor = actor or audit.current_actor()
+    allowed = label_set.labels(project.engine)
     for v in values:
-        _check_box_values(v)
+        _check_box_values(v, allowed)
     with project.transaction() as s:
         _claim_steps(s, [step_id], expected_version, actor)
         return add_boxes_in(s, step_id, values, actor)
@@ -121,8 +122,9 @@ def update_boxes(project: Project, changes: list[tuple[int, dict[str, Any]]], ac
                  expected_versions: dict[int, int] | None = None,
                  expected_version: int | None = None) -> list[ActionBox]:
     actor = actor or audit.current_actor()
+    allowed = label_set.labels(project.engine) if any("label" in c for _, c in changes) else ()
     for _, c in changes:
-        _check_box_values(c)
+        _check_box_values(c, allowed)
     out = []
     with project.transaction() as s:
         _claim_steps(s, _box_steps(s, [box_id for box_id, _ in changes], expected_version), expected_version, actor)

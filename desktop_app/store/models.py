@@ -129,7 +129,7 @@ class ActionBox(SQLModel, table=True):
 
     __tablename__ = "action_box"
     __table_args__ = (
-        CheckConstraint(_in("label", LABELS), name="ck_box_label"),
+        # the label is checked against the project's label set (store/label_set.py), which can grow
         CheckConstraint(_in("source", BOX_SOURCES), name="ck_box_source"),
         CheckConstraint("(x1 IS NULL) = (x2 IS NULL) AND (y1 IS NULL) = (y2 IS NULL) AND (x1 IS NULL) = (y1 IS NULL)",
                         name="ck_box_complete"),

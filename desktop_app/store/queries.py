@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 
-from sqlalchemy import exists, func, or_, select
+from sqlalchemy import String, cast, exists, func, or_, select
 from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
@@ -25,7 +26,7 @@ class EpisodeFilter:
     splits: tuple[str, ...] = ()
     has_label: str | None = None  # at least one box with this label
     has_boxes: bool | None = None  # True: some box; False: no box at all
-    text: str = ""  # substring of the goal or the episode id
+    text: str = ""  # substring of the goal, the episode id, or a box's element or typed text
     ids: tuple[int, ...] = ()
     # by how agents did: ("verdict", run, verdict) | ("wrong_format", run) | ("disagree", run_a, run_b)
     outcome: tuple = ()
@@ -38,6 +39,9 @@ class EpisodeFilter:
     # annotation work (store/work_states.py): states as shown, and whose queue (their private copies included)
     work_states: tuple[str, ...] = ()
     assignee: str | None = None
+    # who changed it (the episode's last edit, or any of its boxes' author) and since when
+    changed_by: str | None = None
+    changed_since: datetime | None = None
 
     def where(self) -> list:
         clauses = []
@@ -65,7 +69,17 @@ class EpisodeFilter:
             clauses.append(Episode.id <= self.max_id)
         if self.text:
             pattern = f"%{self.text}%"
-            clauses.append(or_(Episode.goal.ilike(pattern), Episode.key.ilike(pattern)))
+            # a box's texts, and its attributes (store/attributes.py: in its meta, searched as JSON text)
+            in_box = exists().where(Step.episode_id == Episode.id, ActionBox.step_id == Step.id,
+                                    or_(ActionBox.element_text.ilike(pattern), ActionBox.type_text.ilike(pattern),
+                                        cast(ActionBox.meta, String).ilike(pattern)))
+            clauses.append(or_(Episode.goal.ilike(pattern), Episode.key.ilike(pattern), in_box))
+        if self.changed_by:
+            clauses.append(or_(Episode.updated_by == self.changed_by,
+                               exists().where(Step.episode_id == Episode.id, ActionBox.step_id == Step.id,
+                                              ActionBox.author == self.changed_by)))
+        if self.changed_since is not None:
+            clauses.append(Episode.updated_at >= self.changed_since)
         if self.has_label:
             clauses.append(exists().where(Step.episode_id == Episode.id, ActionBox.step_id == Step.id,
                                           ActionBox.label == self.has_label))
@@ -139,6 +153,13 @@ def annotators(session: Session) -> list[str]:
     return list(session.execute(select(Assignment.annotator).distinct().order_by(Assignment.annotator)).scalars())
 
 
+def editors(session: Session) -> list[str]:
+    """Everyone who changed an episode or drew a box in this project (the list's "changed by" filter)."""
+    people = set(session.execute(select(Episode.updated_by).distinct()).scalars())
+    people |= set(session.execute(select(ActionBox.author).distinct()).scalars())
+    return sorted(p for p in people if p)
+
+
 def episode_ids(session: Session, flt: EpisodeFilter = EpisodeFilter()) -> list[int]:
     return list(session.execute(select(Episode.id).where(*flt.where()).order_by(Episode.id)).scalars())
 
@@ -205,6 +226,13 @@ def project_counts(session: Session) -> dict:
     }
 
 
+def last_edited_by(session: Session, actor: str) -> int | None:
+    """The episode this person changed last (store/edits.py records who raised each version): where the
+    window reopens a project, as labelme reopens the last file."""
+    return session.execute(select(Episode.id).where(Episode.updated_by == actor[:64])
+                           .order_by(Episode.updated_at.desc(), Episode.id.desc()).limit(1)).scalar()
+
+
 MAX_FROZEN_RANGES = 500
 
 
@@ -223,3 +251,17 @@ def frozen(session: Session, flt: EpisodeFilter) -> EpisodeFilter:
     if len(ranges) <= MAX_FROZEN_RANGES:
         return replace(flt, id_ranges=tuple(tuple(r) for r in ranges))
     return replace(flt, max_id=ids[-1])
+
+
+def first_screens(session: Session, ids: Sequence[int]) -> dict[int, tuple[str, str, int, int]]:
+    """Each episode's first screenshot as (sha256, ext, width, height), for a page of the thumbnail grid in one
+    query; an episode with no screen (a probe's question) is left out."""
+    if not ids:
+        return {}
+    first = (select(Step.episode_id, func.min(Step.index).label("first_index"))
+             .where(Step.episode_id.in_(ids), Step.screen_id.is_not(None)).group_by(Step.episode_id).subquery())
+    rows = session.execute(
+        select(Step.episode_id, Screen.sha256, Screen.ext, Screen.width, Screen.height)
+        .join(first, (Step.episode_id == first.c.episode_id) & (Step.index == first.c.first_index))
+        .join(Screen, Screen.id == Step.screen_id))
+    return {episode_id: (sha256, ext, width, height) for episode_id, sha256, ext, width, height in rows}

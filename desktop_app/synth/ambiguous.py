@@ -20,9 +20,10 @@ from sqlmodel import select
 
 from desktop_app.formats.ingest import ImportOptions, ingest
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Where
-from desktop_app.navi.model import SCENARIO, NaviInfo, QAPair, with_navi
+from desktop_app.navi.model import SCENARIO, NaviInfo, QAPair, navi_of, with_navi
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
+from desktop_app.store.review import set_review
 from desktop_app.synth.llm import LlmSession, SynthError
 
 REVIEW_KIND = "ambiguous_task"
@@ -135,3 +136,20 @@ def save_ambiguous(project, episode, steps, screens, boxes, info: NaviInfo, inst
     ingest(project, [record], "navi", f"navi:{episode.key}", ImportOptions())
     with project.reading() as s:
         return s.exec(select(m.Episode.id).where(m.Episode.key == key)).one()
+
+
+def regenerate(project: Project, episode_id: int, session: LlmSession, rng: random.Random | None = None,
+               reviewer: str | None = None) -> int:
+    """A new ambiguous variant of the same source episode, written by the model, when a reviewer finds one not
+    worth fixing; the old one is rejected as "regenerated". Returns the new pending episode's id."""
+    with project.reading() as s:
+        episode = s.get(m.Episode, episode_id)
+        info = navi_of(episode) if episode is not None else None
+        if info is None:
+            raise SynthError(f"episode {episode_id} is not an ambiguous task")
+        source = s.execute(select(m.Episode.id).where(m.Episode.key == info.source_episode)).scalar()
+    if source is None:
+        raise SynthError(f"the source episode {info.source_episode} is not in this project")
+    new_id = make_ambiguous(project, source, session, rng or random.Random(), max(1, len(info.qa_pairs)))
+    set_review(project, episode_id, "rejected", reviewer, reason="regenerated")
+    return new_id

@@ -7,8 +7,9 @@ project of 100,000 episodes opens as fast as one of ten.
 from __future__ import annotations
 
 from collections import OrderedDict
+from datetime import timedelta
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -24,7 +25,8 @@ from sqlalchemy import func, select
 
 from desktop_app.store.models import EPISODE_REVIEW_STATUSES, Episode, Run
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter, annotators, count_episodes, episode_rows
+from desktop_app.store.queries import EpisodeFilter, annotators, count_episodes, editors, episode_rows
+from desktop_app.store.types import utcnow
 from desktop_app.store.work_states import STATES
 
 PAGE = 200
@@ -137,6 +139,9 @@ def outcome_of(key: str | None) -> tuple:
 
 class SampleBrowser(QWidget):
     episodeSelected = Signal(object)  # episode id or None
+    # Tab (+1) / Shift+Tab (-1) pressed in the list: the list has no use for them, and an annotator who just
+    # picked a screen there means the screen's boxes (the canvas's Tab), not the next widget
+    boxStep = Signal(int)
 
     def __init__(self, project: Project, parent=None, annotator: str | None = None):
         super().__init__(parent)
@@ -145,7 +150,7 @@ class SampleBrowser(QWidget):
         self.annotator = annotator
         self.model = EpisodeTableModel(project, self, annotator)
 
-        self.search = QLineEdit(placeholderText="Search goal or id...")
+        self.search = QLineEdit(placeholderText="Search goals, ids and box texts...")
         self.search.setClearButtonEnabled(True)
         self.scenario = QComboBox()
         self.status = QComboBox()
@@ -160,6 +165,12 @@ class SampleBrowser(QWidget):
             self.work_state.addItem(state.capitalize(), state)
         self.queue = QComboBox()
         self.queue.setToolTip("Everyone's samples, or one annotator's queue (their blind copies included)")
+        self.changed_by = QComboBox()
+        self.changed_by.setToolTip("Samples this person changed (the last edit, or any box they drew)")
+        self.changed_within = QComboBox()
+        for text, days in (("Changed any time", None), ("Changed today", 1), ("Changed in 7 days", 7),
+                           ("Changed in 30 days", 30)):
+            self.changed_within.addItem(text, days)
         self.has.addItem("Any actions", None)
         for text, value in (("Has gold", "gold"), ("Has distracted", "distracted"), ("Has other", "other"),
                             ("Has boxes", True), ("No boxes", False)):
@@ -185,6 +196,7 @@ class SampleBrowser(QWidget):
         for column, width in enumerate((120, 190, 90, 70, 70, 90)):
             self.table.setColumnWidth(column, width)
         self.table.setFocusPolicy(Qt.ClickFocus)
+        self.table.installEventFilter(self)
         self.count_label = QLabel()
         self.count_label.linkActivated.connect(lambda _: self.clear_pinned())
         self.pinned: tuple[tuple[int, ...], str] | None = None
@@ -200,6 +212,9 @@ class SampleBrowser(QWidget):
         filters4 = QHBoxLayout()
         for widget in (self.queue, self.work_state):
             filters4.addWidget(widget)
+        filters5 = QHBoxLayout()
+        for widget in (self.changed_by, self.changed_within):
+            filters5.addWidget(widget)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.search)
@@ -207,13 +222,15 @@ class SampleBrowser(QWidget):
         layout.addLayout(filters2)
         layout.addLayout(filters3)
         layout.addLayout(filters4)
+        layout.addLayout(filters5)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count_label)
 
         self._debounce = QTimer(self, singleShot=True, interval=250)
         self._debounce.timeout.connect(self.apply_filter)
         self.search.textChanged.connect(self._debounce.start)
-        for combo in (self.scenario, self.status, self.has, self.split, self.outcome, self.queue, self.work_state):
+        for combo in (self.scenario, self.status, self.has, self.split, self.outcome, self.queue, self.work_state,
+                      self.changed_by, self.changed_within):
             combo.currentIndexChanged.connect(self.apply_filter)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         self._update_count()
@@ -267,6 +284,16 @@ class SampleBrowser(QWidget):
                 self.queue.addItem(f"{name}'s queue", name)
         self.queue.setCurrentIndex(max(self.queue.findData(current), 0))
         self.queue.blockSignals(False)
+        with self.project.reading() as s:
+            people = editors(s)
+        current = self.changed_by.currentData()
+        self.changed_by.blockSignals(True)
+        self.changed_by.clear()
+        self.changed_by.addItem("Changed by anyone", None)
+        for name in people:
+            self.changed_by.addItem(f"Changed by {name}", name)
+        self.changed_by.setCurrentIndex(max(self.changed_by.findData(current), 0))
+        self.changed_by.blockSignals(False)
 
     def show_ids(self, ids: list[int], label: str) -> None:
         """Narrow the list to these episodes (a bar clicked in the dashboard)."""
@@ -287,6 +314,9 @@ class SampleBrowser(QWidget):
             ids=pinned,
             work_states=(self.work_state.currentData(),) if self.work_state.currentData() else (),
             assignee=self.queue.currentData(),
+            changed_by=self.changed_by.currentData(),
+            changed_since=(utcnow() - timedelta(days=self.changed_within.currentData())
+                           if self.changed_within.currentData() else None),
         )
 
     def apply_filter(self) -> None:
@@ -318,6 +348,13 @@ class SampleBrowser(QWidget):
     def current_row(self) -> int:
         index = self.table.selectionModel().currentIndex()
         return index.row() if index.isValid() else -1
+
+    def eventFilter(self, watched, event) -> bool:
+        if (watched is self.table and event.type() == QEvent.KeyPress
+                and event.key() in (Qt.Key_Tab, Qt.Key_Backtab) and not event.modifiers() & Qt.ControlModifier):
+            self.boxStep.emit(-1 if event.key() == Qt.Key_Backtab else 1)
+            return True
+        return super().eventFilter(watched, event)
 
     def current_episode_id(self) -> int | None:
         row = self.current_row()

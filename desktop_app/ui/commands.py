@@ -9,12 +9,14 @@ database, so a failed edit is never shown as done.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QUndoCommand
 
 from desktop_app import api
-from desktop_app.store import edits
+from desktop_app.navi import verification
+from desktop_app.store import edits, review
 
 if TYPE_CHECKING:
     from desktop_app.ui.workspace import Workspace
@@ -173,3 +175,41 @@ class FlagTreeNode(_Command):
 
     def undo(self) -> None:
         self._run(lambda: self._apply(self.before))
+
+
+class SetReview(_Command):
+    """A reviewer's verdict on a sample (accept, reject): undo puts back the verdict it replaced, so a sample
+    accepted by a slip of the key is pending again, in the store as on the screen."""
+
+    raises_version = False  # a verdict is about the sample, not an edit of it (store/review.py)
+
+    def __init__(self, ws: Workspace, text: str, decide: Callable[[], str], done: Callable[[int, str, bool], None]):
+        super().__init__(ws, text)
+        self.decide, self.done = decide, done
+        self.before: review.Verdict | None = None
+        self.after: review.Verdict | None = None
+
+    def redo(self) -> None:
+        def do():
+            if self.after is None:  # the first time: the core decides (accepted or edited, or rejected)
+                self.before = review.current_verdict(self.ws.project, self.episode_id)
+                self.decide()
+                self.after = review.current_verdict(self.ws.project, self.episode_id)
+            else:
+                review.restore_review(self.ws.project, self.episode_id, self.after)
+            self.done(self.episode_id, self.after.status, False)
+        self._run(do)
+
+    def undo(self) -> None:
+        def do():
+            review.restore_review(self.ws.project, self.episode_id, self.before)
+            self.done(self.episode_id, self.before.status, True)
+        self._run(do)
+
+
+class EditChecklist(_SetValues):
+    """An ambiguous task's checklist ticked or cleared: the reviewer's record, not an edit of the sample."""
+
+    def _write(self, values: dict) -> None:
+        self.ws.episode_put(verification.record_checklist(self.ws.project, self.row_id, values, self.ws.actor,
+                                                         expected_version=self.ws.version))

@@ -20,15 +20,16 @@ from PySide6.QtWidgets import (
 
 from desktop_app import api
 from desktop_app.ui.plain import PlainLabel
-from desktop_app.ui.review_panel import RejectDialog, key_buttons
+from desktop_app.ui.review_panel import RejectDialog, Verdicts, key_buttons
 from desktop_app.ui.workspace import Workspace
 
 REJECT_REASONS = ("unclear screenshot", "inaccurate instruction", "wrong ground-truth element",
                   "duplicate of another task", "other")
 
 
-class GroundingReviewPanel(QWidget):
+class GroundingReviewPanel(Verdicts, QWidget):
     reviewed = Signal(int)
+    unreviewed = Signal(int)
     replaced = Signal(int)  # unused here; the review stack connects it for every panel
     navigate = Signal(int)
     message = Signal(str)
@@ -52,15 +53,17 @@ class GroundingReviewPanel(QWidget):
         form.addRow("Written by the model", self.written)
         form.addRow("Instruction", self.instruction)
         form.addRow("From", self.source)
-        buttons, _ = key_buttons((("A", "Accept", lambda: self.accept_current()),
-                                  ("R", "Reject...", lambda: self.reject_current()),
-                                  ("Ctrl+Enter", "Save text", lambda: self.save_instruction()),
-                                  ("P", "Previous", lambda: self.navigate.emit(-1)),
-                                  ("N", "Next", lambda: self.navigate.emit(1))))
+        buttons, self.buttons = key_buttons((("review.accept", "Accept", lambda: self.accept_current()),
+                                  ("review.reject", "Reject...", lambda: self.reject_current()),
+                                  ("review.apply", "Save text", lambda: self.save_instruction()),
+                                  ("nav.prev", "Previous", lambda: self.navigate.emit(-1)),
+                                  ("nav.next", "Next", lambda: self.navigate.emit(1))))
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(self.progress)
         outer.addWidget(box)
+        self.queue_state = QLabel(wordWrap=True)
+        outer.addWidget(self.queue_state)
         outer.addLayout(buttons)
         outer.addStretch(1)
         ws.stepLoaded.connect(self.refresh)
@@ -112,24 +115,13 @@ class GroundingReviewPanel(QWidget):
         self.ws.edit_episode({"goal": text}, "Edit instruction")  # undoable, like every edit
         self.message.emit(f"{episode.key}: instruction saved")
 
-    def accept_current(self) -> None:
-        episode = self.ws.episode
-        if episode is None:
-            return
+    def before_accept(self) -> None:
         self.save_instruction()
-        status = api.verify_grounding_task(self.ws.project, episode.id, "accept", reviewer=self.ws.actor)
-        self.message.emit(f"{episode.key}: {status}")
-        self.reviewed.emit(episode.id)
 
-    def reject_current(self, reason: str | None = None) -> None:
-        episode = self.ws.episode
-        if episode is None:
-            return
-        if reason is None:
-            dialog = RejectDialog(self, REJECT_REASONS, "Reject grounding task")
-            if not dialog.exec():
-                return
-            reason = dialog.text()
-        api.verify_grounding_task(self.ws.project, episode.id, "reject", reason, reviewer=self.ws.actor)
-        self.message.emit(f"{episode.key}: rejected ({reason})")
-        self.reviewed.emit(episode.id)
+    def decide(self, episode_id: int, decision: str, reason: str = "") -> str:
+        # the grounding set's own rule for "edited" (the text or the box changed since the model wrote it)
+        return api.verify_grounding_task(self.ws.project, episode_id, decision, reason, reviewer=self.ws.actor)
+
+    def ask_reason(self) -> str | None:
+        dialog = RejectDialog(self, REJECT_REASONS, "Reject grounding task")
+        return dialog.text() if dialog.exec() else None

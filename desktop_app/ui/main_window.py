@@ -29,13 +29,17 @@ from PySide6.QtWidgets import (
 from desktop_app import api
 from desktop_app.evaluation.rescore import rescore
 from desktop_app.evaluation.step_predictions import step_prediction_rows
+from desktop_app.prelabel import proposals_for_step
 from desktop_app.secrets import redact
 from desktop_app.settings import Settings, annotator_name, save_settings
-from desktop_app.store.models import ACTION_TYPES, LABELS
+from desktop_app.store.label_set import labels
+from desktop_app.store.models import ACTION_TYPES
 from desktop_app.store.project import Project, ProjectError, is_project_folder
+from desktop_app.store.queries import EpisodeFilter, last_edited_by
 from desktop_app.ui.a11y_panel import A11yPanel
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.canvas.scene import AnnotationScene
+from desktop_app.ui.canvas.suggestions import Suggestion
 from desktop_app.ui.canvas.view import CanvasView
 from desktop_app.ui.capability_view import CapabilityView
 from desktop_app.ui.commands import NUDGE_ID
@@ -91,7 +95,9 @@ def boxes_from_clipboard(text: str) -> list[dict] | None:
         elif not all(isinstance(c, int | float) and not isinstance(c, bool) and math.isfinite(c) for c in coords) \
                 or coords[0] > coords[2] or coords[1] > coords[3]:
             return None
-        if box.get("label") not in LABELS or box.get("action_type", "click") not in ACTION_TYPES:
+        # any label name: the store refuses one this project lacks, and says which it has
+        if not isinstance(box.get("label"), str) or not box["label"] or box.get("action_type", "click") not in \
+                ACTION_TYPES:
             return None
         texts = [box.get(k, "") for k in ("element_text", "type_text")]
         if not all(isinstance(t, str) for t in texts) or not isinstance(box.get("meta", {}), dict):
@@ -121,6 +127,7 @@ class MainWindow(QMainWindow):
         self.scene = AnnotationScene(self)
         self.scene.set_palette(settings.palette)
         self.scene.show_suggestions = settings.show_suggestions
+        self.scene.set_caption_mode(settings.box_captions)
         self.view = CanvasView(self.scene)
         self.filmstrip_host = QVBoxLayout()
         centre = QWidget()
@@ -182,6 +189,7 @@ class MainWindow(QMainWindow):
 
         self.ocr = OcrAssistant(settings, self)
         self.ocr.suggestionsReady.connect(self._suggestions_ready)
+        self._ocr_items: list = []  # the current screen's OCR suggestions, to add a run's answers to
         self.ocr.status.connect(self.ocr_label.setText)
         self.ocr.busy.connect(self._ocr_busy)
         self.scene.suggestionActivated.connect(lambda i: self._accept_suggestions([i]))
@@ -243,6 +251,7 @@ class MainWindow(QMainWindow):
             "edit.next_box": lambda: self.cycle_box(1), "edit.prev_box": lambda: self.cycle_box(-1),
             "label.gold": lambda: self.set_label("gold"), "label.distracted": lambda: self.set_label("distracted"),
             "label.other": lambda: self.set_label("other"),
+            **{f"label.{n}": lambda _checked=False, n=n: self.set_own_label(n) for n in range(4, 10)},
             "nav.prev": lambda: self.browser and self.browser.step(-1),
             "nav.next": lambda: self.browser and self.browser.step(1),
             "nav.prev_step": lambda: self.go_step(-1), "nav.next_step": lambda: self.go_step(1),
@@ -259,8 +268,6 @@ class MainWindow(QMainWindow):
             "review.edit": lambda: self.review and self.review.focus_texts(),
             "review.apply": lambda: self.review and self.review.apply_texts(),
             "review.regenerate": lambda: self.review and self.review.regenerate(),
-            "review.next": lambda: self.browser and self.browser.step(1),
-            "review.prev": lambda: self.browser and self.browser.step(-1),
             "judge.label": lambda: self.judge.toggle("label"),
             "judge.agreement": lambda: self.judge.toggle("agreement"),
             "tree.snap": self.a11y.snap_selected, "tree.promote": self.a11y.promote_selected,
@@ -284,7 +291,7 @@ class MainWindow(QMainWindow):
         return annotator_name(self.settings)
 
     def apply_shortcuts(self) -> None:
-        """In the verification queue the review keys (A, R, E, G, N, P) take over; elsewhere they are off.
+        """In the verification queue the review keys (Y, N, E, G, Ctrl+Enter) take over; elsewhere they are off.
         While a trajectory page hides the canvas, only the window's own keys (File, Help, Trajectories) stay:
         Ctrl+Z or Ctrl+D must not edit boxes nobody sees."""
         taken = review_keys(self.settings.shortcuts) if self.review_mode else set()
@@ -316,9 +323,13 @@ class MainWindow(QMainWindow):
         menu = self.menuBar().addMenu("&Edit")
         for key in ("edit.undo", "edit.redo", None, "edit.draw", "edit.select_mode", "edit.delete",
                     "edit.duplicate", "edit.copy", "edit.paste", "edit.select_all", "edit.snap", None,
-                    "label.gold", "label.distracted", "label.other"):
+                    "label.gold", "label.distracted", "label.other", *(f"label.{n}" for n in range(4, 10))):
             menu.addSeparator() if key is None else menu.addAction(a[key])
+        move = menu.addMenu("Move selected boxes")  # the arrow keys, findable like every other key
+        for key in NUDGES:
+            move.addAction(a[key])
         menu.addSeparator()
+        menu.addAction("Labels of this project…").triggered.connect(self.labels_dialog)
         settings_action = menu.addAction("Settings...")
         settings_action.triggered.connect(self.settings_dialog)
         llm_action = menu.addAction("LLM endpoint and browser...")
@@ -337,6 +348,12 @@ class MainWindow(QMainWindow):
         menu.addAction(ocr_toggle)
         menu.addAction(a["ocr.run"])
         menu.addAction(a["ocr.accept"])
+        self.model_suggestions_action = menu.addAction("Suggestions from the shown runs' answers")
+        self.model_suggestions_action.setCheckable(True)
+        self.model_suggestions_action.setToolTip("Pre-labelling: run your grounding model on the samples (Runs > "
+                                                 "New run…), tick its run, and its answers are offered here as "
+                                                 "boxes to accept (Enter) or dismiss (Backspace)")
+        self.model_suggestions_action.toggled.connect(lambda _on: self._suggestions_ready(self._ocr_items))
         menu.addSeparator()
         menu.addAction(self.left.toggleViewAction())
         menu.addAction(self.right.toggleViewAction())
@@ -367,8 +384,7 @@ class MainWindow(QMainWindow):
         review_toggle.setCheckable(True)
         menu.addAction(review_toggle)
         menu.addSeparator()
-        for key in ("review.accept", "review.reject", "review.edit", "review.apply", "review.regenerate",
-                    "review.next", "review.prev"):
+        for key in ("review.accept", "review.reject", "review.edit", "review.apply", "review.regenerate"):
             menu.addAction(a[key])
         self.team.add_menu(self.menuBar())
         menu = self.menuBar().addMenu("&Variants")  # page variants and browsing agents (VAF)
@@ -472,6 +488,7 @@ class MainWindow(QMainWindow):
         self.close_project()
         self.project = project
         self.ws = Workspace(project, self.annotator_name(), self)
+        self.scene.set_own_labels(labels(project.engine)[3:])
         self.browser = SampleBrowser(project, annotator=self.ws.actor)
         self.properties = PropertiesPanel(self.ws, self.settings.palette)
         self.filmstrip = Filmstrip(self.ws)
@@ -501,6 +518,7 @@ class MainWindow(QMainWindow):
         self.right_tabs.setTabToolTip(self.right_tabs.indexOf(self.task_panel),
                                       "A recorded task's evaluators and the step's completion label")
         self.browser.episodeSelected.connect(self.ws.load_episode)
+        self.browser.boxStep.connect(lambda step: (self.view.setFocus(), self.cycle_box(step)))
         self.properties.boxesSelected.connect(self._list_selection)
         self.filmstrip.stepChosen.connect(self.ws.load_step)
         self.a11y.set_workspace(self.ws)
@@ -513,7 +531,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{project.name} - ScreenLab")
         self.annotator_label.setText(f"Annotator: {self.ws.actor}")
         self._set_saved(True)
-        self.browser.select_row(0)
+        with project.reading() as session:  # back to the screen this annotator changed last
+            last = last_edited_by(session, self.ws.actor)
+        row = self.browser.model.row_of(last) if last is not None else None
+        self.browser.select_row(row or 0)
         if self.browser.model.rowCount() == 0:
             self.ws.load_episode(None)
         return True
@@ -525,7 +546,8 @@ class MainWindow(QMainWindow):
             [self.ws.episode.id] if self.ws is not None and self.ws.episode is not None else None))
         self.runs.predictionsChanged.connect(self._predictions_changed)
         self.runs.runFinished.connect(self._run_finished)
-        self.runs.runsVisibilityChanged.connect(lambda _ids: self._refresh_evaluation())
+        self.runs.runsVisibilityChanged.connect(lambda _ids: (self._refresh_evaluation(),
+                                                              self._suggestions_ready(self._ocr_items)))
         self.dashboard = DashboardWidget()
         self.dashboard.barClicked.connect(self._bar_clicked)
         self.prediction_panel = PredictionPanel()
@@ -616,6 +638,7 @@ class MainWindow(QMainWindow):
         if self.vaf_window is not None and shiboken6.isValid(self.vaf_window):
             self.vaf_window.close()  # it reads and writes this project
         self.vaf_window = None
+        self.ocr_label.clear()  # the figures were about this project's screens
         self.project.close()
         self.project = self.ws = self.browser = self.properties = None
 
@@ -641,12 +664,21 @@ class MainWindow(QMainWindow):
         self.open_project(url, media or None)
 
     def new_project(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Choose an empty folder for the new project")
-        if not folder:
-            return
+        """Choose an empty folder or type the name of a new one (it is created)."""
+        dialog = QFileDialog(self, "New project: choose an empty folder or type a new name")
+        dialog.setAcceptMode(QFileDialog.AcceptSave)  # a name that does not exist yet is allowed
+        dialog.setFileMode(QFileDialog.AnyFile)
+        dialog.setOption(QFileDialog.DontConfirmOverwrite)
+        dialog.setLabelText(QFileDialog.Accept, "Create")
+        dialog.fileSelected.connect(self.create_project)
+        self.new_project_dialog = dialog
+        dialog.open()
+
+    def create_project(self, folder: str) -> None:
         path = Path(folder)
-        if is_project_folder(path) or any(path.iterdir()):
-            QMessageBox.warning(self, "New project", f"{path} is not empty; choose an empty folder.")
+        if path.exists() and (not path.is_dir() or is_project_folder(path) or any(path.iterdir())):
+            QMessageBox.warning(self, "New project", f"{path} is not an empty folder; choose an empty one or type "
+                                                     "a new name.")
             return
         try:
             Project.init(path).close()
@@ -691,6 +723,7 @@ class MainWindow(QMainWindow):
             self.apply_shortcuts()
             apply_theme(QApplication.instance(), self.settings.theme)
             self.scene.set_palette(self.settings.palette)
+            self.scene.set_caption_mode(self.settings.box_captions)
             if self.ws is not None:
                 self.ws.actor = self.annotator_name()
                 self.annotator_label.setText(f"Annotator: {self.ws.actor}")
@@ -736,6 +769,7 @@ class MainWindow(QMainWindow):
     def _show_review_panel(self) -> None:
         if self._review_stack is not None and self.review is not None:
             self._review_stack.setCurrentWidget(self.review)
+            self.review.show_queue(self.browser.model.rowCount())
 
     def toggle_review_mode(self) -> None:
         self.set_review_mode(not self.review_mode)
@@ -750,11 +784,13 @@ class MainWindow(QMainWindow):
 
             endpoint = LlmEndpoint.from_settings(self.settings)
             self._review_panels = {"screens": ReviewPanel(self.ws, self.render_service(), endpoint),
-                                   "navi": NaviReviewPanel(self.ws, endpoint),
+                                   "navi": NaviReviewPanel(self.ws, endpoint,
+                                                           problem_policy=self.settings.ambiguous_problems),
                                    "grounding": GroundingReviewPanel(self.ws)}
             self._review_stack = QStackedWidget()
             for panel in self._review_panels.values():
                 panel.reviewed.connect(self._after_review)
+                panel.unreviewed.connect(self._after_unreview)
                 panel.replaced.connect(self._after_regenerate)
                 panel.navigate.connect(lambda d: self.browser.step(d))
                 panel.message.connect(lambda t: self.statusBar().showMessage(t, 8000))
@@ -764,12 +800,14 @@ class MainWindow(QMainWindow):
             self.right_tabs.addTab(self._review_stack, "Verify")
             self.right_tabs.setCurrentWidget(self._review_stack)
             self.browser.status.setCurrentIndex(self.browser.status.findData("pending"))
+            self._show_review_panel()  # the queue's count once the list holds the pending samples
         else:
             self.ws.stepLoaded.disconnect(self._show_review_panel)
             self.right_tabs.removeTab(self.right_tabs.indexOf(self._review_stack))
             self._review_stack.deleteLater()
             self._review_panels, self._review_stack = {}, None
             self.browser.status.setCurrentIndex(0)
+            self.right_tabs.setCurrentWidget(self.properties)  # back where the annotator edits boxes
         self.apply_shortcuts()
         self._update_mode_label()
 
@@ -782,6 +820,15 @@ class MainWindow(QMainWindow):
             self.ws.load_episode(None)
         if self.review is not None:
             self.review.update_progress()
+            self.review.show_queue(self.browser.model.rowCount())
+
+    def _after_unreview(self, episode_id: int) -> None:
+        """An undone verdict: the sample is back in the pending list, and shown (the undo went to it)."""
+        self.browser.refresh()
+        self.browser.select_episode(episode_id)
+        if self.review is not None:
+            self.review.update_progress()
+            self.review.show_queue(self.browser.model.rowCount())
 
     def _after_regenerate(self, new_id: int) -> None:
         self.browser.refresh()
@@ -792,8 +839,7 @@ class MainWindow(QMainWindow):
     def _show_step(self) -> None:
         ws = self.ws
         if ws is None or ws.screen is None:
-            self.scene.load(None, 1280, 800, [], "No episode selected" if ws and ws.episode is None else
-                            "This episode has no screens")
+            self.scene.load(None, 1280, 800, [], self._nothing_shown_text())
             self._update_counts()
             self.a11y.show_step()
             return
@@ -813,10 +859,31 @@ class MainWindow(QMainWindow):
         self.refresh_predictions()
         self.a11y.show_step()
 
+    def _nothing_shown_text(self) -> str:
+        """What the empty canvas says: how to go on from an empty project, a filter or a finished queue."""
+        if self.ws is not None and self.ws.episode is not None:
+            return "This episode has no screens"
+        if self.browser is None or self.browser.model.rowCount() > 0:
+            return "No episode selected"
+        if self.review_mode:
+            return "Queue done: no sample waits for review (Ctrl+Shift+V leaves the queue)"
+        if self.browser.current_filter() == EpisodeFilter():
+            return "This project is empty.\nFile > Import… (Ctrl+I) adds screenshots or a dataset."
+        return "No sample matches the list's filter"
+
     # OCR suggestions ----------------------------------------------------------
     def _suggestions_ready(self, items) -> None:
+        self._ocr_items = list(items)
         if self.scene.suggestions is not None:
-            self.scene.suggestions.set_items(items)
+            self.scene.suggestions.set_items(self._ocr_items + self._model_suggestions())
+
+    def _model_suggestions(self) -> list[Suggestion]:
+        """The shown runs' answers on this screen as suggestions (desktop_app/prelabel.py), when asked for."""
+        if (not self.model_suggestions_action.isChecked() or self.runs is None or self.ws is None
+                or self.ws.step is None):
+            return []
+        found = proposals_for_step(self.project, self.ws.step.id, self.runs.visible_runs())
+        return [Suggestion(p.box, p.text, p.kind) for p in found]
 
     def _ocr_busy(self, on: bool) -> None:
         self.ocr_progress.setVisible(on)
@@ -840,10 +907,10 @@ class MainWindow(QMainWindow):
             return
         chosen = [layer.items[i] for i in indices if 0 <= i < len(layer.items)]
         layer.take_selected()
-        values = [{"x1": s.box[0], "y1": s.box[1], "x2": s.box[2], "y2": s.box[3], "label": self.scene.next_label,
-                   "element_text": s.text, "source": "ocr", "action_type": "type" if s.kind == "input" else "click"}
-                  for s in chosen]
-        self.ws.add_boxes(values, f"Accept {len(values)} suggestion{'s' if len(values) > 1 else ''}")
+        values = self.ocr.box_for(chosen)
+        if values is not None:
+            self.ws.add_boxes([{**values, "label": self.scene.next_label}],
+                              f"Accept {len(chosen)} suggestion{'s' if len(chosen) > 1 else ''}")
 
     def snap_selected(self) -> None:
         if self.ws is None:
@@ -937,6 +1004,8 @@ class MainWindow(QMainWindow):
             self.view.set_mode("select")
         else:
             self.scene.clearSelection()
+            if self.scene.suggestions is not None:  # a selected suggestion is a selection too
+                self.scene.suggestions.take_selected()
         self._update_mode_label()
 
     def _box_drawn(self, rect: QRectF) -> None:
@@ -963,6 +1032,30 @@ class MainWindow(QMainWindow):
         else:
             self.scene.next_label = label
             self._update_mode_label()
+
+    def labels_dialog(self) -> None:
+        from desktop_app.ui.labels_dialog import LabelsDialog
+
+        if self.project is None:
+            return
+        dialog = LabelsDialog(self.project, self.settings.palette, self)
+        dialog.changed.connect(self._labels_changed)
+        dialog.open()
+
+    def _labels_changed(self) -> None:
+        if self.properties is not None:
+            self.properties.reload_labels()
+            self.properties.refresh_boxes()
+        self.scene.set_own_labels(labels(self.project.engine)[3:])
+
+    def set_own_label(self, number: int) -> None:
+        """Keys 4-9: the project's own labels, in the order it added them."""
+        own = labels(self.project.engine) if self.project is not None else ()
+        if number - 1 < len(own):
+            self.set_label(own[number - 1])
+        else:
+            self.statusBar().showMessage(f"This project has no label no. {number} (Edit > Labels of this "
+                                         "project…)", 5000)
 
     def delete_selected(self) -> None:
         layer = self.scene.suggestions

@@ -1,16 +1,18 @@
 """Verification of ambiguous tasks: original and ambiguous task side by side with the removed
 words highlighted, step kinds as toggles, the checklist, editable question/answer pairs.
 
-Same keys as the pop-up queue: A accept, R reject with a reason, E edit the task, Ctrl+Enter
-save edits, G regenerate, N / P next / previous. The model's original texts stay in the
-episode next to the reviewer's.
+Same keys as the pop-up queue: Y accept, N reject with a reason, E edit the task, Ctrl+Enter
+save edits, G regenerate, A / D previous / next. Accepting a task whose checklist is empty or
+whose removed detail no question asks for warns first (or is refused, per Settings:
+navi/verification.py says what is checked). The model's original texts stay in the episode
+next to the reviewer's.
 """
 
 from __future__ import annotations
 
 import difflib
 import html
-import random
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -22,15 +24,15 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPlainTextEdit,
     QVBoxLayout,
     QWidget,
 )
-from sqlalchemy import select
 
 from desktop_app.navi.model import CHECKLIST, NaviInfo, QAPair, navi_of, with_navi
-from desktop_app.store import models as m
-from desktop_app.store.review import review_counts, set_review
+from desktop_app.navi.verification import problems, step_types_kept
+from desktop_app.store.review import review_counts
 from desktop_app.synth.ambiguous import REVIEW_KIND
 from desktop_app.ui.review_panel import Verdicts, key_buttons
 from desktop_app.ui.workspace import Workspace
@@ -53,35 +55,22 @@ def highlight_removed(original: str, ambiguous: str) -> tuple[str, str]:
     return " ".join(left), " ".join(right)
 
 
-def step_label_agreement(project) -> tuple[int, int]:
-    """(unchanged, total) step kinds over reviewed ambiguous tasks: the paper reports 90 % passing."""
-    same = total = 0
-    with project.reading() as s:
-        rows = s.execute(select(m.Episode).where(m.Episode.scenario == "ambiguous",
-                                                 m.Episode.review_status.in_(("accepted", "edited")))).scalars()
-        for episode in rows:
-            navi = navi_of(episode)
-            original = (navi.llm or {}).get("step_kinds") if navi else None
-            if not original:
-                continue
-            total += len(original)
-            same += sum(1 for x, y in zip(original, navi.step_kinds, strict=False) if x == y)
-    return same, total
-
-
 class NaviReviewPanel(Verdicts, QWidget):
     reviewed = Signal(int)
+    unreviewed = Signal(int)
     replaced = Signal(int)
     navigate = Signal(int)
     message = Signal(str)
 
-    def __init__(self, ws: Workspace, llm_endpoint=None, parent=None):
+    def __init__(self, ws: Workspace, llm_endpoint=None, parent=None, problem_policy: str = "warn"):
         super().__init__(parent)
         self.setObjectName("navi-review")
         self.ws = ws
         self.llm_endpoint = llm_endpoint
-        self.edited: set[int] = set()
         self.info: NaviInfo | None = None
+        # what accepting a task with problems does (Settings): "warn" asks first, "block" refuses
+        self.problem_policy = problem_policy
+        self.confirm: QMessageBox | None = None  # the open "accept anyway?" question
 
         self.progress = QLabel(wordWrap=True)
         self.original = QLabel(wordWrap=True, textFormat=Qt.RichText)
@@ -97,10 +86,14 @@ class NaviReviewPanel(Verdicts, QWidget):
         self.task.setMaximumHeight(70)
         self.steps = QListWidget()
         self.steps.setMaximumHeight(150)
-        self.steps.itemChanged.connect(self._kind_toggled)
+        self.steps.itemChanged.connect(lambda _item: self.show_problems())
         steps_box = QGroupBox("Steps: checked = informative (a choice of the user)")
         QVBoxLayout(steps_box).addWidget(self.steps)
         self.checks = {key: QCheckBox(text) for key, text in CHECKLIST.items()}
+        for check in self.checks.values():
+            check.toggled.connect(lambda _on: self.show_problems())
+        self.problems = QLabel(wordWrap=True)
+        self.problems.setStyleSheet("color: #b42318")
         checklist = QGroupBox("Checklist")
         layout = QVBoxLayout(checklist)
         for check in self.checks.values():
@@ -109,11 +102,11 @@ class NaviReviewPanel(Verdicts, QWidget):
         self.pairs_form = QFormLayout(self.pairs_box)
         self.pair_edits: list[tuple[QLineEdit, QLineEdit]] = []
 
-        buttons, _ = key_buttons((("A", "Accept", lambda: self.accept_current()),
-                                  ("R", "Reject...", lambda: self.reject_current()),
-                                  ("Ctrl+Enter", "Save edits", lambda: self.apply_texts()),
-                                  ("P", "Previous", lambda: self.navigate.emit(-1)),
-                                  ("N", "Next", lambda: self.navigate.emit(1))))
+        buttons, self.buttons = key_buttons((("review.accept", "Accept", lambda: self.accept_current()),
+                                  ("review.reject", "Reject...", lambda: self.reject_current()),
+                                  ("review.apply", "Save edits", lambda: self.apply_texts()),
+                                  ("nav.prev", "Previous", lambda: self.navigate.emit(-1)),
+                                  ("nav.next", "Next", lambda: self.navigate.emit(1))))
 
         outer = QVBoxLayout(self)
         outer.setContentsMargins(4, 4, 4, 4)
@@ -124,6 +117,9 @@ class NaviReviewPanel(Verdicts, QWidget):
         outer.addWidget(steps_box)
         outer.addWidget(self.pairs_box)
         outer.addWidget(checklist)
+        outer.addWidget(self.problems)
+        self.queue_state = QLabel(wordWrap=True)
+        outer.addWidget(self.queue_state)
         outer.addLayout(buttons)
         outer.addStretch(1)
         ws.stepLoaded.connect(self.refresh)
@@ -133,13 +129,11 @@ class NaviReviewPanel(Verdicts, QWidget):
     def update_progress(self) -> None:
         counts = review_counts(self.ws.project, kind=REVIEW_KIND)
         total = sum(counts.values())
-        same, labels = step_label_agreement(self.ws.project)
         reviewed = total - counts.get("pending", 0)
         accepted = counts.get("accepted", 0) + counts.get("edited", 0)
-        rate = f"{accepted / reviewed:.0%}" if reviewed else "-"
-        kinds = f"{same / labels:.0%} of {labels}" if labels else "-"
-        self.progress.setText(f"<b>{reviewed} of {total} reviewed</b> · accepted {rate} · step labels kept "
-                              f"{kinds} (the paper: 90 %)")
+        rate = f" · {accepted / reviewed:.0%} of them accepted" if reviewed else ""
+        self.progress.setText(f"<b>{reviewed} of {total} reviewed</b>{rate}<br>"
+                              f"{html.escape(step_types_kept(self.ws.project).sentence(), quote=False)}")
 
     def refresh(self) -> None:
         self.update_progress()
@@ -179,11 +173,17 @@ class NaviReviewPanel(Verdicts, QWidget):
             self.pairs_form.addRow("A", answer)
             self.pair_edits.append((question, answer))
         for key, check in self.checks.items():
+            check.blockSignals(True)
             check.setChecked(bool(self.info.checklist.get(key)))
+            check.blockSignals(False)
+        self.show_problems()
 
-    def _kind_toggled(self, item: QListWidgetItem) -> None:
-        if self.ws.episode is not None:
-            self.edited.add(self.ws.episode.id)
+    def show_problems(self) -> list[str]:
+        """What accepting the task as it stands on screen would be warned about, shown under the checklist."""
+        current = self._current()
+        found = problems(current) if current is not None else []
+        self.problems.setText("".join(f"⚠ {html.escape(p, quote=False)}<br>" for p in found))
+        return found
 
     def focus_texts(self) -> None:
         self.task.setFocus()
@@ -200,30 +200,48 @@ class NaviReviewPanel(Verdicts, QWidget):
                         {k: c.isChecked() for k, c in self.checks.items()}, self.info.source_episode)
 
     def apply_texts(self) -> bool:
-        """Save the task, kinds, pairs and checklist as one undoable edit; True when anything changed."""
+        """Save the task, kinds and pairs as one undoable edit, or only the checklist when nothing else
+        changed (the reviewer's record, not an edit of the sample); True when anything changed."""
         new = self._current()
         episode = self.ws.episode
-        if new is None or episode is None:
+        if new is None or episode is None or new.to_json() == self.info.to_json():
             return False
-        changed = new.to_json() != self.info.to_json()
-        if changed:
-            text_changed = (new.ambiguous_task != self.info.ambiguous_task or
-                            [(p.question, p.answer) for p in new.qa_pairs] !=
-                            [(p.question, p.answer) for p in self.info.qa_pairs] or
-                            new.step_kinds != self.info.step_kinds)
-            if text_changed:
-                self.edited.add(episode.id)
+        only_ticks = replace(new, checklist=self.info.checklist).to_json() == self.info.to_json()
+        if only_ticks:
+            self.ws.edit_checklist(self.info.checklist, new.checklist)
+        else:
             self.ws.edit_episode({"goal": new.ambiguous_task, "meta": with_navi(episode.meta, new)},
                                  "Edit ambiguous task")
-            self.info = new
-        return changed
+        self.info = new
+        return True
 
     def before_accept(self) -> None:
         self.apply_texts()
 
+    def accept_current(self) -> None:
+        """Accept, unless the task has problems: then ask first ("warn") or refuse ("block")."""
+        if not self.can_decide():
+            return
+        found = self.show_problems()
+        if not found:
+            super().accept_current()
+            return
+        if self.problem_policy == "block":
+            self.message.emit(f"Not accepted: {'; '.join(found)} (Settings allow accepting after a warning)")
+            return
+        episode_id = self.ws.episode.id
+        self.confirm = QMessageBox(QMessageBox.Warning, "Accept this ambiguous task?",
+                                   "\n".join(f"• {p}" for p in found), QMessageBox.Cancel, self)
+        accept = self.confirm.addButton("Accept anyway", QMessageBox.AcceptRole)
+        self.confirm.setDefaultButton(QMessageBox.Cancel)
+        self.confirm.buttonClicked.connect(
+            lambda button: button is accept and self.ws.episode is not None and self.ws.episode.id == episode_id
+            and super(NaviReviewPanel, self).accept_current())
+        self.confirm.open()
+
     def regenerate(self) -> None:
         """A new ambiguous variant from the same source episode, written by the LLM (off the UI thread)."""
-        from desktop_app.synth.ambiguous import make_ambiguous
+        from desktop_app.synth.ambiguous import regenerate
         from desktop_app.synth.llm import LlmSession
         from desktop_app.ui.tasks import Task
 
@@ -233,21 +251,9 @@ class NaviReviewPanel(Verdicts, QWidget):
         if self.llm_endpoint is None:
             self.message.emit("Regenerating needs an LLM endpoint (Settings)")
             return
-        project, endpoint, old_id = self.ws.project, self.llm_endpoint, episode.id
-        with project.reading() as s:
-            source = s.execute(select(m.Episode.id).where(m.Episode.key == self.info.source_episode)).scalar()
-        if source is None:
-            self.message.emit(f"The source episode {self.info.source_episode} is not in this project")
-            return
-
-        def work(_progress):
-            new_id = make_ambiguous(project, source, LlmSession(endpoint), random.Random(),
-                                    max(1, len(self.info.qa_pairs)))
-            set_review(project, old_id, "rejected", reason="regenerated")
-            return new_id
-
+        project, endpoint, old_id, actor = self.ws.project, self.llm_endpoint, episode.id, self.ws.actor
         self.message.emit("Generating a new ambiguous task...")
-        self._task = Task(work, self)
+        self._task = Task(lambda _progress: regenerate(project, old_id, LlmSession(endpoint), reviewer=actor), self)
         self._task.finished.connect(self.replaced.emit)
         self._task.failed.connect(lambda exc: self.message.emit(f"Failed: {exc}"))
         self._task.start()

@@ -10,6 +10,7 @@ from desktop_app.ocr.base import OcrOutcome, OcrUnavailable
 from desktop_app.ocr.cache import cached_outcome, load_rgb, ocr_screen
 from desktop_app.ocr.elements import propose, text_inside
 from desktop_app.ocr.snap import snap
+from desktop_app.ocr.suggested_box import Piece, box_values, offered
 from desktop_app.settings import Settings
 from desktop_app.ui.canvas.suggestions import Suggestion
 from desktop_app.ui.tasks import Task
@@ -123,7 +124,9 @@ class OcrAssistant(QObject):
     def _publish(self) -> None:
         o = self.outcome
         items = [Suggestion(w.xyxy, w.text, w.kind) for w in o.words]
-        items += [Suggestion(p.box, p.text, p.kind) for p in o.elements if p.kind != "text"]
+        # a cached outcome may hold a page-sized proposal from before suggested_box.offered existed
+        elements = offered(o.elements, self.screen.width, self.screen.height) if self.screen else o.elements
+        items += [Suggestion(p.box, p.text, p.kind) for p in elements if p.kind != "text"]
         self.suggestionsReady.emit(items)
         self.status.emit(f"OCR: {o.engine}, {len(o.words)} words, {len(o.elements)} elements"
                          + (" (cached)" if o.cached else f" ({o.duration_ms:.0f} ms)"))
@@ -136,6 +139,13 @@ class OcrAssistant(QObject):
             except OSError:
                 return None
         return self._image
+
+    def box_for(self, suggestions) -> dict | None:
+        """The one box accepting these suggestions makes: a word grows to its element or line, several
+        merge (ocr/suggested_box.py)."""
+        words = self.outcome.words if self.outcome else []
+        elements = self.outcome.elements if self.outcome else []
+        return box_values([Piece(s.box, s.text, s.kind) for s in suggestions], words, elements)
 
     def text_in(self, box) -> str:
         return text_inside(box, self.outcome.words) if self.outcome else ""

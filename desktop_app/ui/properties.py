@@ -10,16 +10,21 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from desktop_app.store.models import ACTION_TYPES, LABELS
+from desktop_app.store.attributes import attributes_of, with_attributes
+from desktop_app.store.label_set import labels
+from desktop_app.store.models import ACTION_TYPES
 from desktop_app.ui.palette import label_color
 from desktop_app.ui.workspace import Workspace
 
@@ -78,20 +83,27 @@ class PropertiesPanel(QWidget):
         form.addRow("Review", self.status)
 
         self.label = QComboBox()
-        for label in LABELS:
-            self.label.addItem(self._swatch(label), label, label)
+        self.reload_labels()
         self.action = QComboBox()
         self.action.addItems(list(ACTION_TYPES))
         self.element_text = QLineEdit(placeholderText="visible text of the element")
         self.type_text = QLineEdit(placeholderText="text to type (type actions)")
         self.box_info = QLabel()
         self.box_info.setStyleSheet("color: gray")
+        # free key-value attributes of one box; the last row is empty for a new one
+        self.attributes = QTableWidget(0, 2)
+        self.attributes.setHorizontalHeaderLabels(["Attribute", "Value"])
+        self.attributes.verticalHeader().hide()
+        self.attributes.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.attributes.setMaximumHeight(110)
+        self.attributes.setToolTip("Type a name and a value in the last row to add one; clear a value to remove it")
         box_box = QGroupBox("Selected action")
         form = QFormLayout(box_box)
         form.addRow("Label", self.label)
         form.addRow("Action", self.action)
         form.addRow("Element text", self.element_text)
         form.addRow("Text to type", self.type_text)
+        form.addRow("Attributes", self.attributes)
         form.addRow(self.box_info)
         self.box_group = box_box
 
@@ -117,6 +129,7 @@ class PropertiesPanel(QWidget):
         self.type_text.editingFinished.connect(
             lambda: self._commit_boxes({"type_text": self.type_text.text()}, "Edit text to type"))
         self.list.itemSelectionChanged.connect(self._list_selection)
+        self.attributes.itemChanged.connect(lambda _item: self._commit_attributes())
 
         ws.stepLoaded.connect(self.refresh)
         ws.boxesPut.connect(lambda *_: self.refresh_boxes())
@@ -124,9 +137,16 @@ class PropertiesPanel(QWidget):
         ws.episodeChanged.connect(lambda *_: self.refresh_episode())
         self.refresh()
 
+    def reload_labels(self) -> None:
+        """The project's label set (store/label_set.py): gold, distracted, other and its own."""
+        self.labels = labels(self.ws.project.engine)
+        self.label.clear()
+        for label in self.labels:
+            self.label.addItem(self._swatch(label), label, label)
+
     def _swatch(self, label: str) -> QIcon:
         pixmap = QPixmap(12, 12)
-        pixmap.fill(label_color(label, self.palette))
+        pixmap.fill(label_color(label, self.palette, getattr(self, "labels", ())[3:]))
         return QIcon(pixmap)
 
     @property
@@ -176,8 +196,9 @@ class PropertiesPanel(QWidget):
         boxes = [self.ws.boxes[i] for i in self._selected]
         self.box_group.setEnabled(bool(boxes))
         single = boxes[0] if len(boxes) == 1 else None
-        for widget in (self.element_text, self.type_text):
+        for widget in (self.element_text, self.type_text, self.attributes):
             widget.setEnabled(single is not None)
+        self._show_attributes(single)
         if not boxes:
             self.box_info.setText("Select a box, or press W and drag to draw one")
             self.element_text.clear()
@@ -197,7 +218,36 @@ class PropertiesPanel(QWidget):
             self.type_text.clear()
             self.box_info.setText(f"{len(boxes)} actions selected")
 
+    def _show_attributes(self, box) -> None:
+        self._syncing = True
+        shown = attributes_of(box.meta) if box is not None else {}
+        self.attributes.setRowCount(len(shown) + (1 if box is not None else 0))
+        for row, (name, value) in enumerate([*shown.items(), ("", "")][:self.attributes.rowCount()]):
+            self.attributes.setItem(row, 0, QTableWidgetItem(name))
+            self.attributes.setItem(row, 1, QTableWidgetItem(value))
+        self._syncing = False
+
     # committing -------------------------------------------------------------
+    def _commit_attributes(self) -> None:
+        if self._syncing or len(self._selected) != 1:
+            return
+        box = self.ws.boxes[self._selected[0]]
+        typed = {}
+        for row in range(self.attributes.rowCount()):
+            name, value = (self.attributes.item(row, c) for c in (0, 1))
+            if name is not None and name.text().strip():
+                typed[name.text().strip()] = value.text() if value is not None else ""
+        if typed and not any(typed.values()) and not attributes_of(box.meta):
+            return  # a name typed, its value not yet
+        changes = {**{k: None for k in attributes_of(box.meta) if k not in typed}, **typed}
+        try:
+            meta = with_attributes(box.meta, changes)
+        except ValueError as exc:
+            self.box_info.setText(f"<span style='color:#d9534f'>{exc}</span>")
+            return
+        if meta != (box.meta or {}):
+            self.ws.change_boxes({box.id: {"meta": meta}}, "Set attributes")
+
     def _commit_goal(self, text: str) -> None:
         if self.ws.episode is not None and text != self.ws.episode.goal:
             self.ws.edit_episode({"goal": text}, "Edit goal")

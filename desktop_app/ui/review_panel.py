@@ -1,8 +1,10 @@
 """The verification queue: one generated sample at a time, keyboard first.
 
-A accept, R reject (with a reason), E edit the texts (applied with Ctrl+Enter: the page is
-re-rendered and its boxes re-read), G regenerate, N / P next / previous. A sample whose
-boxes or texts were changed during its review is recorded as "edited" when accepted.
+Y accept, N reject (with a reason), E edit the texts (applied with Ctrl+Enter: the page is
+re-rendered and its boxes re-read), G regenerate, A / D previous / next as everywhere else
+(ui/shortcuts.py: one meaning per key). A sample whose boxes or texts were changed since it was
+generated is recorded as "edited" when accepted (the store decides, so a restart in between changes
+nothing). A verdict is undone with Ctrl+Z like any edit.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ from PySide6.QtWidgets import (
 from sqlmodel import select
 
 from desktop_app.store import models as m
-from desktop_app.store.review import REJECT_REASONS, review_counts, set_review
+from desktop_app.store.review import REJECT_REASONS, decide, review_counts
 from desktop_app.synth.editing import editable_texts, with_texts
 from desktop_app.synth.save import REVIEW_KIND, rerender_episode
 from desktop_app.ui.plain import PlainLabel
+from desktop_app.ui.shortcuts import default_key
 from desktop_app.ui.workspace import Workspace
 
 
@@ -56,10 +59,15 @@ class RejectDialog(QDialog):
         return self.reason.currentText() + (f": {detail}" if detail else "")
 
 
+VERDICT_ACTIONS = ("review.accept", "review.reject", "nav.prev", "nav.next")
+
+
 def key_buttons(entries) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
-    """The queue's row of buttons, each labelled with its key: entries of (key, text, slot)."""
+    """The queue's row of buttons, each labelled with its key: entries of (action id, text, slot); the
+    buttons are returned by key."""
     row, buttons = QHBoxLayout(), {}
-    for key, text, slot in entries:
+    for action_id, text, slot in entries:
+        key = default_key(action_id).replace("Return", "Enter")  # the key's name as printed on keyboards
         button = QPushButton(f"{text} ({key})")
         button.clicked.connect(slot)
         row.addWidget(button)
@@ -68,45 +76,81 @@ def key_buttons(entries) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
 
 
 class Verdicts:
-    """Accept / reject of the episode on screen, shared by the verification panels. A panel has
-    `ws`, `edited` (ids of episodes changed before their verdict) and `message` / `reviewed` signals."""
+    """Accept / reject of the episode on screen, shared by the verification panels, each an undoable step
+    (with what before_accept saved, as one). A panel has `ws` and the `message` / `reviewed` /
+    `unreviewed` signals; the store decides accepted or edited (store/review.decide)."""
 
     def can_decide(self) -> bool:
         return self.ws.episode is not None
 
+    def show_queue(self, waiting: int) -> None:
+        """How many samples the list holds for review (every kind, unlike the panel's own counts), and the
+        verdict keys' buttons usable only with a sample on screen; an empty list says the queue is done."""
+        shown = self.ws.episode is not None
+        for key in (default_key("review.accept"), default_key("review.reject"), default_key("review.regenerate")):
+            if key in self.buttons:
+                self.buttons[key].setEnabled(shown)
+        if waiting == 0:
+            self.queue_state.setText("<b>Queue done</b>: no sample waits for review. Ctrl+Shift+V leaves the queue.")
+        elif not shown:
+            self.queue_state.setText(f"{waiting} sample{'s' if waiting != 1 else ''} wait for review: choose one "
+                                     "in the list.")
+        else:
+            self.queue_state.setText(f"{waiting} sample{'s' if waiting != 1 else ''} in the queue (the list, all "
+                                     "kinds).")
+
     def before_accept(self) -> None:
         """Save what is still being typed (panels with text fields)."""
+
+    def decide(self, episode_id: int, decision: str, reason: str = "") -> str:
+        """Record the verdict in the store; returns the status stored."""
+        return decide(self.ws.project, episode_id, decision, self.ws.actor, reason)[0]
 
     def accept_current(self) -> None:
         if not self.can_decide():
             return
-        self.before_accept()
         episode = self.ws.episode
-        self._record(episode, "edited" if episode.id in self.edited else "accepted")
+        self.ws.undo_stack.beginMacro(f"Accept {episode.key}")
+        try:
+            self.before_accept()
+            self.ws.record_verdict(f"Accept {episode.key}", lambda: self.decide(episode.id, "accept"),
+                                   self._verdict_done(episode.key))
+        finally:
+            self.ws.undo_stack.endMacro()
 
     def reject_current(self, reason: str | None = None) -> None:
         if not self.can_decide():
             return
         episode = self.ws.episode
         if reason is None:
-            dialog = RejectDialog(self)
-            if not dialog.exec():
+            reason = self.ask_reason()
+            if reason is None:
                 return
-            reason = dialog.text()
             current = self.ws.episode
             if current is None or current.id != episode.id:  # the panel moved on while the dialog was open
                 self.message.emit(f"{episode.key}: not rejected (another sample is shown now)")
                 return
-        self._record(episode, "rejected", reason)
+        self.ws.record_verdict(f"Reject {episode.key}", lambda: self.decide(episode.id, "reject", reason),
+                               self._verdict_done(episode.key, reason))
 
-    def _record(self, episode, status: str, reason: str = "") -> None:
-        set_review(self.ws.project, episode.id, status, self.ws.actor, reason)
-        self.message.emit(f"{episode.key}: {status}" + (f" ({reason})" if reason else ""))
-        self.reviewed.emit(episode.id)
+    def ask_reason(self) -> str | None:
+        dialog = RejectDialog(self)
+        return dialog.text() if dialog.exec() else None
+
+    def _verdict_done(self, key: str, reason: str = ""):
+        def done(episode_id: int, status: str, undone: bool) -> None:
+            if undone:
+                self.message.emit(f"{key}: back to {status} (undone)")
+                self.unreviewed.emit(episode_id)
+            else:
+                self.message.emit(f"{key}: {status}" + (f" ({reason})" if reason and status == "rejected" else ""))
+                self.reviewed.emit(episode_id)
+        return done
 
 
 class ReviewPanel(Verdicts, QWidget):
     reviewed = Signal(int)  # episode id whose verdict changed
+    unreviewed = Signal(int)  # episode id whose verdict an undo took back
     replaced = Signal(int)  # a regenerated sample's new episode id
     navigate = Signal(int)  # -1 previous, +1 next
     message = Signal(str)
@@ -117,7 +161,6 @@ class ReviewPanel(Verdicts, QWidget):
         self.ws = ws
         self.render = render_service
         self.llm_endpoint = llm_endpoint
-        self.edited: set[int] = set()  # episodes changed while under review
         self.busy = False
 
         self.progress = QLabel()
@@ -140,11 +183,11 @@ class ReviewPanel(Verdicts, QWidget):
         self.apply_button = QPushButton("Apply texts and re-render")
         self.apply_button.clicked.connect(self.apply_texts)
 
-        buttons, self.buttons = key_buttons((("A", "Accept", lambda: self.accept_current()),
-                                             ("R", "Reject...", lambda: self.reject_current()),
-                                             ("G", "Regenerate", lambda: self.regenerate()),
-                                             ("P", "Previous", lambda: self.navigate.emit(-1)),
-                                             ("N", "Next", lambda: self.navigate.emit(1))))
+        buttons, self.buttons = key_buttons((("review.accept", "Accept", lambda: self.accept_current()),
+                                             ("review.reject", "Reject...", lambda: self.reject_current()),
+                                             ("review.regenerate", "Regenerate", lambda: self.regenerate()),
+                                             ("nav.prev", "Previous", lambda: self.navigate.emit(-1)),
+                                             ("nav.next", "Next", lambda: self.navigate.emit(1))))
         self.provenance = QPushButton("Prompts and raw answers...")
         self.provenance.clicked.connect(self.show_provenance)
 
@@ -154,19 +197,16 @@ class ReviewPanel(Verdicts, QWidget):
         layout.addWidget(info)
         layout.addWidget(self.texts_box)
         layout.addWidget(self.apply_button)
+        self.queue_state = QLabel(wordWrap=True)
+        layout.addWidget(self.queue_state)
         layout.addLayout(buttons)
         layout.addWidget(self.provenance)
         layout.addStretch(1)
 
         ws.stepLoaded.connect(self.refresh)
-        ws.written.connect(self._changed)
         self.refresh()
 
     # showing --------------------------------------------------------------------
-    def _changed(self) -> None:
-        if self.ws.episode is not None and self.isVisible():
-            self.edited.add(self.ws.episode.id)
-
     def update_progress(self) -> None:
         counts = review_counts(self.ws.project, kind=REVIEW_KIND)
         total = sum(counts.values())
@@ -229,7 +269,6 @@ class ReviewPanel(Verdicts, QWidget):
 
     def _rerendered(self, episode_id: int) -> None:
         self.busy = False
-        self.edited.add(episode_id)
         self.message.emit("Re-rendered; boxes read again from the page")
         self.ws.undo_stack.clear()  # earlier box edits refer to boxes the new page replaced
         self.ws.reload()

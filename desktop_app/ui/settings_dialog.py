@@ -49,9 +49,22 @@ class SettingsDialog(QDialog):
         for key, name in PALETTE_NAMES.items():
             self.palette.addItem(name, key)
         self.palette.setCurrentIndex(max(self.palette.findData(settings.palette), 0))
+        self.box_captions = QComboBox()
+        for key, name in (("always", "Always"), ("hover", "On hover and selection only"), ("never", "Never")):
+            self.box_captions.addItem(name, key)
+        self.box_captions.setCurrentIndex(max(self.box_captions.findData(settings.box_captions), 0))
         form.addRow("Annotator", self.annotator)
         form.addRow("Theme", self.theme)
         form.addRow("Label colours", self.palette)
+        form.addRow("Box captions", self.box_captions)
+        self.ambiguous_problems = QComboBox()
+        self.ambiguous_problems.addItem("Warn, then let me accept", "warn")
+        self.ambiguous_problems.addItem("Refuse to accept", "block")
+        self.ambiguous_problems.setToolTip("An ambiguous task whose checklist is empty, or whose removed detail "
+                                           "no question asks for")
+        self.ambiguous_problems.setCurrentIndex(max(self.ambiguous_problems.findData(settings.ambiguous_problems),
+                                                    0))
+        form.addRow("Ambiguous task with problems", self.ambiguous_problems)
 
         keys = QWidget()
         self.table = QTableWidget(len(ACTIONS), 3)
@@ -157,16 +170,19 @@ class SettingsDialog(QDialog):
         settings.annotator = self.annotator.text().strip()
         settings.theme = self.theme.currentData()
         settings.palette = self.palette.currentData()
+        settings.box_captions = self.box_captions.currentData()
         settings.shortcuts = self._bindings()
         settings.ocr_engine = self.ocr_engine.currentData()
         settings.ocr_language = self.ocr_language.text().strip() or "en"
         settings.easyocr_model_dir = self.easyocr_dir.text().strip()
         settings.allow_downloads = self.allow_downloads.isChecked()
         settings.snap_on_draw = self.snap_on_draw.isChecked()
+        settings.ambiguous_problems = self.ambiguous_problems.currentData()
 
 
 class ShortcutsDialog(QDialog):
-    """Help > Keyboard shortcuts: the bindings in force, grouped."""
+    """Help > Keyboard shortcuts: the bindings in force, grouped, with a search over actions, groups and
+    keys (type "undo", "ctrl+z" or "review")."""
 
     def __init__(self, overrides: dict[str, str], parent=None):
         super().__init__(parent)
@@ -181,12 +197,34 @@ class ShortcutsDialog(QDialog):
                 table.setItem(row, column, QTableWidgetItem(text))
         table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.table = table
+        self.search = QLineEdit(placeholderText="Search actions or keys…")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._filter)
         hint = QLabel("Also: mouse wheel zooms, Space+drag or the middle button pans, "
                       "drag a box to move it, drag its handles to resize. Rebind keys in Settings.")
         hint.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.Close)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.search)
         layout.addWidget(table)
         layout.addWidget(hint)
         layout.addWidget(buttons)
+
+    def _filter(self, text: str) -> None:
+        """A key typed as a key ("Ctrl+Z", "Y") finds the actions bound to it; words find the actions whose
+        group, name or keys have words starting with each of them ("acc sam" finds Accept sample)."""
+        query = text.strip().lower()
+        as_key = "+" in query or 0 < len(query) <= 2
+        words = query.split()
+        for row in range(self.table.rowCount()):
+            keys = [k.strip().lower() for k in self.table.item(row, 2).text().split("  or  ")]
+            if as_key:
+                hit = query in keys
+            else:
+                tokens = " ".join(self.table.item(row, c).text().lower() for c in range(3)).replace("+", " ").split()
+                hit = all(any(t.startswith(w) for t in tokens) for w in words)
+            self.table.setRowHidden(row, not hit)
+
+    def visible_actions(self) -> list[str]:
+        return [self.table.item(r, 1).text() for r in range(self.table.rowCount()) if not self.table.isRowHidden(r)]

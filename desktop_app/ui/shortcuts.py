@@ -34,6 +34,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("label.gold", "Label gold", ("1",), "Label"),
     ActionSpec("label.distracted", "Label distracted", ("2",), "Label"),
     ActionSpec("label.other", "Label other", ("3",), "Label"),
+    # a project's own labels (store/label_set.py), in the order it added them
+    *(ActionSpec(f"label.{n}", f"Label with the project's label no. {n}", (str(n),), "Label") for n in range(4, 10)),
     ActionSpec("nudge.left", "Move left 1 px", ("Left",), "Move"),
     ActionSpec("nudge.right", "Move right 1 px", ("Right",), "Move"),
     ActionSpec("nudge.up", "Move up 1 px", ("Up",), "Move"),
@@ -60,13 +62,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("view.actual", "Actual pixels (1:1)", ("Ctrl+1",), "View"),
     ActionSpec("help.shortcuts", "Keyboard shortcuts", ("F1",), "Help"),
     ActionSpec("review.mode", "Verification queue (generated samples)", ("Ctrl+Shift+V",), "Review"),
-    ActionSpec("review.accept", "Accept sample", ("A",), "Review", "review"),
-    ActionSpec("review.reject", "Reject sample (with a reason)", ("R",), "Review", "review"),
+    # one meaning per key: A / D move between samples here too, and the verdicts have keys (Y yes, N no) that
+    # mean nothing elsewhere, so a key pressed out of habit never records a verdict by accident
+    ActionSpec("review.accept", "Accept sample", ("Y",), "Review", "review"),
+    ActionSpec("review.reject", "Reject sample (with a reason)", ("N",), "Review", "review"),
     ActionSpec("review.edit", "Edit the sample's texts", ("E",), "Review", "review"),
     ActionSpec("review.apply", "Apply edited texts (re-render)", ("Ctrl+Return",), "Review", "review"),
     ActionSpec("review.regenerate", "Regenerate sample", ("G",), "Review", "review"),
-    ActionSpec("review.next", "Next sample", ("N",), "Review", "review"),
-    ActionSpec("review.prev", "Previous sample", ("P",), "Review", "review"),
     ActionSpec("judge.label", "Label trajectories", ("Ctrl+Shift+J",), "Trajectories"),
     ActionSpec("judge.agreement", "Judge agreement", ("Ctrl+Shift+K",), "Trajectories"),
     ActionSpec("tree.snap", "Snap box to the best-matching tree node", ("Ctrl+Shift+S",), "Tree"),
@@ -78,6 +80,11 @@ BY_ID = {a.id: a for a in ACTIONS}
 WINDOW_GROUPS = ("File", "Help", "Trajectories")  # keys that act on the window, not on the canvas
 NUDGES = {"nudge.left": (-1, 0), "nudge.right": (1, 0), "nudge.up": (0, -1), "nudge.down": (0, 1),
           "nudge.left10": (-10, 0), "nudge.right10": (10, 0), "nudge.up10": (0, -10), "nudge.down10": (0, 10)}
+
+
+def default_key(action_id: str) -> str:
+    """The first default key of an action, as a button's label shows it ("Accept (Y)")."""
+    return BY_ID[action_id].keys[0]
 
 
 def keys_for(action_id: str, overrides: dict[str, str]) -> tuple[str, ...]:

@@ -51,8 +51,8 @@ def welcome_rows(overrides: dict[str, str] | None = None) -> list[tuple[str, str
                                    f"{_keys('ocr.toggle', o, 'O')} shows or hides them"),
         ("Move between screens", f"{_keys('nav.prev', o, 'A')} previous, {_keys('nav.next', o, 'D')} next"),
         ("Verify generated samples", f"{_keys('review.mode', o, 'Ctrl+Shift+V')} opens the verification "
-                                     f"queue: {_keys('review.accept', o, 'A')} accept, "
-                                     f"{_keys('review.reject', o, 'R')} reject (with a reason)"),
+                                     f"queue: {_keys('review.accept', o, 'Y')} accept, "
+                                     f"{_keys('review.reject', o, 'N')} reject (with a reason)"),
     ]
 
 

@@ -204,6 +204,17 @@ class Workspace(QObject):
         if before != after:
             self.undo_stack.push(commands.EditEpisode(self, self.episode.id, before, after, text))
 
+    def edit_checklist(self, before: dict, after: dict) -> None:
+        """An ambiguous task's checklist ticks, undoably; not counted as an edit of the sample."""
+        if self.episode is not None and before != after:
+            self.undo_stack.push(commands.EditChecklist(self, self.episode.id, before, after, "Tick checklist"))
+
+    def record_verdict(self, text: str, decide, done) -> None:
+        """A review verdict as an undoable step: decide() records it in the store; done(episode_id, status,
+        undone) tells the panel what the store now holds."""
+        if self.episode is not None:
+            self.undo_stack.push(commands.SetReview(self, text, decide, done))
+
     def edit_step_meta(self, after: dict, text: str) -> None:
         """Set keys of the current step's meta (None removes one), undoably."""
         if self.step is None:

@@ -57,9 +57,11 @@ class SuggestionLayer(QGraphicsItem):
         self.update()
 
     def hit(self, pos: QPointF) -> int | None:
-        """Index of the smallest suggestion under the point (words win over the button around them)."""
+        """Index of the smallest suggestion under the point (words win over the button around them); of two the
+        same size, a model's answer (it was asked for)."""
         hits = [i for i, s in enumerate(self.items) if s.rect.contains(pos)]
-        return min(hits, key=lambda i: self.items[i].rect.width() * self.items[i].rect.height()) if hits else None
+        return min(hits, key=lambda i: (self.items[i].rect.width() * self.items[i].rect.height(),
+                                        self.items[i].kind != "model")) if hits else None
 
     def toggle(self, index: int, add: bool) -> None:
         if not add:

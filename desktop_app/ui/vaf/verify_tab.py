@@ -117,10 +117,10 @@ class VerifyTab(QWidget):
         split.addWidget(info)
         split.setStretchFactor(1, 1)
         split.setSizes([170, 820, 330])
-        buttons, self.buttons = key_buttons((("A", "Accept", lambda: self.accept_current()),
-                                             ("R", "Reject…", lambda: self.reject_current()),
-                                             ("P", "Previous", lambda: self.step(-1)),
-                                             ("N", "Next", lambda: self.step(1))))
+        buttons, self.buttons = key_buttons((("review.accept", "Accept", lambda: self.accept_current()),
+                                             ("review.reject", "Reject…", lambda: self.reject_current()),
+                                             ("nav.prev", "Previous", lambda: self.step(-1)),
+                                             ("nav.next", "Next", lambda: self.step(1))))
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(split, 1)

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from desktop_app.ui.shortcuts import default_key
 from desktop_app.ui.vaf.page_tab import PageTargetTab
 from desktop_app.ui.vaf.results_tab import ResultsTab
 from desktop_app.ui.vaf.variant_table import VariantTableTab
@@ -52,10 +53,11 @@ class VafWindow(QWidget):
         self.tabs.currentChanged.connect(self._tab_changed)
         # the queue's keys, on while the Verify tab is shown (its buttons show them too)
         self.verify_keys: list[QAction] = []
-        for key, slot in (("A", self.verify.accept_current), ("R", lambda: self.verify.reject_current()),
-                          ("N", lambda: self.verify.step(1)), ("P", lambda: self.verify.step(-1))):
+        for action_id, slot in (("review.accept", self.verify.accept_current),
+                                ("review.reject", lambda: self.verify.reject_current()),
+                                ("nav.next", lambda: self.verify.step(1)), ("nav.prev", lambda: self.verify.step(-1))):
             action = QAction(self)
-            action.setShortcut(QKeySequence(key))
+            action.setShortcut(QKeySequence(default_key(action_id)))  # the main window's keys, one meaning each
             action.setShortcutContext(Qt.WindowShortcut)
             action.triggered.connect(slot)
             self.addAction(action)

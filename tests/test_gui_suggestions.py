@@ -1,0 +1,120 @@
+"""OCR suggestions as an annotator uses them (issue 21, items 2 and 3): an empty click selects nothing,
+Esc clears a selected suggestion, a word becomes the element or line it belongs to, and several selected
+suggestions become one box."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop_app.ocr.elements import text_lines
+from desktop_app.ocr.suggested_box import FRAMED
+from desktop_app.settings import Settings
+
+from gui_helpers import click, key
+from test_gui_editing import open_window, stored
+
+pytestmark = pytest.mark.gui
+
+
+def _centre(box):
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def _iou(a, b):
+    ix = max(0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+@pytest.fixture
+def window(qtbot, demo_copy):
+    window = open_window(qtbot, demo_copy, Settings(annotator="ann", show_suggestions=True))
+    qtbot.waitUntil(lambda: window.scene.suggestions is not None and bool(window.scene.suggestions.items),
+                    timeout=30000)
+    yield window
+    window.close()
+
+
+def _empty_spot(window):
+    """A point of the screen inside no suggestion and no box."""
+    layer, w, h = window.scene.suggestions, window.ws.screen.width, window.ws.screen.height
+    boxes = [(b.x1, b.y1, b.x2, b.y2) for b in window.ws.boxes.values() if b.x1 is not None]
+    taken = [s.box for s in layer.items] + boxes
+    for y in range(5, h, 15):
+        for x in range(5, w, 15):
+            if not any(b[0] - 2 <= x <= b[2] + 2 and b[1] - 2 <= y <= b[3] + 2 for b in taken):
+                return x, y
+    raise AssertionError("no empty spot on the demo screen")
+
+
+def test_an_empty_click_selects_nothing_and_esc_clears_a_selected_suggestion(window, demo_copy):
+    screen, layer = window.ws.screen, window.scene.suggestions
+    area = screen.width * screen.height
+    assert all((s.box[2] - s.box[0]) * (s.box[3] - s.box[1]) <= 0.5 * area for s in layer.items)
+    before = stored(demo_copy, window.ws.episode.key)
+    click(window.view, *_empty_spot(window))
+    assert not layer.selected and not window.scene.selectedItems()
+    key(window.view, "Return")
+    assert stored(demo_copy, window.ws.episode.key).keys() == before.keys()  # nothing was made
+
+    word = next(s for s in layer.items if s.kind == "word")
+    click(window.view, *_centre(word.box))
+    assert layer.selected
+    key(window, "Esc")
+    assert not layer.selected
+    key(window.view, "Return")
+    assert stored(demo_copy, window.ws.episode.key).keys() == before.keys()
+
+
+def test_a_word_becomes_the_button_around_it(window, demo_copy):
+    layer, episode = window.scene.suggestions, window.ws.episode.key
+    button = next(b for b in window.ws.boxes.values() if b.element_text == "Send me my code")
+    word = next(s for s in layer.items if s.kind == "word" and s.text.lower() == "send")
+    before = stored(demo_copy, episode)
+    click(window.view, *_centre(word.box))
+    key(window.view, "Return")
+    (new_id,) = set(stored(demo_copy, episode)) - set(before)
+    new = stored(demo_copy, episode)[new_id]
+    assert new.element_text.lower() == "send me my code"
+    assert _iou((new.x1, new.y1, new.x2, new.y2), (button.x1, button.y1, button.x2, button.y2)) >= 0.8
+
+
+def test_a_word_outside_any_element_becomes_its_line(window, demo_copy):
+    outcome, layer, episode = window.ocr.outcome, window.scene.suggestions, window.ws.episode.key
+    framed = [e.box for e in outcome.elements if e.kind in FRAMED]
+    line_box, members = next(
+        (box, members) for box, members in text_lines(outcome.words)
+        if len(members) >= 2 and not any(f[0] <= _centre(m.xyxy)[0] <= f[2] and f[1] <= _centre(m.xyxy)[1] <= f[3]
+                                         for f in framed for m in members)
+        and not any(b.x1 is not None and b.x1 <= _centre(members[0].xyxy)[0] <= b.x2
+                    and b.y1 <= _centre(members[0].xyxy)[1] <= b.y2 for b in window.ws.boxes.values()))
+    word = next(s for s in layer.items if s.kind == "word" and s.box == members[0].xyxy)
+    before = stored(demo_copy, episode)
+    click(window.view, *_centre(word.box))
+    key(window.view, "Return")
+    (new_id,) = set(stored(demo_copy, episode)) - set(before)
+    new = stored(demo_copy, episode)[new_id]
+    assert new.element_text == " ".join(m.text for m in members)
+    assert _iou((new.x1, new.y1, new.x2, new.y2), line_box) >= 0.95
+
+
+def test_two_selected_suggestions_make_one_box_around_both(window, demo_copy):
+    layer, episode = window.scene.suggestions, window.ws.episode.key
+    boxes = [(b.x1, b.y1, b.x2, b.y2) for b in window.ws.boxes.values() if b.x1 is not None]
+    free = [s for s in layer.items if s.kind == "word"
+            and not any(b[0] <= _centre(s.box)[0] <= b[2] and b[1] <= _centre(s.box)[1] <= b[3] for b in boxes)]
+    first, second = sorted(free, key=lambda s: (s.box[1], s.box[0]))[:2]
+    before = stored(demo_copy, episode)
+    click(window.view, *_centre(first.box))
+    click(window.view, *_centre(second.box), Qt.ShiftModifier)
+    assert len(layer.selected) == 2
+    key(window.view, "Return")
+    made = set(stored(demo_copy, episode)) - set(before)
+    assert len(made) == 1
+    new = stored(demo_copy, episode)[made.pop()]
+    union = (min(first.box[0], second.box[0]), min(first.box[1], second.box[1]),
+             max(first.box[2], second.box[2]), max(first.box[3], second.box[3]))
+    assert _iou((new.x1, new.y1, new.x2, new.y2), union) >= 0.95
+    assert first.text in new.element_text and second.text in new.element_text
