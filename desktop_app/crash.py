@@ -16,8 +16,10 @@
   lists the ones left behind by earlier sessions that died hard (for a notice at the next start).
 
 What a log never contains: environment variables, API keys, project contents. Exception messages
-are written, with anything that looks like a key (`sk-...`, `Bearer ...`, the value of an environment
-variable whose name says KEY/TOKEN/SECRET/PASSWORD, a password in a database URL) replaced by `***`.
+are written, with anything that looks like a key (`sk-...`, `gsk_...`, `Bearer ...`, the value of an
+environment variable whose name says KEY/TOKEN/SECRET/PASSWORD, a password in a database URL) and every
+key the process can tell by value (handed out or stored here, or read from the environment variables and
+keyring entries the agent profiles and Settings name: `secrets.known_keys`) replaced by `***`.
 
 This module imports no Qt at module level and only the standard library before a crash happens.
 `install` is idempotent; `uninstall` restores the previous hooks (tests).

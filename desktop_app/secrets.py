@@ -21,8 +21,9 @@ class MissingKey(ValueError):
 
 
 def resolve_key(owner: str, env_var: str = "", use_keyring: bool = False) -> str:
-    """owner: the profile's name; it is also the keyring user name. Every key handed out is remembered
-    (in memory only) so redact() can take it out of any text, a keyring-held one included."""
+    """owner: the profile's name (LLM_ENDPOINT_OWNER for Settings > LLM endpoint); it is also the keyring user
+    name. Every key handed out is remembered (in memory only) so redact() can take it out of any text, a
+    keyring-held one included."""
     if env_var:
         value = os.environ.get(env_var)
         if value:
@@ -44,10 +45,18 @@ def store_key(owner: str, key: str) -> None:
     import keyring
 
     keyring.set_password(KEYRING_SERVICE, owner, key)
+    _handed_out.add(key)  # typed into a dialog and stored: this process holds it now, as if it had read it
 
 
 # -- keeping keys out of what is stored or shown ------------------------------------------------------
-_handed_out: set[str] = set()  # keys resolve_key returned in this process (never written anywhere)
+_handed_out: set[str] = set()  # keys resolve_key returned or store_key stored in this process (never written)
+MIN_KEY_CHARS = 8  # a shorter value is no real key, and taking it out would cut common words out of answers
+# where the keys come from: the agent profiles and Settings > LLM endpoint (agents/profiles.FILE_NAME and
+# settings.FILE_NAME; not imported, since both import this module or the store, and a crash handler must stay light)
+PROFILE_FILES = ("agents.json", "settings.json")
+LLM_ENDPOINT_OWNER = "llm-endpoint"  # the keyring user of the LLM that writes synthetic samples (Settings)
+_references_cache: dict[tuple, tuple[frozenset[str], frozenset[str]]] = {}
+_keyring_cache: dict[tuple[int, str], str] = {}  # (back end, owner) -> value or "": each entry read once
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
 _SECRET_PATTERNS = [
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-***"),  # OpenAI-style keys (sk-proj-..., sk-ant-...)
@@ -59,13 +68,105 @@ _SECRET_PATTERNS = [
 ]
 
 
-def redact(text: str, known: tuple[str, ...] = ()) -> str:
-    """`text` with anything that looks like a secret replaced by ***: the keys handed out in this process,
-    the values of environment variables named like secrets, `known` values, and key-shaped strings."""
-    values = set(known) | _handed_out | {v for n, v in os.environ.items() if _SECRET_NAME.search(n)}
-    for value in sorted((v for v in values if v and len(v) >= 6 and v != "not-needed"), key=len, reverse=True):
+def known_keys(known: tuple[str, ...] = ()) -> set[str]:
+    """Every key value this process can tell: `known`, the keys handed out or stored here, the values of the
+    environment variables the profiles and Settings read keys from, and their keyring entries (when this process
+    already uses the keyring). A key need not have a known shape, nor have been asked for here: a library may
+    read the environment or the keyring itself and put the key in an error."""
+    env_names, owners = _references()
+    values = set(known) | _handed_out | {os.environ.get(name, "") for name in env_names} | _keyring_values(owners)
+    return {v for v in values if len(v) >= MIN_KEY_CHARS and v != "not-needed"}
+
+
+def redact_keys(text: str, known: tuple[str, ...] = ()) -> str:
+    """`text` with every known key value (known_keys) replaced by ***, and nothing else changed. For what a
+    model or a server wrote, which is data: key-shaped patterns would also cut `password: ...` out of a
+    synthesized login page."""
+    for value in sorted(known_keys(known), key=len, reverse=True):
         if value in text:
             text = text.replace(value, "***")
+    return text
+
+
+def redact(text: str, known: tuple[str, ...] = ()) -> str:
+    """`text` with anything that looks like a secret replaced by ***: the known keys (known_keys), the values of
+    environment variables named like secrets, and key-shaped strings. For errors, logs and messages."""
+    named = tuple(v for n, v in os.environ.items() if _SECRET_NAME.search(n))
+    text = redact_keys(text, tuple(known) + named)
     for pattern, replacement in _SECRET_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def _references() -> tuple[frozenset[str], frozenset[str]]:
+    """(environment variable names, keyring owners) the agent profiles and Settings read keys from; the files
+    are parsed again only when they change (this runs for every answer of a run)."""
+    try:
+        from desktop_app.paths import user_config_dir
+
+        paths = [user_config_dir() / name for name in PROFILE_FILES]
+        stamp = tuple((str(p), *_stat(p)) for p in paths)
+    except Exception:  # no config folder: no references
+        return frozenset(), frozenset()
+    cached = _references_cache.get(stamp)
+    if cached is not None:
+        return cached
+    env_names, owners = set(), set()
+    agents, settings = (_read_json(p) for p in paths)
+    for profile in agents.get("agents", []) if isinstance(agents.get("agents"), list) else []:
+        if isinstance(profile, dict):
+            _reference(env_names, owners, profile.get("name"), profile.get("api_key_env"), profile.get("use_keyring"))
+    _reference(env_names, owners, LLM_ENDPOINT_OWNER, settings.get("llm_api_key_env"), settings.get("llm_use_keyring"))
+    _references_cache.clear()
+    _references_cache[stamp] = frozenset(env_names), frozenset(owners)
+    return _references_cache[stamp]
+
+
+def _reference(env_names: set, owners: set, owner, env_var, use_keyring) -> None:
+    if isinstance(env_var, str) and ENV_NAME.fullmatch(env_var):
+        env_names.add(env_var)
+    if use_keyring and isinstance(owner, str) and owner:
+        owners.add(owner)
+
+
+def _stat(path) -> tuple[int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (0, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _read_json(path) -> dict:
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _keyring_values(owners: frozenset[str]) -> set[str]:
+    """The keyring entries of these owners, only when this process has imported the keyring already (a process
+    that never did cannot hold a keyring-held key): a redaction, a crash handler's among them, never brings in a
+    keyring back end, which may wait on a desktop service or ask to unlock. Each entry is read once."""
+    import sys
+
+    module = sys.modules.get("keyring")
+    if module is None or not owners:
+        return set()
+    try:
+        backend = module.get_keyring()
+    except Exception:
+        return set()
+    values = set()
+    for owner in owners:
+        slot = (id(backend), owner)
+        if slot not in _keyring_cache:
+            try:
+                _keyring_cache[slot] = backend.get_password(KEYRING_SERVICE, owner) or ""
+            except Exception:  # locked, no back end: nothing to take out
+                _keyring_cache[slot] = ""
+        values.add(_keyring_cache[slot])
+    return values

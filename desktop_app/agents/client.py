@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import openai
 
-from desktop_app.secrets import redact
+from desktop_app.secrets import redact, redact_keys
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
@@ -80,10 +80,13 @@ def _retryable(exc: Exception) -> bool:
     return False
 
 
-def _describe(exc: Exception) -> str:
+def _describe(exc: Exception, api_key: str = "") -> str:
+    """One line for a failed request, stored with the prediction and printed. A server may echo the key it was
+    sent ("Incorrect API key provided: sk-...", a header dump in an error page): taken out before the message
+    is cut, since a key cut in half no longer matches its value."""
     if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {str(exc.message)[:200]}"
-    return f"{type(exc).__name__}: {str(exc)[:200]}"
+        return f"HTTP {exc.status_code}: {redact(str(exc.message), (api_key,))[:200]}"
+    return f"{type(exc).__name__}: {redact(str(exc), (api_key,))[:200]}"
 
 
 async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, temperature: float,
@@ -103,6 +106,8 @@ async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, 
                 extra_body=extra_body or None, timeout=timeout_s), timeout=timeout_s + 5)
             choice = response.choices[0] if response.choices else None
             text = (choice.message.content or "") if choice and choice.message else ""
+            # an answer is stored, cached and printed as it came, except a key a careless server or proxy put in
+            text = redact_keys(text, (getattr(client, "api_key", "") or "",))
             usage = response.usage
             return Reply(text=text, prompt_tokens=getattr(usage, "prompt_tokens", None),
                          completion_tokens=getattr(usage, "completion_tokens", None),
@@ -112,8 +117,7 @@ async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, 
             if isinstance(exc, asyncio.CancelledError):
                 raise
             if not _retryable(exc) or attempts > max_retries:
-                # a server may echo the key it was sent ("Incorrect API key provided: sk-..."): never stored
-                raise RequestFailed(redact(_describe(exc), (getattr(client, "api_key", "") or "",)), attempts) from None
+                raise RequestFailed(_describe(exc, getattr(client, "api_key", "") or ""), attempts) from None
             retry_after = None
             if isinstance(exc, openai.APIStatusError) and exc.response is not None:
                 try:

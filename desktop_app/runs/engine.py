@@ -31,6 +31,7 @@ from desktop_app.runs.protocols import OptionsError, SampleSummary, get_protocol
 from desktop_app.runs.selection import RunSelection, describe_excluded, with_default_statuses
 from desktop_app.runs.state import RunProgress, RunState, error_kind
 from desktop_app.runs.work import load_items
+from desktop_app.secrets import redact
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter, frozen
@@ -288,7 +289,9 @@ async def _pool(width, todo, protocol, ctx, cancel) -> None:
 
 
 def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
+    # stored in Run.failure and shown: an exception's message may carry a key (a library's error repeating its
+    # request), taken out before the text is cut
+    text = redact(str(exc)).strip()
     if isinstance(exc, USER_ERRORS) and text:
         return text[:FAILURE_CHARS]
     return (f"{type(exc).__name__}: {text}" if text else type(exc).__name__)[:FAILURE_CHARS]

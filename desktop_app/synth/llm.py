@@ -13,7 +13,7 @@ from typing import Any
 import jinja2
 
 from desktop_app.agents.prompts import prompt_templates
-from desktop_app.secrets import redact, resolve_key
+from desktop_app.secrets import LLM_ENDPOINT_OWNER, redact, redact_keys, resolve_key
 from desktop_app.synth.schema import SchemaError, validate
 
 MAX_ATTEMPTS = 3
@@ -43,7 +43,7 @@ class LlmEndpoint:
 
         # one retry: a hung endpoint costs at most two timeouts, not three (the issue saw 275 s)
         return openai.OpenAI(base_url=self.base_url, timeout=self.timeout_s, max_retries=1,
-                             api_key=resolve_key("llm-endpoint", self.api_key_env, self.use_keyring))
+                             api_key=resolve_key(LLM_ENDPOINT_OWNER, self.api_key_env, self.use_keyring))
 
     @classmethod
     def from_settings(cls, settings) -> LlmEndpoint | None:
@@ -106,6 +106,9 @@ class LlmSession:
             started = time.perf_counter()
             response = self._create(messages)
             text = (response.choices[0].message.content or "") if response.choices else ""
+            # the answer becomes page text, a screenshot and the sample's record: a key a careless server or
+            # proxy echoed into it is taken out first
+            text = redact_keys(text, (getattr(self._client, "api_key", "") or "",))
             usage = response.usage
             record["prompt_tokens"] += getattr(usage, "prompt_tokens", 0) or 0
             record["completion_tokens"] += getattr(usage, "completion_tokens", 0) or 0
