@@ -36,6 +36,7 @@ from desktop_app.capability.reference import check_references as _check_referenc
 from desktop_app.capability.reference import check_task as _check_task
 from desktop_app.capability.reference import set_completion as _set_completion
 from desktop_app.capability.reference import set_evaluators as _set_evaluators
+from desktop_app.evaluation import rescore as _rescore  # noqa: F401  (re-scores after box edits, ADR 0024)
 from desktop_app.evaluation.rows import prediction_rows
 from desktop_app.formats.ingest import ImportOptions, ImportReport
 from desktop_app.formats.records import FormatError
@@ -70,6 +71,7 @@ from desktop_app.runs.evaluate import evaluate as _evaluate
 from desktop_app.runs.imported_verdicts import ImportedVerdicts, import_verdicts
 from desktop_app.runs.report import write_report as _write_report
 from desktop_app.runs.state import RunProgress
+from desktop_app.store import edits as _edits
 from desktop_app.store import label_set as _label_set
 from desktop_app.store.attributes import attributes_of as _attributes_of
 from desktop_app.store.attributes import set_attributes as _set_attributes
@@ -601,6 +603,23 @@ def prelabel(project: Project, run_id: int, where: Where = None, label: str = "g
              actor: str | None = None) -> PrelabelReport:
     """Accept a run's answers as boxes (source "llm") on the selected steps that have none yet."""
     return _apply_prelabels(project, run_id, _filter(where), label, actor)
+
+
+# -- boxes (desktop_app/store/edits.py): each call one audited transaction ------------------------------
+# The agents' stored answers on the steps are judged again after each of these, as after an edit in the
+# window (evaluation/rescore.py, registered with store/box_listeners.py).
+def add_boxes(project: Project, step_id: int, values: list[dict], actor: str | None = None) -> list[ActionBox]:
+    """New boxes on a step: x1, y1, x2, y2, label, action_type, element_text, type_text, source, meta."""
+    return _edits.create_boxes(project, step_id, list(values), actor)
+
+
+def edit_boxes(project: Project, changes: dict[int, dict], actor: str | None = None) -> list[ActionBox]:
+    """box id -> the fields to set, e.g. {17: {"label": "other"}}."""
+    return _edits.update_boxes(project, list(changes.items()), actor)
+
+
+def delete_boxes(project: Project, ids: list[int], actor: str | None = None) -> None:
+    _edits.delete_boxes(project, list(ids), actor)
 
 
 # -- a box's attributes (desktop_app/store/attributes.py) --------------------------------------------------

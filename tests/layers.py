@@ -10,6 +10,9 @@ broken or half-restructured tree is still checked, and CI needs neither Qt nor a
    just later. Imports under `if TYPE_CHECKING:` never run and are skipped by this rule only; rules 1
    and 2 still see them, since a type-only import of the UI is still the core depending on the UI.
 4. Optionally (CHECK_PACKAGE_CYCLES) no cycles between the top-level subpackages/modules.
+5. No SQL in the UI: nothing under ui/ imports the database layer (sqlalchemy, sqlmodel), not even for a
+   type. Widgets ask named functions of the core (store/queries.py and the module the data belongs to),
+   so a query is written, tested and indexed once, and the CLI and scripts can ask the same thing.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from itertools import pairwise
 from pathlib import Path
 
 QT_MODULES = frozenset({"PySide6", "shiboken6", "PyQt5", "PyQt6", "pyqtgraph", "qtpy"})
+SQL_MODULES = frozenset({"sqlalchemy", "sqlmodel"})  # the database layer: the core's, never the UI's
 UI, CLI = "ui", "cli"  # the two outer layers: subpackages of the checked package
 # Files (relative to the package directory) allowed to import both outer layers. `__main__.py` is the
 # program's entry point: wiring the command line to the window is its whole job.
@@ -34,6 +38,7 @@ TITLES = {  # report order and headings
     "parse": "Files that do not parse",
     "qt": "Qt outside the UI",
     "layers": "The core importing the UI or the CLI",
+    "sql": "SQL in the UI",
     "cycles": "Import cycles between modules",
     "package-cycles": "Import cycles between top-level packages",
 }
@@ -263,6 +268,8 @@ def check(root: Path, package_cycles: bool | None = None) -> list[Violation]:
             where = " inside a function" if imp.lazy else " under TYPE_CHECKING" if imp.type_only else ""
             if imp.level == 0 and imp.module.partition(".")[0] in QT_MODULES and not _within(module, ui):
                 violations.append(Violation("qt", path, imp.line, f"{module} imports {imp.module}{where}"))
+            if imp.level == 0 and imp.module.partition(".")[0] in SQL_MODULES and _within(module, ui):
+                violations.append(Violation("sql", path, imp.line, f"{module} imports {imp.module}{where}"))
             named = _named(imp, module, file.name == "__init__.py", known)
             for layer in (ui, cli):
                 crossing = [t for t in named if _within(t, layer)]

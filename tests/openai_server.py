@@ -43,8 +43,9 @@ def user_text(body: dict) -> str:
 
 
 class FakeOpenAI:
-    def __init__(self, responder: Callable[[dict, int], Response] | None = None):
+    def __init__(self, responder: Callable[[dict, int], Response] | None = None, models: list[str] | None = None):
         self.responder = responder or (lambda body, n: Response())
+        self.models = models  # what GET /models lists; None: no such endpoint (404), as many local servers
         self.requests: list[dict] = []
         self.auth_headers: list[str] = []
         self._lock = threading.Lock()
@@ -55,6 +56,19 @@ class FakeOpenAI:
 
             def log_message(self, *args):  # keep test output clean
                 pass
+
+            def do_GET(self):
+                if server.models is None or not self.path.rstrip("/").endswith("/models"):
+                    payload, status = b'{"error": {"message": "not found"}}', 404
+                else:
+                    payload, status = json.dumps({"object": "list", "data": [
+                        {"id": name, "object": "model", "created": 0, "owned_by": "test"}
+                        for name in server.models]}).encode(), 200
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
 
             def do_POST(self):
                 length = int(self.headers.get("content-length", 0))

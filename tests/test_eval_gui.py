@@ -27,7 +27,6 @@ from desktop_app.runs.evaluate import evaluate
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
-from desktop_app.ui.eval.background import wait_all
 from desktop_app.ui.eval.colours import run_colour
 from desktop_app.ui.eval.dashboard import DashboardWidget
 from desktop_app.ui.eval.prediction_layer import PredictionLayer, marks_from_rows
@@ -36,6 +35,7 @@ from desktop_app.ui.eval.profile_dialog import AgentProfileDialog
 from desktop_app.ui.eval.run_controller import RunController
 from desktop_app.ui.eval.run_dialog import RunDialog
 from desktop_app.ui.eval.runs_panel import RunsPanel
+from desktop_app.ui.tasks import wait_all
 
 from openai_server import FakeOpenAI, Response, user_text
 
@@ -304,7 +304,7 @@ def test_profile_dialog_validates_tests_the_connection_and_saves(qtbot, monkeypa
         with qtbot.waitSignal(dialog.testFinished, timeout=10000) as result:
             dialog.test_button.click()
             assert not dialog.test_button.isEnabled()  # the request runs off the UI thread
-        assert result.args[0] is True and "'OK'" in dialog.test_result.text()
+        assert result.args[0] is True and "answered \u201cOK\u201d" in dialog.test_result.text()
         assert server.auth_headers[0] == "Bearer sk-secret-123"
         assert server.requests[0]["skip_special_tokens"] is False  # the extra body reached the server
         with qtbot.waitSignal(dialog.testFinished, timeout=10000) as result:

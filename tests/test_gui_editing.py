@@ -113,6 +113,29 @@ def test_a_run_of_nudges_is_one_undo_step(window, demo_copy):
     assert (stored(demo_copy, key_)[first].x1, stored(demo_copy, key_)[first].y1) == (x1, y1)
 
 
+def test_nudges_and_pastes_stop_at_the_image_edge_in_the_window(window, demo_copy):
+    """The workspace applies the core's placement rules (store/box_placement.py, ADR 0024)."""
+    key_ = window.ws.episode.key
+    width, height = window.ws.screen.width, window.ws.screen.height
+    first = min(window.scene.items_by_id)
+    box = stored(demo_copy, key_)[first]
+    w = box.x2 - box.x1
+    window.ws.change_boxes({first: {"x1": width - w - 4, "x2": width - 4}}, "Move near the edge")
+    window.scene.select_ids([first])
+    key(window.view, "Shift+Right")  # 10 px asked for, 4 px left
+    box = stored(demo_copy, key_)[first]
+    assert (box.x1, box.x2, box.x2 - box.x1) == (width - w, width, w)
+    key(window.view, "Right")  # at the edge: stays
+    assert stored(demo_copy, key_)[first].x2 == width
+    QApplication.clipboard().setText(json.dumps({"screenlab/boxes": [
+        {"label": "gold", "x1": width - 5, "y1": height + 50, "x2": width + 45, "y2": height + 70}]}))
+    before = stored(demo_copy, key_)
+    key(window, "Ctrl+V")
+    pasted = new_box(before, stored(demo_copy, key_))
+    assert (pasted.x1, pasted.y1, pasted.x2, pasted.y2) == (width - 50, height - 20, width, height)
+    assert pasted.source == "manual" and pasted.id in window.scene.items_by_id
+
+
 def test_delete_and_undo_bring_back_the_same_box(window, demo_copy):
     key_ = window.ws.episode.key
     victim = max(window.scene.items_by_id)

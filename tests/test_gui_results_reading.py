@@ -19,9 +19,9 @@ from desktop_app.evaluation.chart_png import FOREGROUND
 from desktop_app.runs.engine import create_run, execute
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
-from desktop_app.ui.eval.background import wait_all
 from desktop_app.ui.eval.dashboard import NO_RUNS, DashboardWidget
 from desktop_app.ui.eval.runs_panel import NAME, PROGRESS, STATUS, VERDICTS, RunsPanel
+from desktop_app.ui.tasks import wait_all
 
 from openai_server import FakeOpenAI, Response
 

@@ -19,10 +19,10 @@ from desktop_app.runs.state import RunState
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
-from desktop_app.ui.eval.background import wait_all
 from desktop_app.ui.eval.dashboard import DashboardWidget
 from desktop_app.ui.eval.run_dialog import RunDialog
 from desktop_app.ui.eval.runs_panel import RunsPanel
+from desktop_app.ui.tasks import wait_all
 
 from conftest import SHOE_BOXES, make_image, write_shoe_episodes
 from openai_server import FakeOpenAI, Response, user_text

@@ -52,6 +52,30 @@ def test_lazy_qt_import_is_caught(tmp_path):
     assert found(root, "qt") == ["app/plots.py:2: app.plots imports pyqtgraph inside a function"]
 
 
+# --------------------------------------------------------------------------- rule 5: no SQL in the UI
+
+
+@pytest.mark.parametrize("statement", [
+    "from sqlalchemy import select", "import sqlalchemy", "from sqlalchemy.engine import make_url",
+    "from sqlmodel import Session", "import sqlmodel as sm",
+])
+def test_the_database_layer_in_the_ui_is_caught(tmp_path, statement):
+    root = make_package(tmp_path, {"ui/browser.py": f"import os\n{statement}\n", "store/queries.py": statement})
+    assert found(root, "sql") == [f"app/ui/browser.py:2: app.ui.browser imports {statement.split()[1]}"]
+
+
+def test_sql_in_the_ui_is_caught_lazily_and_for_types_too(tmp_path):
+    root = make_package(tmp_path, {
+        "ui/panel.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from sqlmodel import Session\n",
+        "ui/eval/runs.py": "def load():\n    from sqlalchemy import func\n",
+        "ui/fine.py": "from app.store import queries\nfrom . import sqlalchemy_names\n",  # relative: ours
+        "ui/sqlalchemy_names.py": "",
+        "store/queries.py": "from sqlalchemy import func\n",
+    })
+    assert found(root, "sql") == ["app/ui/eval/runs.py:2: app.ui.eval.runs imports sqlalchemy inside a function",
+                                  "app/ui/panel.py:3: app.ui.panel imports sqlmodel under TYPE_CHECKING"]
+
+
 # --------------------------------------------------------------------------- rule 2: the core imports neither ui nor cli
 
 

@@ -1,5 +1,6 @@
-"""Judge stored predictions again under ScreenLab's rules after a label fix (the GUI calls this when a
-box of a step with predictions changes), so every view agrees with the current labels."""
+"""Judge stored predictions again under ScreenLab's rules after a label fix, so every view agrees with the
+current labels. Registered with the store (store/box_listeners.py, ADR 0024): every committed change of
+boxes re-scores the answers on its steps, whether the window, the CLI, the API or a script made it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from sqlalchemy import select
 from desktop_app.evaluation.rows import parsed_action
 from desktop_app.evaluation.rules.base import target_of
 from desktop_app.evaluation.rules.screenlab import ScoringOptions, judge
+from desktop_app.store import box_listeners
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
@@ -39,3 +41,13 @@ def rescore(project: Project, step_ids: list[int] | None = None, run_ids: list[i
                 s.add(prediction)
                 changed += 1
     return changed
+
+
+STEPS_PER_QUERY = 500  # an edit of many steps (adjudication) stays under SQLite's limit of bound values
+
+
+@box_listeners.after_boxes_changed
+def rescore_after_edit(project: Project, step_ids: list[int]) -> int:
+    """The store calls this after boxes of these steps changed; returns how many verdicts changed."""
+    return sum(rescore(project, step_ids=step_ids[i:i + STEPS_PER_QUERY])
+               for i in range(0, len(step_ids), STEPS_PER_QUERY))

@@ -14,6 +14,7 @@ from sqlalchemy.engine import URL, Engine, make_url
 
 PASSWORD_ENV = "SCREENLAB_DB_PASSWORD"
 KEYRING_SERVICE = "ScreenLab database"
+SERVER_URL_EXAMPLE = "postgresql+psycopg://ann@db.lab.example:5432/screens"
 
 
 def _sqlite_pragmas(dbapi_conn, _record) -> None:
@@ -52,6 +53,20 @@ def _with_password(url: str) -> URL:
         except Exception:  # no keyring on this machine: the server says if a password was needed
             password = None
     return parsed.set(password=password) if password else parsed
+
+
+def server_url(text: str, password: str = "") -> str:
+    """A server project's URL as typed, with the password typed for this session (never stored); ValueError
+    with what to type when it is not a PostgreSQL URL."""
+    try:
+        url = make_url(text)
+    except Exception:  # sqlalchemy's ArgumentError, or a port that is no number
+        raise ValueError(f"Not a database URL. It looks like {SERVER_URL_EXAMPLE}") from None
+    if url.get_backend_name() != "postgresql":
+        raise ValueError(f"A server project is on PostgreSQL: {SERVER_URL_EXAMPLE}")
+    if password:
+        url = url.set(password=password)
+    return url.render_as_string(hide_password=False)
 
 
 def store_password(url: str, password: str) -> None:

@@ -2,7 +2,9 @@
 
 A multi-box edit (delete three boxes, move a selection) is one transaction, so
 it lands whole or not at all. The GUI's undo commands and the CLI call these;
-nothing here keeps state between calls, so an edit the caller saw succeed is on disk.
+nothing here keeps state between calls, so an edit the caller saw succeed is on disk. Once an edit of
+boxes has committed, what has to follow it runs wherever the edit came from (store/box_listeners.py:
+evaluation re-scores the agents' answers on those steps, ADR 0024).
 
 Optimistic versioning, per episode: every edit of an episode or of anything on its steps first raises the
 episode's version in one conditional UPDATE. That row lock orders concurrent writers of one screen (so the
@@ -18,7 +20,7 @@ from typing import Any
 from sqlalchemy import update
 from sqlmodel import Session, select
 
-from desktop_app.store import audit, label_set
+from desktop_app.store import audit, box_listeners, label_set
 from desktop_app.store.models import ACTION_TYPES, ActionBox, Episode, Step
 from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
@@ -102,6 +104,7 @@ def add_boxes_in(s: Session, step_id: int, values: list[dict[str, Any]], actor: 
     boxes = [ActionBox(step_id=step_id, author=author or actor, **v) for v in values]
     s.add_all(boxes)
     s.flush()
+    box_listeners.note(s, [step_id])
     for box in boxes:
         audit.record(s, "create", "action_box", box.id, {"step": step_id, "after": _jsonable(box_values(box))},
                      actor)
@@ -140,6 +143,7 @@ def update_boxes(project: Project, changes: list[tuple[int, dict[str, Any]]], ac
             box.version += 1
             box.updated_at = utcnow()
             s.add(box)
+            box_listeners.note(s, [box.step_id])
             audit.record(s, "update", "action_box", box_id,
                          {"before": _jsonable(before), "after": _jsonable(change)}, actor)
             out.append(box)
@@ -167,6 +171,7 @@ def delete_boxes_in(s: Session, ids: list[int], actor: str) -> dict[int, dict[st
         s.delete(box)
         audit.record(s, "delete", "action_box", box_id, {"before": _jsonable(saved[box_id])}, actor)
     s.flush()
+    box_listeners.note(s, [v["step_id"] for v in saved.values()])
     return saved
 
 
@@ -184,6 +189,7 @@ def restore_boxes(project: Project, saved: dict[int, dict[str, Any]], actor: str
             boxes.append(box)
         s.add_all(boxes)
         s.flush()
+        box_listeners.note(s, [box.step_id for box in boxes])
         for box in boxes:
             audit.record(s, "restore", "action_box", box.id,
                          {"step": box.step_id, "after": _jsonable(box_values(box))}, actor)
@@ -208,6 +214,9 @@ def update_episode(project: Project, episode_id: int, changes: dict[str, Any], a
         for key, value in changes.items():
             setattr(episode, key, value)
         s.add(episode)
+        if "scenario" in changes and changes["scenario"] != before["scenario"]:
+            # judging an answer reads the scenario (its text-match threshold): the steps are judged again
+            box_listeners.note(s, s.execute(select(Step.id).where(Step.episode_id == episode_id)).scalars())
         audit.record(s, "update", "episode", episode_id,
                      {"before": _jsonable(before), "after": _jsonable(changes)}, actor)
     return episode

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
-from desktop_app.store import media_choice, migrate
+from desktop_app.store import box_listeners, media_choice, migrate
 from desktop_app.store.db import make_engine, public_url
 from desktop_app.store.media import LOCK_FILE, MediaStore
 from desktop_app.store.media_db import DatabaseMedia
@@ -143,12 +143,15 @@ class Project:
             try:
                 yield session
                 session.commit()
+                changed = box_listeners.take(session)
             except BaseException:
                 session.rollback()
                 raise
             finally:
                 if wait_s is not None and sqlite:  # the pooled connection keeps its usual patience
                     session.execute(text("PRAGMA busy_timeout=10000"))
+        if changed:  # after the session let its connection go: a listener may write (re-scoring)
+            box_listeners.notify(self, changed)
 
     def retrying(self, fn, *args, patience_s: float = 900.0):
         """fn(self, *args), a short write, tried again while another process holds the database's write lock

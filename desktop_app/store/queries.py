@@ -14,7 +14,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session
 
 from desktop_app.store import work_states
-from desktop_app.store.models import ActionBox, Assignment, Episode, Prediction, ReviewItem, Screen, Step
+from desktop_app.store.models import ActionBox, Assignment, Episode, Prediction, ReviewItem, Run, Screen, Step
 
 
 @dataclass(frozen=True)
@@ -265,3 +265,68 @@ def first_screens(session: Session, ids: Sequence[int]) -> dict[int, tuple[str, 
         .join(first, (Step.episode_id == first.c.episode_id) & (Step.index == first.c.first_index))
         .join(Screen, Screen.id == Step.screen_id))
     return {episode_id: (sha256, ext, width, height) for episode_id, sha256, ext, width, height in rows}
+
+
+# -- what the window's lists and panels read (widgets hold no SQL: tests/layers.py) ------------------------
+def position_of(session: Session, flt: EpisodeFilter, episode_id: int) -> int | None:
+    """Where an episode stands in the list under this filter (episodes in id order); None when the filter
+    leaves it out."""
+    inside = session.execute(select(func.count()).select_from(Episode)
+                             .where(*flt.where(), Episode.id == episode_id)).scalar_one()
+    if not inside:
+        return None
+    return session.execute(select(func.count()).select_from(Episode)
+                           .where(*flt.where(), Episode.id < episode_id)).scalar_one()
+
+
+def scenarios(session: Session) -> list[str]:
+    """Every scenario episodes have, in order (the empty one too)."""
+    return list(session.execute(select(Episode.scenario).distinct().order_by(Episode.scenario)).scalars())
+
+
+def splits(session: Session) -> list[str]:
+    """Every split episodes are in, in order (the empty one too)."""
+    return list(session.execute(select(Episode.split).distinct().order_by(Episode.split)).scalars())
+
+
+def latest_runs(session: Session, limit: int = 6) -> list[tuple[int, str]]:
+    """(id, name) of the newest runs, newest first."""
+    return [(run_id, name) for run_id, name in
+            session.execute(select(Run.id, Run.name).order_by(Run.id.desc()).limit(limit))]
+
+
+def runs_with_tallies(session: Session) -> list[tuple[Run, dict[str, int]]]:
+    """Every run (oldest first) with how many of its predictions got each verdict ("error" too), in two
+    grouped queries: no prediction is loaded."""
+    tally: dict[int, dict[str, int]] = {}
+    for run_id, verdict, n in session.execute(select(Prediction.run_id, Prediction.verdict, func.count())
+                                              .group_by(Prediction.run_id, Prediction.verdict)):
+        tally.setdefault(run_id, {})[verdict] = n
+    return [(run, tally.get(run.id, {})) for run in session.execute(select(Run).order_by(Run.id)).scalars()]
+
+
+def episode_and_steps(session: Session, episode_id: int) -> tuple[Episode | None, list[Step]]:
+    """An episode and its steps in order (None and [] when it is gone)."""
+    episode = session.get(Episode, episode_id)
+    steps = session.execute(select(Step).where(Step.episode_id == episode_id).order_by(Step.index)).scalars()
+    return episode, list(steps)
+
+
+def screen_and_boxes(session: Session, step: Step) -> tuple[Screen | None, list[ActionBox]]:
+    """A step's screen and its boxes in the order they were made (None for a step without a screen)."""
+    screen = session.get(Screen, step.screen_id) if step.screen_id is not None else None
+    boxes = session.execute(select(ActionBox).where(ActionBox.step_id == step.id).order_by(ActionBox.id)).scalars()
+    return screen, list(boxes)
+
+
+def screens_by_id(session: Session, ids: Sequence[int | None]) -> dict[int, Screen]:
+    wanted = {i for i in ids if i is not None}
+    if not wanted:
+        return {}
+    return {s.id: s for s in session.execute(select(Screen).where(Screen.id.in_(wanted))).scalars()}
+
+
+def review_items_of(session: Session, episode_id: int) -> list[ReviewItem]:
+    """What generated an episode and what its reviewers said, oldest first."""
+    return list(session.execute(select(ReviewItem).where(ReviewItem.episode_id == episode_id)
+                                .order_by(ReviewItem.id)).scalars())

@@ -21,11 +21,20 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from sqlalchemy import func, select
 
-from desktop_app.store.models import EPISODE_REVIEW_STATUSES, Episode, Run
+from desktop_app.store.models import EPISODE_REVIEW_STATUSES
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter, annotators, count_episodes, editors, episode_rows
+from desktop_app.store.queries import (
+    EpisodeFilter,
+    annotators,
+    count_episodes,
+    editors,
+    episode_rows,
+    latest_runs,
+    position_of,
+    scenarios,
+    splits,
+)
 from desktop_app.store.types import utcnow
 from desktop_app.store.work_states import STATES
 
@@ -89,12 +98,7 @@ class EpisodeTableModel(QAbstractTableModel):
     def row_of(self, episode_id: int) -> int | None:
         """Position of an episode under the current filter (None if filtered out)."""
         with self.project.reading() as s:
-            inside = s.execute(select(func.count()).select_from(Episode)
-                               .where(*self.filter.where(), Episode.id == episode_id)).scalar_one()
-            if not inside:
-                return None
-            return s.execute(select(func.count()).select_from(Episode)
-                             .where(*self.filter.where(), Episode.id < episode_id)).scalar_one()
+            return position_of(s, self.filter, episode_id)
 
     # Qt model ---------------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:
@@ -237,9 +241,8 @@ class SampleBrowser(QWidget):
 
     def reload_choices(self) -> None:
         with self.project.reading() as s:
-            scenarios = [v for (v,) in s.execute(select(Episode.scenario).distinct().order_by(Episode.scenario))]
-            splits = [v for (v,) in s.execute(select(Episode.split).distinct().order_by(Episode.split))]
-        for combo, label, values in ((self.scenario, "Any scenario", scenarios), (self.split, "Any split", splits)):
+            choices = ((self.scenario, "Any scenario", scenarios(s)), (self.split, "Any split", splits(s)))
+        for combo, label, values in choices:
             current = combo.currentData()
             combo.blockSignals(True)
             combo.clear()
@@ -254,7 +257,7 @@ class SampleBrowser(QWidget):
         """Outcome filters for the latest runs: their distracted / invalid / wrong-format cases, and
         where the two latest runs disagree."""
         with self.project.reading() as s:
-            runs = list(s.execute(select(Run.id, Run.name).order_by(Run.id.desc()).limit(6)))
+            runs = latest_runs(s, 6)
         current = self.outcome.currentData()
         self.outcome.blockSignals(True)
         self.outcome.clear()

@@ -33,8 +33,8 @@ from desktop_app.capability.profile import (
     write_csv,
     write_latex,
 )
-from desktop_app.ui.eval.background import run_in_background
 from desktop_app.ui.eval.colours import RUN_COLOURS
+from desktop_app.ui.tasks import run_in_background
 
 
 class RadarChart(QWidget):

@@ -6,6 +6,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImageReader, QPixmap
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem
 
+from desktop_app.store.queries import screens_by_id
 from desktop_app.ui.workspace import Workspace
 
 THUMB = QSize(120, 80)
@@ -56,11 +57,11 @@ class Filmstrip(QListWidget):
         self.setCurrentRow(self.ws.step_index)
 
     def _load_thumbs(self) -> None:
-        from desktop_app.store.models import Screen
-
         with self.ws.project.reading() as s:
-            for row, step in enumerate(self.ws.steps):
-                screen = s.get(Screen, step.screen_id)
+            screens = screens_by_id(s, [step.screen_id for step in self.ws.steps])
+        for row, step in enumerate(self.ws.steps):
+            screen = screens.get(step.screen_id)
+            if screen is not None:
                 reader = QImageReader(str(self.ws.project.image_path(screen)))
                 size = reader.size()
                 if size.isValid():

@@ -6,7 +6,7 @@
     dialog = LlmSettingsDialog(window.settings, window)
     if dialog.exec():                       # OK: fields applied, a typed key stored in the keyring
         save_settings(window.settings)
-        if window._render_service is not None: ...  # browser_path changed: restart the render service
+        window.stop_render_service()        # browser_path changed: the next render starts the new one
 
     # or as a tab of SettingsDialog: page = LlmSettingsPage(settings); tabs.addTab(page, "LLM && browser")
     # and in SettingsDialog.accept(): page.apply_to(settings) (it raises KeyStoreError; keep the dialog open)
@@ -15,20 +15,18 @@ Fields: base URL, model, temperature, where the API key comes from (OS keyring /
 variable / none for local servers), the key itself (only ever handed to the keyring through
 `desktop_app.secrets.store_key("llm-endpoint", key)`, never put in Settings), and the browser path.
 
-"Test connection" sends one tiny chat request with the real `openai` client on a worker thread
-(the window stays responsive) and shows the answer or what went wrong; the key never appears in
-the message. "Check" says which browser will be used or, when there is none, what to install.
+"Test connection" asks the endpoint for its models and one tiny completion with the real `openai` client
+in a Task (agents/endpoint_check.py through ui/endpoint_tester.py, as the agent profile dialog does): the
+window stays responsive and the answer or what went wrong is shown; the key never appears in the message.
+"Check" says which browser will be used or, when there is none, what to install.
 """
 
 from __future__ import annotations
 
 import os
-import threading
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -45,86 +43,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.agents.endpoint_check import EndpointCheck, check_fields
 from desktop_app.secrets import ENV_NAME, ENV_NAME_RULE
 from desktop_app.settings import Settings
+from desktop_app.ui.endpoint_tester import BAD_STYLE, BUSY_STYLE, OK_STYLE, EndpointTester
 
 KEY_OWNER = "llm-endpoint"  # the keyring user name LlmEndpoint.client() reads
-TEST_TIMEOUT_S = 20.0
-TEST_PROMPT = "This is a connection test. Reply with the single word: OK"
 SOURCES = (("keyring", "OS keyring (stored securely by your system)"),
            ("env", "Environment variable"),
            ("none", "No key (local server: vLLM, Ollama, LM Studio)"))
-_OK_STYLE, _BAD_STYLE, _BUSY_STYLE = "color: #2e7d32", "color: #c62828", "color: gray"
-_RUNNING: set = set()  # result objects of running tests (one stays if its page closed first: a few bytes)
-
 
 class KeyStoreError(RuntimeError):
     """The typed key could not be put in the OS keyring, or the fields would store a key in the open."""
-
-
-@dataclass
-class ConnectionCheck:
-    base_url: str
-    model: str
-    temperature: float
-    api_key: str
-
-
-def send_test_request(check: ConnectionCheck, timeout_s: float = TEST_TIMEOUT_S) -> str:
-    """Send one tiny chat request; returns a one-line success message, raises on failure.
-    Blocking: run it off the UI thread."""
-    import openai
-
-    client = openai.OpenAI(base_url=check.base_url, api_key=check.api_key, timeout=timeout_s, max_retries=0)
-    started = time.perf_counter()
-    response = client.chat.completions.create(
-        model=check.model, messages=[{"role": "user", "content": TEST_PROMPT}],
-        temperature=check.temperature, max_tokens=16)
-    seconds = time.perf_counter() - started
-    answer = (response.choices[0].message.content or "").strip() if response.choices else ""
-    answer = " ".join(answer.split())
-    if len(answer) > 120:
-        answer = answer[:117] + "..."
-    return f"Connected in {seconds:.1f} s: {check.model} answered \u201c{answer or '(empty)'}\u201d."
-
-
-def describe_error(exc: BaseException, check: ConnectionCheck | None = None) -> str:
-    """A sentence an annotator can act on; never contains the key."""
-    import openai
-
-    from desktop_app.secrets import redact
-
-    url = check.base_url if check else "the server"
-    if isinstance(exc, openai.AuthenticationError):
-        text = "The server refused the API key (401). Check the key, or where it is read from."
-    elif isinstance(exc, openai.PermissionDeniedError):
-        text = "The key has no access to this model or endpoint (403)."
-    elif isinstance(exc, openai.NotFoundError):
-        text = (f"Not found (404): check the base URL (it usually ends in /v1) and the model name "
-                f"'{check.model if check else ''}'.")
-    elif isinstance(exc, openai.RateLimitError):
-        text = "The server was reached but is rate-limiting or out of quota (429). Try again later."
-    elif isinstance(exc, openai.APITimeoutError):
-        text = f"No answer from {url} within {TEST_TIMEOUT_S:.0f} s."
-    elif isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        text = f"Could not connect to {url}" + (f": {cause}" if cause else ".")
-    elif isinstance(exc, openai.APIStatusError):
-        text = f"The server answered {exc.status_code}: {_api_message(exc)}"
-    else:
-        text = f"{type(exc).__name__}: {exc}"
-    if check and check.api_key and len(check.api_key) >= 4:
-        text = text.replace(check.api_key, "***")
-    return redact(text)
-
-
-def _api_message(exc) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-    return str(exc)
 
 
 def browser_report(configured: str, find: Callable | None = None) -> tuple[bool, str]:
@@ -157,7 +87,6 @@ class LlmSettingsPage(QWidget):
         self.settings = settings
         self._store_key = store_key
         self._find_browser = find_browser
-        self._task = None
 
         self.base_url = QLineEdit(settings.llm_base_url)
         self.base_url.setPlaceholderText("https://api.openai.com/v1  or  http://localhost:8000/v1")
@@ -179,11 +108,13 @@ class LlmSettingsPage(QWidget):
         self.env_var = QLineEdit(settings.llm_api_key_env)
         self.env_var.setPlaceholderText("e.g. OPENAI_API_KEY")
         self.env_status = QLabel()
-        self.env_status.setStyleSheet(_BUSY_STYLE)
+        self.env_status.setStyleSheet(BUSY_STYLE)
         self.test_button = QPushButton("Test connection")
         self.test_result = QLabel()
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.tester = EndpointTester(self.test_button, self.test_result, self)
+        self.tester.finished.connect(self.testFinished)
 
         self.browser_path = QLineEdit(settings.browser_path)
         self.browser_path.setPlaceholderText("empty: find Chrome, Edge or Chromium automatically")
@@ -274,14 +205,12 @@ class LlmSettingsPage(QWidget):
         settings.browser_path = self.browser_path.text().strip()
 
     # ------------------------------------------------------------------ test connection
-    def connection_check(self) -> ConnectionCheck:
-        """What the test will send; raises ValueError with a message for the user."""
+    def connection_check(self) -> tuple[EndpointCheck, Callable[[], str] | None]:
+        """What the test will send, and how to read a stored key (off the UI thread); raises ValueError with
+        a message for the user."""
         url, model = self.base_url.text().strip(), self.model.text().strip()
-        if not url.startswith(("http://", "https://")):
-            raise ValueError("Enter the base URL, starting with http:// or https:// (usually ending in /v1).")
-        if not model:
-            raise ValueError("Enter the model name.")
-        source = self.source()
+        check_fields(url, model)
+        source, key, read_key = self.source(), "", None
         if source == "env":
             name = self.env_var.text().strip()
             if not name:
@@ -291,70 +220,29 @@ class LlmSettingsPage(QWidget):
                 raise ValueError(f"The environment variable {name} is not set for ScreenLab. Set it before "
                                  "starting ScreenLab, or store the key in the OS keyring.")
         elif source == "keyring":
-            key = self.api_key.text().strip()  # typed, not stored yet; else read from the keyring on the worker
-        else:
-            key = "not-needed"
-        return ConnectionCheck(url, model, round(float(self.temperature.value()), 2), key)
-
-    def start_test(self) -> None:
-        if self._task is not None:
-            return
-        try:
-            check = self.connection_check()
-        except ValueError as exc:
-            self._show_test(False, str(exc))
-            return
-        from_keyring = self.source() == "keyring" and not check.api_key
-
-        def run(result: _TestResult):
-            try:
-                if from_keyring:
+            key = self.api_key.text().strip()  # typed, not stored yet; else read from the keyring by the test
+            if not key:
+                def read_key() -> str:
                     from desktop_app.secrets import resolve_key
 
-                    check.api_key = resolve_key(KEY_OWNER, "", True)
-                message = send_test_request(check)
-            except Exception as exc:
-                result.failed.emit(describe_error(exc, check))
-            else:
-                result.finished.emit(message)
+                    return resolve_key(KEY_OWNER, "", True)
+        return EndpointCheck(url, model, key, round(float(self.temperature.value()), 2)), read_key
 
-        self.test_button.setEnabled(False)
-        self.test_result.setStyleSheet(_BUSY_STYLE)
-        self.test_result.setText(f"Sending one short request to {check.base_url} ...")
-        # A daemon thread, not a QThread: a QThread still running when the app quits (the request
-        # can take its whole timeout) aborts the process. The result object outlives this page and is
-        # released on the UI thread (a QObject must not be deleted from another thread).
-        result = _TestResult()
-        result.finished.connect(self._test_done)
-        result.failed.connect(self._test_failed)
-        _RUNNING.add(result)
-        self._task = result
-        threading.Thread(target=run, args=(result,), name="llm-connection-test", daemon=True).start()
-
-    def _test_done(self, message) -> None:
-        _RUNNING.discard(self._task)
-        self._task = None
-        self.test_button.setEnabled(True)
-        self._show_test(True, str(message))
-
-    def _test_failed(self, message) -> None:
-        _RUNNING.discard(self._task)
-        self._task = None
-        self.test_button.setEnabled(True)
-        self._show_test(False, str(message))
-
-    def _show_test(self, ok: bool, message: str) -> None:
-        self.test_result.setStyleSheet(_OK_STYLE if ok else _BAD_STYLE)
-        self.test_result.setText(message)
-        self.testFinished.emit(ok, message)
+    def start_test(self) -> None:
+        try:
+            check, read_key = self.connection_check()
+        except ValueError as exc:
+            self.tester.show(False, str(exc))
+            return
+        self.tester.start(check, read_key)
 
     def is_testing(self) -> bool:
-        return self._task is not None
+        return self.tester.is_running()
 
     # ------------------------------------------------------------------ browser
     def check_browser(self) -> bool:
         found, message = browser_report(self.browser_path.text(), self._find_browser)
-        self.browser_result.setStyleSheet(_OK_STYLE if found else _BAD_STYLE)
+        self.browser_result.setStyleSheet(OK_STYLE if found else BAD_STYLE)
         self.browser_result.setText(message)
         return found
 
@@ -363,13 +251,6 @@ class LlmSettingsPage(QWidget):
         if path:
             self.browser_path.setText(path)
             self.check_browser()
-
-
-class _TestResult(QObject):
-    """Carries the outcome of a connection test from its thread to the UI thread."""
-
-    finished = Signal(str)
-    failed = Signal(str)
 
 
 def describe_plain(exc: BaseException, key: str = "") -> str:

@@ -1,5 +1,5 @@
 """OCR for the window: cached words show at once, missing ones are computed off the UI
-thread, and snapping/auto-text use whatever is known for the current screen."""
+thread, and snapping/auto-text use whatever is known for the current screen (`reading()`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from PySide6.QtCore import QObject, Signal
 
 from desktop_app.ocr.base import OcrOutcome, OcrUnavailable
 from desktop_app.ocr.cache import cached_outcome, load_rgb, ocr_screen
-from desktop_app.ocr.elements import propose, text_inside
-from desktop_app.ocr.snap import snap
-from desktop_app.ocr.suggested_box import Piece, box_values, offered
+from desktop_app.ocr.screen_reading import ScreenReading
+from desktop_app.ocr.suggested_box import offered
 from desktop_app.settings import Settings
 from desktop_app.ui.canvas.suggestions import Suggestion
 from desktop_app.ui.tasks import Task
@@ -140,21 +139,6 @@ class OcrAssistant(QObject):
                 return None
         return self._image
 
-    def box_for(self, suggestions) -> dict | None:
-        """The one box accepting these suggestions makes: a word grows to its element or line, several
-        merge (ocr/suggested_box.py)."""
-        words = self.outcome.words if self.outcome else []
-        elements = self.outcome.elements if self.outcome else []
-        return box_values([Piece(s.box, s.text, s.kind) for s in suggestions], words, elements)
-
-    def text_in(self, box) -> str:
-        return text_inside(box, self.outcome.words) if self.outcome else ""
-
-    def snap(self, box, others=()) -> tuple[tuple, str]:
-        """others: the other boxes on the screen, whose padding a sibling may copy."""
-        image = self.image()
-        if image is None:
-            return box, "none"
-        words = self.outcome.words if self.outcome else []
-        proposals = self.outcome.elements if self.outcome else propose(image, [])
-        return snap(image, box, words, proposals, list(others))
+    def reading(self) -> ScreenReading:
+        """What OCR knows of the current screen, for the workspace's edits (ocr/screen_reading.py)."""
+        return ScreenReading(self.outcome, self.image)

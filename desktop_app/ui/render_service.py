@@ -1,6 +1,7 @@
 """One long-lived thread that owns a headless browser for the GUI (re-render after a text
 edit, regenerate). Playwright's sync API is tied to the thread that started it, and starting
-a browser costs about half a second, so the GUI keeps one warm in its own thread."""
+a browser costs about half a second, so the GUI keeps one warm in its own thread: the one documented
+exception to running work in a Task (ui/tasks.py); its results reach the UI thread the same way."""
 
 from __future__ import annotations
 

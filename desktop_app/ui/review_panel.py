@@ -26,9 +26,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from sqlmodel import select
 
-from desktop_app.store import models as m
+from desktop_app.store.queries import review_items_of
 from desktop_app.store.review import REJECT_REASONS, decide, review_counts
 from desktop_app.synth.editing import editable_texts, with_texts
 from desktop_app.synth.save import REVIEW_KIND, rerender_episode
@@ -302,7 +301,7 @@ class ReviewPanel(Verdicts, QWidget):
         if episode is None:
             return
         with self.ws.project.reading() as s:
-            items = s.exec(select(m.ReviewItem).where(m.ReviewItem.episode_id == episode.id)).all()
+            items = review_items_of(s, episode.id)
         dialog = QDialog(self)
         dialog.setWindowTitle(f"Provenance of {episode.key}")
         dialog.resize(760, 560)

@@ -17,12 +17,11 @@ from PySide6.QtWidgets import (
     QPushButton,
     QVBoxLayout,
 )
-from sqlalchemy.engine import make_url
 
 from desktop_app.settings import Settings
-from desktop_app.store.db import store_password
+from desktop_app.store.db import SERVER_URL_EXAMPLE as EXAMPLE
+from desktop_app.store.db import server_url, store_password
 
-EXAMPLE = "postgresql+psycopg://ann@db.lab.example:5432/screens"
 SHARED_FOLDER = "the team's shared folder (empty if the images are in the database)"
 
 
@@ -94,13 +93,11 @@ class ServerDialog(QDialog):
 
     def _open(self) -> None:
         text, media = self.url.text().strip(), self.media.text().strip()
+        password = self.password.text()
         try:
-            url = make_url(text)
-        except Exception:
-            self.error.setText(f"Not a database URL. It looks like {EXAMPLE}")
-            return
-        if url.get_backend_name() != "postgresql":
-            self.error.setText(f"A server project is on PostgreSQL: {EXAMPLE}")
+            url = server_url(text, password)  # with the password typed: for this session only
+        except ValueError as exc:
+            self.error.setText(str(exc))
             return
         create, in_database = self.create.isChecked(), self.in_database.isChecked()
         if create and in_database:
@@ -109,16 +106,13 @@ class ServerDialog(QDialog):
             self.error.setText("Choose the media folder the team shares (where the screenshots go), or keep the "
                                "images in the database.")
             return
-        password = self.password.text()
         if password and self.remember.isChecked():
             try:
                 store_password(text, password)
             except Exception as exc:  # no keyring here: the password still works for this session
                 self.error.setText(f"The keyring refused the password ({exc}); it is used for this session only.")
-        if password:
-            url = url.set(password=password)
         if create:
-            self.createRequested.emit(url.render_as_string(hide_password=False), media, in_database)
+            self.createRequested.emit(url, media, in_database)
         else:
-            self.chosen.emit(url.render_as_string(hide_password=False), media)
+            self.chosen.emit(url, media)
         self.accept()

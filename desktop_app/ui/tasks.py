@@ -1,64 +1,141 @@
-"""Run a slow core function (import, export) off the UI thread, with progress."""
+"""The one way the window runs work off the UI thread: a Task.
+
+    task = Task(lambda progress: import_path(project, path, fmt, on_progress=progress), parent_widget)
+    task.progress.connect(...)   # (stage, done, total)
+    task.finished.connect(...)   # the result
+    task.failed.connect(...)     # the exception
+    task.start()
+
+    run_in_background(owner, fn, on_done, on_error)   # a short call (a count, a test request): the
+                                                      # callbacks are skipped once `owner` is gone
+
+`fn(progress)` runs on a thread of its own; the signals arrive on the UI thread. The thread is a daemon
+Python thread, not a QThread: a QThread still running when its owner or the application goes away aborts
+the process ("Destroyed while thread is still running"), and some work cannot be stopped on time (a test
+request waiting for its timeout, an OCR engine inside one image, a run writing what it has). A daemon
+thread is simply dropped when the program exits. The worker never touches the Task: it reports through
+one relay object that lives on the UI thread for the whole process, and a Task is kept alive here until
+its last report arrives, so a widget closed while its work runs frees nothing the worker still uses, and
+its callbacks are just not called.
+
+Runs (eval/run_controller.py) are Tasks as well; they report by being polled rather than per answer.
+
+Two exceptions, each for a reason a Task cannot meet:
+- render_service.py: Playwright's sync API is tied to the thread that started the browser, so the GUI keeps
+  one long-lived browser thread (an executor of one worker) that owns it, warm between re-renders; each
+  render it is asked for reports back on the UI thread the same way.
+- thumbnail_grid.py: thousands of small decodes (a thumbnail each) queued and dropped as the grid scrolls,
+  on Qt's global thread pool; a thread per decode would cost more than the decode (benchmarks/thumbnail_grid.py).
+"""
 
 from __future__ import annotations
 
+import itertools
+import threading
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal
+import shiboken6
+from PySide6.QtCore import QObject, Signal
+
+_tokens = itertools.count(1)
+_running: dict[int, Task] = {}  # token -> the task, until its last report (its owner may go first)
+_calls: dict[int, threading.Thread] = {}  # run_in_background's calls still running (wait_all)
 
 
-class _Worker(QObject):
-    progress = Signal(str, int, int)
-    finished = Signal(object)
-    failed = Signal(object)
+class _Relay(QObject):
+    """Carries the workers' reports to the UI thread; made by the first Task, never deleted."""
 
-    def __init__(self, fn: Callable):
-        super().__init__()
-        self.fn = fn
+    report = Signal(int, str, object)  # token, "progress" / "finished" / "failed", payload
 
-    def run(self) -> None:
-        try:
-            result = self.fn(lambda stage, done, total: self.progress.emit(stage, done, total))
-        except Exception as exc:  # reported to the UI thread, never raised into Qt's event loop
-            self.failed.emit(exc)
-        else:
-            self.finished.emit(result)
+
+_relay: _Relay | None = None
+
+
+def _the_relay() -> _Relay:
+    global _relay
+    if _relay is None:
+        _relay = _Relay()
+        _relay.report.connect(_deliver)
+    return _relay
+
+
+def _deliver(token: int, what: str, payload: object) -> None:
+    task = _running.get(token) if what == "progress" else _running.pop(token, None)
+    if task is None or not shiboken6.isValid(task):  # its owner was deleted: nobody is waiting for it
+        return
+    if what == "progress":
+        task.progress.emit(*payload)
+    elif what == "finished":
+        task.finished.emit(payload)
+    else:
+        task.failed.emit(payload)
 
 
 class Task(QObject):
-    """`fn(progress)` runs in its own thread; signals arrive on the UI thread."""
+    """`fn(progress)` runs on its own thread; progress, finished and failed arrive on the UI thread.
+    Start it from the UI thread."""
 
     progress = Signal(str, int, int)
     finished = Signal(object)
     failed = Signal(object)
 
-    def __init__(self, fn: Callable, parent=None):
+    def __init__(self, fn: Callable, parent=None, name: str = "task"):
         super().__init__(parent)
-        self._thread = QThread()
-        self._worker = _Worker(fn)
-        self._worker.moveToThread(self._thread)
-        self._thread.started.connect(self._worker.run)
-        # the thread ends as soon as the work does, even if the UI thread is blocked in wait()
-        self._worker.finished.connect(self._thread.quit, Qt.DirectConnection)
-        self._worker.failed.connect(self._thread.quit, Qt.DirectConnection)
-        self._worker.progress.connect(self.progress)
-        self._worker.finished.connect(self._done)
-        self._worker.failed.connect(self._fail)
+        self._fn = fn
+        self._name = name
+        self._token = next(_tokens)
+        self._thread: threading.Thread | None = None
 
     def start(self) -> None:
+        relay, token, fn = _the_relay(), self._token, self._fn  # the worker holds no reference to self
+
+        def work() -> None:
+            try:
+                result = fn(lambda stage, done, total: relay.report.emit(token, "progress", (stage, done, total)))
+            except Exception as exc:  # reported to the UI thread, never raised into Qt's event loop
+                relay.report.emit(token, "failed", exc)
+            else:
+                relay.report.emit(token, "finished", result)
+
+        _running[token] = self
+        self._thread = threading.Thread(target=work, name=f"{self._name}-{token}", daemon=True)
         self._thread.start()
 
-    def _stop(self) -> None:
-        self._thread.quit()
-        self._thread.wait()
+    def is_running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
 
-    def _done(self, result) -> None:
-        self._stop()
-        self.finished.emit(result)
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the work is done (its signals still arrive through the event loop); False when
+        `timeout` seconds passed first."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return not self.is_running()
 
-    def _fail(self, exc) -> None:
-        self._stop()
-        self.failed.emit(exc)
 
-    def wait(self) -> None:
-        self._thread.wait()
+def run_in_background(owner: QObject, fn: Callable[[], object], on_done: Callable[[object], None],
+                      on_error: Callable[[Exception], None]) -> Task:
+    """A short blocking call (an HTTP test request, a count query) off the UI thread; `on_done(result)` or
+    `on_error(exc)` on the UI thread, unless `owner` was deleted meanwhile."""
+    task = Task(lambda _progress: fn(), name="call")
+
+    def finished(result) -> None:
+        _calls.pop(task._token, None)
+        if shiboken6.isValid(owner):
+            on_done(result)
+
+    def failed(exc) -> None:
+        _calls.pop(task._token, None)
+        if shiboken6.isValid(owner):
+            on_error(exc)
+
+    task.finished.connect(finished)
+    task.failed.connect(failed)
+    task.start()
+    _calls[task._token] = task._thread
+    return task
+
+
+def wait_all() -> None:
+    """Let every run_in_background call end (tests, closing a project)."""
+    for thread in list(_calls.values()):
+        thread.join()

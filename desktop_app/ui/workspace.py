@@ -1,5 +1,10 @@
 """The open project as the GUI sees it: the current step, the undo stack, and
 signals that keep the canvas, the properties panel and the browser in step.
+
+Every edit the window makes goes through here as an undoable command (ui/commands.py) over the store's
+edit functions; the rules of an edit (where a pasted or nudged box may go, what the clipboard may hold,
+what snapping and a drawn box do) are Qt-free functions of the core (store/box_clipboard.py,
+store/box_placement.py, ocr/screen_reading.py), so a script gets the same boxes.
 """
 
 from __future__ import annotations
@@ -9,11 +14,14 @@ import time
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
-from sqlmodel import select
 
+from desktop_app.ocr.screen_reading import ScreenReading, accepted_box, drawn_box, siblings, snapped
+from desktop_app.ocr.suggested_box import Piece
+from desktop_app.store import box_clipboard, box_placement
 from desktop_app.store.edits import StaleEdit
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
 from desktop_app.store.project import Project, is_connection_lost
+from desktop_app.store.queries import episode_and_steps, screen_and_boxes
 from desktop_app.teams import assignment
 from desktop_app.ui import commands
 
@@ -59,8 +67,7 @@ class Workspace(QObject):
             self.stepLoaded.emit()
             return
         with self.project.reading() as s:
-            self.episode = s.get(Episode, episode_id)
-            self.steps = list(s.exec(select(Step).where(Step.episode_id == episode_id).order_by(Step.index)))
+            self.episode, self.steps = episode_and_steps(s, episode_id)
         self.version = self.episode.version if self.episode is not None else None
         self.load_step(min(step_index, max(len(self.steps) - 1, 0)))
 
@@ -71,9 +78,8 @@ class Workspace(QObject):
             return
         self.step = self.steps[index]
         with self.project.reading() as s:
-            self.screen = s.get(Screen, self.step.screen_id)
-            rows = s.exec(select(ActionBox).where(ActionBox.step_id == self.step.id).order_by(ActionBox.id))
-            self.boxes = {b.id: b for b in rows}
+            self.screen, rows = screen_and_boxes(s, self.step)
+        self.boxes = {b.id: b for b in rows}
         self.stepLoaded.emit()
 
     def reload(self) -> None:
@@ -237,3 +243,47 @@ class Workspace(QObject):
         """Correct a node of the screen's accessibility tree (e.g. {"clickable": "true"}); None clears."""
         if self.step is not None:
             self.undo_stack.push(commands.FlagTreeNode(self, tree_id, node_id, fixes, text))
+
+    # editing rules of the core, as commands ------------------------------------------------------
+    def image_size(self) -> tuple[int, int]:
+        """The current screen's size in pixels: where boxes must stay."""
+        return (self.screen.width, self.screen.height) if self.screen is not None else (0, 0)
+
+    def copied(self, ids: list[int]) -> list[dict]:
+        """What copying these boxes puts on the clipboard (store/box_clipboard.py)."""
+        return box_clipboard.copied(self.boxes[i] for i in ids if i in self.boxes)
+
+    def paste(self, values: list[dict]) -> None:
+        """Copied boxes as new boxes here, in place but inside this screen (it may be smaller)."""
+        width, height = self.image_size()
+        self.add_boxes([box_placement.pasted(v, width, height) for v in values], "Paste boxes")
+
+    def duplicate(self, ids: list[int]) -> None:
+        width, height = self.image_size()
+        values = self.copied(ids)
+        if values:
+            self.add_boxes([box_placement.duplicated(v, width, height) for v in values], "Duplicate boxes")
+
+    def nudge(self, ids: list[int], dx: float, dy: float) -> None:
+        """Move boxes by (dx, dy), never past the image's edge; held arrow keys are one undo step."""
+        width, height = self.image_size()
+        moved = box_placement.nudged([self.boxes[i] for i in ids if i in self.boxes], dx, dy, width, height)
+        self.change_boxes(moved, "Nudge", merge=commands.NUDGE_ID)
+
+    def snap(self, ids: list[int], reading: ScreenReading) -> list[str]:
+        """Snap these boxes to what they frame, each against its siblings; the rules used ([] for no box)."""
+        after, rules = snapped(self.boxes, ids, reading)
+        if not after:
+            return []
+        self.change_boxes(after, "Snap")
+        return rules
+
+    def add_drawn_box(self, corners: tuple, label: str, reading: ScreenReading, snap_on_draw: bool) -> None:
+        """A box the annotator drew: snapped when the settings ask for it, with the words inside it."""
+        self.add_boxes([drawn_box(corners, label, reading, siblings(self.boxes), snap_on_draw)])
+
+    def accept_suggestions(self, pieces: list[Piece], label: str, reading: ScreenReading) -> None:
+        """Accepted suggestions make one box (a word grows to its element or line)."""
+        values = accepted_box(pieces, label, reading)
+        if values is not None:
+            self.add_boxes([values], f"Accept {len(pieces)} suggestion{'s' if len(pieces) > 1 else ''}")

@@ -43,9 +43,9 @@ from desktop_app.evaluation.rules import RULES
 from desktop_app.evaluation.tables import ALL, METRIC_VERDICT, Table
 from desktop_app.runs.evaluate import list_runs
 from desktop_app.store.project import Project
-from desktop_app.ui.eval.background import run_in_background
 from desktop_app.ui.eval.plots import Bar, draw_table
 from desktop_app.ui.eval.results_model import ResultsTableModel
+from desktop_app.ui.tasks import run_in_background
 
 BREAKDOWNS = (("overall", "Overall"), ("scenario", "By scenario"), ("pattern", "By pattern"))
 BOTH = "both"

@@ -2,8 +2,9 @@
 
 The API key is never written by this dialog: a profile names an environment variable, or says
 "OS keyring" - then a key typed here goes to the keyring (secrets.store_key) on Save and the
-field is cleared. "Test connection" sends one tiny chat request through the real openai client
-on a background thread and shows the answer (or the error) under the button.
+field is cleared. "Test connection" asks the endpoint for its models and one tiny completion
+(agents/endpoint_check.py, in a Task through ui/endpoint_tester.py, as the LLM settings do) and shows
+the answer (or what went wrong) under the button.
 
     dialog = AgentProfileDialog(existing_profile_or_None, parent=window)
     dialog.saved.connect(lambda profile: ...)   # after agents.json was written
@@ -13,7 +14,6 @@ on a background thread and shows the answer (or the error) under the button.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import fields
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app import secrets
 from desktop_app.agents.conventions import CONVENTIONS
+from desktop_app.agents.endpoint_check import TEST_TIMEOUT_S, EndpointCheck, check_fields
 from desktop_app.agents.profiles import (
     KINDS,
     PATTERNS,
@@ -45,10 +46,9 @@ from desktop_app.agents.profiles import (
     load_profiles,
     save_profiles,
 )
-from desktop_app.ui.eval.background import run_in_background
+from desktop_app.ui.endpoint_tester import EndpointTester
 
 KEY_SOURCES = (("none", "No key (local server)"), ("env", "Environment variable"), ("keyring", "OS keyring"))
-TEST_TIMEOUT_S = 20.0  # the test waits at most this long, whatever the profile's timeout
 
 
 def parse_extra_body(text: str) -> dict:
@@ -62,30 +62,6 @@ def parse_extra_body(text: str) -> dict:
     if not isinstance(value, dict):
         raise ValueError("must be a JSON object, e.g. {\"skip_special_tokens\": false}")
     return value
-
-
-def probe_connection(base_url: str, model: str, api_key: str, timeout_s: float, extra_body: dict) -> str:
-    """One chat request of a few tokens; returns a one-line report, raises on failure."""
-    import openai
-
-    client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0, timeout=timeout_s)
-    started = time.perf_counter()
-    try:
-        response = client.chat.completions.create(
-            model=model, messages=[{"role": "user", "content": "Reply with the word OK."}], max_tokens=8,
-            temperature=0, extra_body=extra_body or None)
-    finally:
-        client.close()
-    ms = (time.perf_counter() - started) * 1000
-    choice = response.choices[0] if response.choices else None
-    text = ((choice.message.content or "") if choice and choice.message else "").strip()
-    return f"Connected: {response.model or model} answered {text[:60]!r} in {ms:.0f} ms"
-
-
-def describe_error(exc: BaseException) -> str:
-    status = getattr(exc, "status_code", None)
-    message = getattr(exc, "message", None) or str(exc)
-    return f"Failed: {'HTTP ' + str(status) + ': ' if status else type(exc).__name__ + ': '}{str(message)[:300]}"
 
 
 class AgentProfileDialog(QDialog):
@@ -176,6 +152,9 @@ class AgentProfileDialog(QDialog):
         self.test_result = QLabel()
         self.test_result.setWordWrap(True)
         self.test_result.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.tester = EndpointTester(self.test_button, self.test_result, self,
+                                     can_test=lambda: self.kind.currentText() == "openai")
+        self.tester.finished.connect(self.testFinished)
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #d04040")
@@ -333,35 +312,22 @@ class AgentProfileDialog(QDialog):
         return True
 
     # test connection ------------------------------------------------------------------
-    def _key_for_test(self, name: str) -> str:
-        source = self.key_source.currentData()
-        if source == "keyring" and self.key_field.text():
-            return self.key_field.text()  # not stored yet: test before saving
-        return secrets.resolve_key(name or "(unnamed)", self.api_key_env.text().strip() if source == "env" else "",
-                                   source == "keyring")
-
     def test_connection(self) -> None:
+        """The endpoint as this dialog describes it (agents/endpoint_check.py), not yet saved: a key typed
+        here is used as is, a stored one is read by the test."""
         try:
             extra = parse_extra_body(self.extra_body.toPlainText())
             base_url, model = self.base_url.text().strip(), self.model.text().strip()
-            if not base_url or not model:
-                raise ValueError("give a base URL and a model first")
-            key = self._key_for_test(self.name.text().strip())
-        except Exception as exc:  # a missing key, a bad field: shown, not raised
-            self._test_done(False, f"Failed: {exc}")
+            check_fields(base_url, model)
+        except ValueError as exc:  # a bad field: shown, not raised
+            self.tester.show(False, str(exc))
             return
-        timeout = min(self.timeout.value(), TEST_TIMEOUT_S)
-        self.test_button.setEnabled(False)
-        self.test_result.setText("Testing…")
-        run_in_background(self, lambda: probe_connection(base_url, model, key, timeout, extra),
-                          lambda text: self._test_done(True, text),
-                          lambda exc: self._test_done(False, describe_error(exc)))
-
-    def _test_done(self, ok: bool, message: str) -> None:
-        self.test_button.setEnabled(self.kind.currentText() == "openai")
-        self.test_result.setStyleSheet("" if ok else "color: #d04040")
-        self.test_result.setText(message)
-        self.testFinished.emit(ok, message)
+        source, typed = self.key_source.currentData(), self.key_field.text()
+        name, env = self.name.text().strip() or "(unnamed)", self.api_key_env.text().strip()
+        check = EndpointCheck(base_url, model, typed if source == "keyring" else "", extra_body=extra,
+                              timeout_s=min(self.timeout.value(), TEST_TIMEOUT_S))
+        self.tester.start(check, lambda: secrets.resolve_key(name, env if source == "env" else "",
+                                                             source == "keyring"))
 
     # save ---------------------------------------------------------------------------
     def save(self) -> bool:

@@ -1,7 +1,7 @@
 """Runs executed off the UI thread, reported to it at most ~10 times a second per run.
 
-api.execute_run() blocks (the engine runs its own asyncio loop in a thread), so each run gets a plain
-Python thread here. The runner's progress callback fires once per answer - up to hundreds a
+api.execute_run() blocks (the engine runs its own asyncio loop in a thread), so each run is a Task
+(ui/tasks.py: a daemon thread, so a run still writing when the window quits does not abort the process). The runner's progress callback fires once per answer - up to hundreds a
 second - on the runner's loop thread; it only copies the status into the job (no Qt call, no
 lock: one reference assignment). A QTimer on the UI thread looks at the jobs every
 INTERVAL_MS and emits signals for those that moved. So the UI thread never waits on a run,
@@ -17,8 +17,8 @@ share one GIL; measured with benchmarks/ui_latency.py):
 * While runs stream, the GIL switch interval is 1 ms instead of 5 (restored after the last run):
   the UI thread gives the GIL up on every SQLite and many Qt calls and then waits up to one
   interval to get it back from the busy runner threads.
-* The HTTP stack is imported and warmed up on a background thread when a controller is created
-  (a project opens), not by the first request of the first run.
+* The HTTP stack is imported and warmed up in a Task when a controller is created (a project opens),
+  not by the first request of the first run.
 
 Cancel sets the run's threading.Event: the runner drops in-flight requests within ~50 ms,
 writes what it has, and marks the run cancelled. Resume is `start(run_id)` again: the runner
@@ -43,6 +43,7 @@ from desktop_app.runs.engine import USER_ERRORS
 from desktop_app.runs.state import RunProgress
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
+from desktop_app.ui.tasks import Task
 
 log = logging.getLogger(__name__)
 INTERVAL_MS = 100
@@ -74,7 +75,7 @@ def warm_up_network_stack() -> None:
         except Exception:  # only an optimisation: the run imports what it needs anyway
             log.debug("warm-up failed", exc_info=True)
 
-    threading.Thread(target=work, name="network-warm-up", daemon=True).start()
+    Task(lambda _progress: work(), name="network-warm-up").start()
 
 
 def _run_started() -> None:
@@ -97,7 +98,7 @@ def _run_ended() -> None:
 class _Job:
     run_id: int
     cancel: threading.Event = field(default_factory=threading.Event)
-    thread: threading.Thread | None = None
+    task: Task | None = None
     status: RunProgress | None = None  # the latest copy, written by the runner's thread
     shown: int = -1  # status.done when the UI last heard of it
     finished: bool = False  # set last by the worker thread
@@ -176,10 +177,10 @@ class RunController(QObject):
             finally:
                 job.finished = True
 
-        job.thread = threading.Thread(target=work, name=f"run-controller-{run_id}", daemon=True)
+        job.task = Task(lambda _progress: work(), self, name=f"run-{run_id}")
         _run_started()
         self._jobs[run_id] = job
-        job.thread.start()
+        job.task.start()
         self._timer.start()
         self.runStarted.emit(run_id)
         return True
@@ -197,8 +198,8 @@ class RunController(QObject):
             job.cancel.set()
         deadline = time.monotonic() + timeout
         for job in list(self._jobs.values()):
-            if job.thread is not None:
-                job.thread.join(max(0.0, deadline - time.monotonic()))
+            if job.task is not None:
+                job.task.wait(max(0.0, deadline - time.monotonic()))
         self._poll()
 
     # state ------------------------------------------------------------------------

@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (
     QRadioButton,
     QVBoxLayout,
 )
-from sqlalchemy import select
 
 from desktop_app import api
 from desktop_app.agents.estimate import Estimate, Selection, count_selection, estimate_run, human_tokens
@@ -49,11 +48,10 @@ from desktop_app.agents.profiles import (
 from desktop_app.runs.engine import Plan, RunRequest
 from desktop_app.runs.protocols import PROTOCOLS
 from desktop_app.runs.selection import DEFAULT_STATUSES, with_default_statuses
-from desktop_app.store import models as m
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter
-from desktop_app.ui.eval.background import run_in_background
+from desktop_app.store.queries import EpisodeFilter, splits
 from desktop_app.ui.eval.browse_options import BrowseOptionsBox
+from desktop_app.ui.tasks import run_in_background
 
 # protocols whose options say how a recorded screen is shown to the agent (the capability probes)
 OBSERVED_PROTOCOLS = tuple(name for name, p in PROTOCOLS.items()
@@ -389,7 +387,7 @@ class RunDialog(QDialog):
 
     def _splits(self) -> list[str]:
         with self.project.reading() as s:
-            return [v for v in s.execute(select(m.Episode.split).distinct().order_by(m.Episode.split)).scalars() if v]
+            return [v for v in splits(s) if v]
 
     def _changed(self, *_) -> None:
         for check in self.pattern_checks.values():

@@ -30,19 +30,17 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from sqlalchemy import func, select
 
 from desktop_app import api
 from desktop_app.runs.engine import RunRequest, error_kinds
 from desktop_app.runs.evaluate import summary_lines
 from desktop_app.runs.protocols import PROTOCOLS
 from desktop_app.runs.state import RESUMABLE, RunState, error_summary
-from desktop_app.store import models as m
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter
-from desktop_app.ui.eval.background import run_in_background
+from desktop_app.store.queries import EpisodeFilter, runs_with_tallies
 from desktop_app.ui.eval.colours import run_colour, swatch
 from desktop_app.ui.eval.run_controller import RunController
+from desktop_app.ui.tasks import run_in_background
 
 __all__ = ["RunController", "RunsPanel", "RunRow", "load_run_rows"]
 
@@ -100,13 +98,8 @@ class RunRow:
 def load_run_rows(project: Project) -> list[RunRow]:
     """Every run with its prediction tally: a few grouped queries, no predictions loaded."""
     with project.reading() as s:
-        runs = list(s.execute(select(m.Run).order_by(m.Run.id)).scalars())
-        tally: dict[int, dict[str, int]] = {}
-        for run_id, verdict, n in s.execute(select(m.Prediction.run_id, m.Prediction.verdict, func.count())
-                                            .group_by(m.Prediction.run_id, m.Prediction.verdict)):
-            tally.setdefault(run_id, {})[verdict] = n
         rows = [RunRow(run.id, run.name, run.agent, run.pattern, run.model, run.status, run.samples,
-                       tally.get(run.id, {}), run.failure, run.protocol, excluded=run.excluded) for run in runs]
+                       tally, run.failure, run.protocol, excluded=run.excluded) for run, tally in runs_with_tallies(s)]
     kinds = error_kinds(project, [r.id for r in rows])
     for row in rows:
         row.errors = error_summary(kinds[row.id])

@@ -37,8 +37,8 @@ from PySide6.QtWidgets import (
 
 from desktop_app import api
 from desktop_app.runs.text import NO_DATA, pct
-from desktop_app.ui.eval.background import run_in_background
 from desktop_app.ui.judge.trajectory_view import EMPTY, PLAIN
+from desktop_app.ui.tasks import run_in_background
 
 FNR_COLOUR = QColor("#CC3311")  # Tol red: the costly error
 FNR_TINT = QColor(204, 51, 17, 38)

@@ -14,10 +14,10 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QStackedWidget
 
-from desktop_app.ui.eval.background import wait_all as wait_background
 from desktop_app.ui.judge.agreement_view import AgreementView
 from desktop_app.ui.judge.filmstrip_frames import wait_all
 from desktop_app.ui.judge.trajectory_view import TrajectoryView
+from desktop_app.ui.tasks import wait_all as wait_background
 
 PAGES = ("annotate", "label", "agreement")
 

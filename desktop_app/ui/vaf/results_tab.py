@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
-from desktop_app.ui.eval.background import run_in_background
+from desktop_app.ui.tasks import run_in_background
 from desktop_app.ui.vaf.calls import error_text
 from desktop_app.ui.vaf.click_map import ClickMap
 from desktop_app.ui.vaf.heatmap import HeatmapWidget

@@ -1,0 +1,212 @@
+"""Opening and closing projects (the File menu: open a folder or a server, new, recent, import, export):
+an opened project gets its workspace, sample list, properties, filmstrip and evaluation panels, all
+connected; closing it ends the visit, stops its runs and lets every one of them go. Only wiring:
+projects are store/project.py's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import shiboken6
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from desktop_app.secrets import redact
+from desktop_app.settings import save_settings
+from desktop_app.store.label_set import labels
+from desktop_app.store.project import Project, ProjectError, is_project_folder
+from desktop_app.store.queries import last_edited_by
+from desktop_app.ui.browser import SampleBrowser
+from desktop_app.ui.filmstrip import Filmstrip
+from desktop_app.ui.properties import PropertiesPanel
+from desktop_app.ui.thumbnail_grid import ThumbnailGrid
+from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
+from desktop_app.ui.workspace import Workspace
+
+if TYPE_CHECKING:
+    from desktop_app.ui.main_window import MainWindow
+
+
+class ProjectWiring(QObject):
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.window = window
+        self.new_project_dialog: QFileDialog | None = None
+
+    # opening ----------------------------------------------------------------------------------------
+    def open(self, location: str | Path, media: str | None = None) -> bool:
+        window, settings = self.window, self.window.settings
+        media = media or settings.server_media.get(str(location))  # a server project from Recent
+        try:
+            project = Project.open(location, media)
+        except (ProjectError, Exception) as exc:  # a bad folder or database must not take the window down
+            QMessageBox.warning(window, "Cannot open project", redact(f"{location}\n\n{exc}"))
+            return False
+        self.close()
+        window.project = project
+        window.ws = ws = Workspace(project, window.annotator_name(), window)
+        window.scene.set_own_labels(labels(project.engine)[3:])
+        window.browser = browser = SampleBrowser(project, annotator=ws.actor)
+        window.properties = PropertiesPanel(ws, settings.palette)
+        window.filmstrip = Filmstrip(ws)
+        window.left_tabs.insertTab(0, browser, "Samples")
+        # the same samples as thumbnails: the list's own model and selection, so either one moves the other
+        window.grid = ThumbnailGrid(browser, settings.palette)
+        window.left_tabs.insertTab(1, window.grid, "Thumbnails")
+        window.grid.opened.connect(lambda _id: window.view.setFocus())
+        window.right_tabs.insertTab(0, window.properties, "Properties")
+        window.left_tabs.setCurrentIndex(0)
+        window.right_tabs.setCurrentIndex(0)
+        window.filmstrip_host.addWidget(window.filmstrip)
+        self._connect(project, ws, browser)
+        window.evaluation.open(project)
+        # short tab titles: four tabs share the dock's width; the tooltips say what they are
+        tabs = window.right_tabs
+        tabs.addTab(window.a11y, "Tree")
+        tabs.setTabToolTip(tabs.indexOf(window.a11y), "The screen's accessibility tree")
+        tabs.addTab(window.task_panel, "Task")
+        tabs.setTabToolTip(tabs.indexOf(window.task_panel), "A recorded task's evaluators and the step's completion "
+                                                            "label")
+        browser.episodeSelected.connect(ws.load_episode)
+        browser.boxStep.connect(lambda step: (window.view.setFocus(), window.editing.cycle_box(step)))
+        window.properties.boxesSelected.connect(window.step_view.list_selection)
+        window.filmstrip.stepChosen.connect(ws.load_step)
+        window.a11y.set_workspace(ws)
+        window.task_panel.set_workspace(ws)
+        self._remember(project)
+        window.setWindowTitle(f"{project.name} - ScreenLab")
+        window.status.annotator.setText(f"Annotator: {ws.actor}")
+        window.status.set_saved(True)
+        with project.reading() as session:  # back to the screen this annotator changed last
+            last = last_edited_by(session, ws.actor)
+        row = browser.model.row_of(last) if last is not None else None
+        browser.select_row(row or 0)
+        if browser.model.rowCount() == 0:
+            ws.load_episode(None)
+        return True
+
+    def _connect(self, project: Project, ws: Workspace, browser: SampleBrowser) -> None:
+        window, undo, redo = self.window, self.window.actions_by_id["edit.undo"], self.window.actions_by_id["edit.redo"]
+        window.step_view.connect_workspace(ws)
+        ws.connectionLost.connect(lambda message: window.connection_banner.lost(project, message))
+        ws.navigated.connect(browser.select_episode)
+        ws.navigated.connect(lambda _id: window.grid and window.grid.follow_browser())  # select_episode is quiet
+        ws.stateChanged.connect(lambda *_: window.browser and window.browser.reload_queues())
+        ws.undo_stack.canUndoChanged.connect(undo.setEnabled)
+        ws.undo_stack.canRedoChanged.connect(redo.setEnabled)
+        undo.setEnabled(False)
+        redo.setEnabled(False)
+
+    def _remember(self, project: Project) -> None:
+        settings = self.window.settings
+        location = str(project.folder or project.url)  # a URL without its password (store/db.py)
+        if project.folder is None and not project.media.in_database:
+            settings.server_media[location] = str(project.media.root)
+        settings.add_recent(location)
+        save_settings(settings)
+
+    # closing ----------------------------------------------------------------------------------------
+    def close(self) -> None:
+        window = self.window
+        if window.project is None:
+            return
+        window.set_review_mode(False)
+        window.connection_banner.stop()
+        if window.ws is not None:
+            window.ws.end_visit()  # the time on the last screen counts too
+        window.evaluation.close()
+        if window.grid is not None:
+            window.grid.shutdown()  # its decodes in flight are dropped, not delivered to a deleted widget
+            window.grid.deleteLater()
+            window.grid = None
+        window.scene.reset()
+        window.left_tabs.clear()
+        window.right_tabs.clear()
+        for widget in (window.browser, window.properties):
+            if widget is not None:
+                widget.deleteLater()
+        if window.filmstrip is not None:
+            window.filmstrip.deleteLater()
+            window.filmstrip = None
+        if window.ws is not None:
+            window.ws.undo_stack.clear()
+            window.ws.deleteLater()
+        window.judge.set_project(None)
+        window.a11y.set_workspace(None)
+        window.task_panel.set_workspace(None)
+        if window.vaf_window is not None and shiboken6.isValid(window.vaf_window):
+            window.vaf_window.close()  # it reads and writes this project
+        window.vaf_window = None
+        window.status.ocr.clear()  # the figures were about this project's screens
+        window.project.close()
+        window.project = window.ws = window.browser = window.properties = None
+
+    # the File menu ----------------------------------------------------------------------------------
+    def choose(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self.window, "Open a ScreenLab project folder")
+        if folder:
+            self.open(folder)
+
+    def open_server(self) -> None:
+        from desktop_app.ui.server_dialog import ServerDialog
+
+        dialog = ServerDialog(self.window.settings, self.window)
+        dialog.chosen.connect(lambda url, media: self.open(url, media))
+        dialog.createRequested.connect(self.new_server_project)
+        dialog.open()
+
+    def new_server_project(self, url: str, media: str, in_database: bool) -> None:
+        try:
+            Project.init(url, media or None, media_in_database=in_database).close()
+        except Exception as exc:  # a server that refuses, a database that already holds a project
+            QMessageBox.warning(self.window, "New project on a server", redact(str(exc)))
+            return
+        self.open(url, media or None)
+
+    def new(self) -> None:
+        """Choose an empty folder or type the name of a new one (it is created)."""
+        dialog = QFileDialog(self.window, "New project: choose an empty folder or type a new name")
+        dialog.setAcceptMode(QFileDialog.AcceptSave)  # a name that does not exist yet is allowed
+        dialog.setFileMode(QFileDialog.AnyFile)
+        dialog.setOption(QFileDialog.DontConfirmOverwrite)
+        dialog.setLabelText(QFileDialog.Accept, "Create")
+        dialog.fileSelected.connect(self.create)
+        self.new_project_dialog = dialog
+        dialog.open()
+
+    def create(self, folder: str) -> None:
+        path = Path(folder)
+        if path.exists() and (not path.is_dir() or is_project_folder(path) or any(path.iterdir())):
+            QMessageBox.warning(self.window, "New project", f"{path} is not an empty folder; choose an empty one or "
+                                                            "type a new name.")
+            return
+        try:
+            Project.init(path).close()
+        except Exception as exc:
+            QMessageBox.warning(self.window, "New project", str(exc))
+            return
+        self.open(path)
+
+    def fill_recent(self, menu) -> None:
+        menu.clear()
+        for location in self.window.settings.recent_projects:
+            action = menu.addAction(location)
+            action.triggered.connect(lambda _=False, loc=location: self.open(loc))
+        if not self.window.settings.recent_projects:
+            menu.addAction("(none)").setEnabled(False)
+
+    def import_dialog(self) -> None:
+        window = self.window
+        if window.project is None:
+            return
+        dialog = ImportDialog(window.project, window)
+        dialog.exec()
+        if dialog.report is not None and window.browser is not None:
+            window.browser.reload_choices()
+            window.browser.apply_filter()
+
+    def export_dialog(self) -> None:
+        window = self.window
+        if window.project is not None and window.browser is not None:
+            ExportDialog(window.project, window.browser.current_filter(), window).exec()

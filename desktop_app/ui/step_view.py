@@ -1,0 +1,112 @@
+"""The workspace's step on screen: its image and boxes on the canvas (or what the empty canvas says), the
+OCR, the agents' answers and the tree for it, boxes put and removed by edits, and one selection shared by
+the canvas, the properties' list and the tree. Only wiring: what a step holds comes from the workspace."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QImageReader
+from PySide6.QtWidgets import QMessageBox
+
+from desktop_app.store.queries import EpisodeFilter
+
+if TYPE_CHECKING:
+    from desktop_app.ui.main_window import MainWindow
+
+
+class StepView(QObject):
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.window = window
+        self.scene, self.view = window.scene, window.view
+        self.scene.selectionChanged.connect(self.canvas_selection)
+
+    def connect_workspace(self, ws) -> None:
+        """A project opened: follow its workspace."""
+        ws.stepLoaded.connect(self.show_step)
+        ws.boxesPut.connect(self.boxes_put)
+        ws.boxesRemoved.connect(self.boxes_removed)
+        ws.written.connect(lambda: self.window.status.set_saved(True))
+        ws.written.connect(self.after_write)
+        ws.writeFailed.connect(self.write_failed)
+
+    def show_step(self) -> None:
+        window, ws = self.window, self.window.ws
+        if ws is None or ws.screen is None:
+            self.scene.load(None, 1280, 800, [], self.nothing_shown_text())
+            window.status.update_counts()
+            window.a11y.show_step()
+            return
+        path = ws.image_path()
+        reader = QImageReader(str(path))
+        image = reader.read()
+        reason = ""
+        if image.isNull():
+            where = "the project's database" if ws.project.media.in_database else f"the media folder:\n{path}"
+            reason = (f"Image missing from {where}" if not path.exists() else
+                      f"Cannot read image {path.name}: {reader.errorString()}")
+        self.scene.load(image if not image.isNull() else None, ws.screen.width, ws.screen.height,
+                        list(ws.boxes.values()), reason)
+        self.view.fit()
+        window.status.update_counts()
+        window.ocr.show_screen(window.project, ws.screen, run_if_missing=self.scene.show_suggestions)
+        window.evaluation.refresh_predictions()
+        window.a11y.show_step()
+
+    def nothing_shown_text(self) -> str:
+        """What the empty canvas says: how to go on from an empty project, a filter or a finished queue."""
+        ws, browser = self.window.ws, self.window.browser
+        if ws is not None and ws.episode is not None:
+            return "This episode has no screens"
+        if browser is None or browser.model.rowCount() > 0:
+            return "No episode selected"
+        if self.window.review_mode:
+            return "Queue done: no sample waits for review (Ctrl+Shift+V leaves the queue)"
+        if browser.current_filter() == EpisodeFilter():
+            return "This project is empty.\nFile > Import… (Ctrl+I) adds screenshots or a dataset."
+        return "No sample matches the list's filter"
+
+    # edits landing --------------------------------------------------------------------------------
+    def boxes_put(self, boxes, select: bool) -> None:
+        for box in boxes:
+            self.scene.put_box(box)
+        if select:
+            self.scene.select_ids([b.id for b in boxes if b.x1 is not None])
+        self.window.status.update_counts()
+        self.canvas_selection()
+
+    def boxes_removed(self, ids) -> None:
+        for box_id in ids:
+            self.scene.remove_box(box_id)
+        self.window.status.update_counts()
+        self.canvas_selection()
+
+    def after_write(self) -> None:
+        if self.window.browser is not None:
+            self.window.browser.model.invalidate_rows()
+        # the store re-scored the agents' answers on the edited step (ADR 0024): show the verdicts as they are
+        self.window.evaluation.refresh_predictions()
+
+    def write_failed(self, message: str) -> None:
+        self.window.status.set_saved(False, message)
+        box = QMessageBox(QMessageBox.Warning, "Not saved", message, QMessageBox.Ok, self.window)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.open()  # window-modal but non-blocking: the app keeps running
+
+    # one selection ----------------------------------------------------------------------------------
+    def canvas_selection(self) -> None:
+        window = self.window
+        window.a11y.boxes_selected(self.scene.selected_ids())
+        if window.properties is not None:
+            ids = self.scene.selected_ids()
+            # text-only actions have no canvas item: keep their list selection
+            keep = [i for i in window.properties.selected if i in window.ws.boxes and window.ws.boxes[i].x1 is None]
+            window.properties.show_selection(ids or keep)
+
+    def list_selection(self, ids) -> None:
+        self.scene.select_ids(ids)
+        drawn = [self.scene.items_by_id[i] for i in ids if i in self.scene.items_by_id]
+        if len(drawn) == 1:
+            self.view.ensureVisible(drawn[0].rect(), 40, 40)

@@ -1,0 +1,161 @@
+"""The dialogs and side windows the menus open: settings, help, the Capability menu's windows (what the agent
+reads, knowledge probes, the capability profile) and jobs (grounding tasks, their instructions), the page
+variants window. Each side window is its own window beside the main one, not modal. Only wiring: the work
+is the API's, run off the UI thread."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import shiboken6
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from desktop_app import api
+from desktop_app.settings import save_settings
+from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
+from desktop_app.ui.tasks import run_in_background
+from desktop_app.ui.theme import apply_theme
+
+if TYPE_CHECKING:
+    from desktop_app.ui.main_window import MainWindow
+
+
+class WindowDialogs(QObject):
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.window = window
+
+    def _say(self, text: str, timeout_ms: int = 0) -> None:
+        self.window.status.show_message(text, timeout_ms)
+
+    # Edit > Settings, Help ---------------------------------------------------------------------------
+    def settings(self, tab: str = "") -> None:
+        window, settings = self.window, self.window.settings
+        dialog = SettingsDialog(settings, window)
+        for index in range(dialog.tabs.count()):
+            if dialog.tabs.tabText(index) == tab:
+                dialog.tabs.setCurrentIndex(index)
+        browser = settings.browser_path
+        if not dialog.exec():
+            return
+        dialog.apply_to(settings)
+        if settings.browser_path != browser:
+            window.stop_render_service()  # the next render starts the browser chosen now
+        save_settings(settings)
+        window.apply_shortcuts()
+        apply_theme(QApplication.instance(), settings.theme)
+        window.scene.set_palette(settings.palette)
+        if window.grid is not None:
+            window.grid.set_palette(settings.palette)
+        window.scene.set_caption_mode(settings.box_captions)
+        if window.ws is not None:
+            window.ws.actor = window.annotator_name()
+            window.status.annotator.setText(f"Annotator: {window.ws.actor}")
+        if window.properties is not None:
+            window.properties.palette = settings.palette
+            window.properties.refresh()
+        window.judge.settings_changed()
+
+    def welcome(self) -> None:
+        from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
+
+        settings = self.window.settings
+        dialog = WelcomeDialog(settings.shortcuts, self.window)
+        dialog.dont_show.setChecked(not should_show_welcome(settings))
+        dialog.exec()
+        dialog.apply_to(settings)
+        save_settings(settings)
+
+    def shortcuts(self) -> None:
+        ShortcutsDialog(self.window.settings.shortcuts, self.window).exec()
+
+    def about(self) -> None:
+        from desktop_app import __version__
+
+        QMessageBox.about(self.window, "About ScreenLab", f"ScreenLab {__version__}\nLabel screens, synthesize "
+                          "distracting screens and evaluate GUI agents.")
+
+    # Capability: jobs ---------------------------------------------------------------------------------
+    def extract_grounding(self) -> None:
+        """One pending grounding task per distinct element action of the recorded tasks (off the UI thread)."""
+        project = self.window.project
+        if project is None:
+            return
+        self._say("Making grounding tasks…")
+        run_in_background(self.window, lambda: api.extract_grounding_tasks(project),
+                          lambda report: self._grounding_done(report.summary()),
+                          lambda exc: self._say(f"Could not make grounding tasks: {exc}", 10000))
+
+    def write_instructions(self) -> None:
+        """The LLM of Settings writes the instruction of every grounding task without one (off the UI thread)."""
+        from desktop_app.synth.llm import LlmEndpoint
+
+        endpoint = LlmEndpoint.from_settings(self.window.settings)
+        project = self.window.project
+        if project is None:
+            return
+        if endpoint is None:
+            self._say("Set an LLM endpoint first (Edit > LLM endpoint and browser)", 10000)
+            return
+        self._say(f"Writing grounding instructions with {endpoint.model}…")
+        run_in_background(self.window, lambda: api.write_grounding_instructions(project, endpoint),
+                          lambda report: self._grounding_done(report.summary()),
+                          lambda exc: self._say(f"Could not write instructions: {exc}", 10000))
+
+    def _grounding_done(self, text: str) -> None:
+        self._say(text + " · Review > Verification queue shows them", 10000)
+        if self.window.browser is not None:
+            self.window.browser.refresh()
+        if self.window.ws is not None:
+            self.window.ws.reload()  # the job wrote goals: the episode on screen must not keep a stale copy
+
+    # side windows --------------------------------------------------------------------------------------
+    def _open_beside(self, attr: str, make) -> None:
+        """A window of its own beside the main one (not modal), closed and freed by the user; the main window
+        keeps it under `attr`."""
+        window = make()
+        window.setAttribute(Qt.WA_DeleteOnClose)
+        window.show()
+        setattr(self.window, attr, window)
+
+    def show_observation(self) -> None:
+        from desktop_app.ui.observation_view import ObservationView
+
+        window = self.window
+        if window.ws is None or window.ws.step is None:
+            self._say("Select a screen first", 4000)
+            return
+        self._open_beside("observation_view", lambda: ObservationView(window.project, window.ws.step.id, window))
+
+    def show_probes(self) -> None:
+        from desktop_app.ui.probe_editor import ProbeEditor
+
+        window = self.window
+        if window.project is None or window.ws is None:
+            self._say("Open a project first", 4000)
+            return
+        self._open_beside("probe_editor", lambda: ProbeEditor(window.project, window.ws.actor, window))
+
+    def show_capability_profile(self) -> None:
+        from desktop_app.ui.capability_view import CapabilityView
+
+        window = self.window
+        if window.project is None:
+            self._say("Open a project first", 4000)
+            return
+        self._open_beside("capability_view", lambda: CapabilityView(window.project, window))
+
+    def show_page_variants(self) -> None:
+        from desktop_app.ui.vaf.window import VafWindow
+
+        window = self.window
+        if window.project is None:
+            self._say("Open a project first", 4000)
+            return
+        if window.vaf_window is not None and shiboken6.isValid(window.vaf_window):
+            window.vaf_window.raise_()  # one per project: a study being generated keeps its progress bar
+            window.vaf_window.activateWindow()
+            return
+        self._open_beside("vaf_window", lambda: VafWindow(window.project, window.render_service,
+                                                          window.annotator_name(), window))

@@ -1,0 +1,179 @@
+"""The main window's actions and menus: what each action of ui/shortcuts.py does (one table, `handlers`), the
+keys each one answers to in the current mode, and the menus that show them all with their keys."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+
+from desktop_app.ui.shortcuts import ACTIONS, NUDGES, WINDOW_GROUPS, keys_for, review_keys
+
+if TYPE_CHECKING:
+    from desktop_app.ui.main_window import MainWindow
+
+# keys that mean something else in lists and text fields: they act only while the canvas has the focus
+CANVAS_SCOPED = {"edit.next_box", "edit.prev_box", "ocr.accept", *NUDGES}
+
+
+def handlers(w: MainWindow) -> dict:
+    """Action id -> what it does. Wiring objects are looked up when the action fires, not now."""
+    edit, ws = w.editing, lambda: w.ws
+    table = {
+        "file.open": w.projects.choose, "file.new": w.new_project, "file.import": w.projects.import_dialog,
+        "file.export": w.projects.export_dialog, "file.quit": w.close,
+        "edit.undo": lambda: ws() and ws().undo_stack.undo(), "edit.redo": lambda: ws() and ws().undo_stack.redo(),
+        "edit.draw": edit.toggle_draw, "edit.select_mode": edit.escape, "edit.delete": edit.delete_selected,
+        "edit.duplicate": edit.duplicate_selected, "edit.copy": edit.copy_selected, "edit.paste": edit.paste,
+        "edit.select_all": lambda: w.scene.select_ids(w.scene.items_by_id),
+        "edit.next_box": lambda: edit.cycle_box(1), "edit.prev_box": lambda: edit.cycle_box(-1),
+        "label.gold": lambda: edit.set_label("gold"), "label.distracted": lambda: edit.set_label("distracted"),
+        "label.other": lambda: edit.set_label("other"),
+        **{f"label.{n}": lambda _checked=False, n=n: edit.set_own_label(n) for n in range(4, 10)},
+        "nav.prev": lambda: w.browser and w.browser.step(-1), "nav.next": lambda: w.browser and w.browser.step(1),
+        "nav.prev_step": lambda: edit.go_step(-1), "nav.next_step": lambda: edit.go_step(1),
+        "nav.search": lambda: w.browser and w.browser.search.setFocus(),
+        "work.done": w.team.done_and_next, "work.skip": w.team.skip_and_next, "work.reopen": w.team.reopen,
+        "edit.snap": edit.snap_selected, "ocr.toggle": w.suggestions.toggle,
+        "ocr.run": lambda: w.ocr.run(refresh=True), "ocr.accept": w.suggestions.accept_selected,
+        "view.zoom_in": w.view.zoom_in, "view.zoom_out": w.view.zoom_out, "view.fit": w.view.fit,
+        "view.actual": w.view.actual_size, "help.shortcuts": w.dialogs.shortcuts,
+        "review.mode": w.reviewing.toggle,
+        "review.accept": lambda: w.review and w.review.accept_current(),
+        "review.reject": lambda: w.review and w.review.reject_current(),
+        "review.edit": lambda: w.review and w.review.focus_texts(),
+        "review.apply": lambda: w.review and w.review.apply_texts(),
+        "review.regenerate": lambda: w.review and w.review.regenerate(),
+        "judge.label": lambda: w.judge.toggle("label"), "judge.agreement": lambda: w.judge.toggle("agreement"),
+        "tree.snap": w.a11y.snap_selected, "tree.promote": w.a11y.promote_selected, "tree.flag": w.a11y.flag_current,
+    }
+    for direction, (dx, dy) in NUDGES.items():
+        table[direction] = lambda _checked=False, dx=dx, dy=dy: edit.nudge(dx, dy)
+    return table
+
+
+def make_actions(w: MainWindow) -> dict[str, QAction]:
+    table, actions = handlers(w), {}
+    for spec in ACTIONS:
+        action = QAction(spec.text, w)
+        action.triggered.connect(table[spec.id])
+        if spec.id in CANVAS_SCOPED:
+            action.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+            w.view.addAction(action)
+        else:
+            action.setShortcutContext(Qt.WindowShortcut)
+            w.addAction(action)
+        actions[spec.id] = action
+    return actions
+
+
+def apply_shortcuts(w: MainWindow) -> None:
+    """In the verification queue the review keys (Y, N, E, G, Ctrl+Enter) take over; elsewhere they are off.
+    While a trajectory page hides the canvas, only the window's own keys (File, Help, Trajectories) stay:
+    Ctrl+Z or Ctrl+D must not edit boxes nobody sees."""
+    taken = review_keys(w.settings.shortcuts) if w.review_mode else set()
+    judge = getattr(w, "judge", None)
+    canvas_hidden = judge is not None and judge.current() != "annotate"
+    for spec in ACTIONS:
+        keys = keys_for(spec.id, w.settings.shortcuts)
+        if spec.mode == "review":
+            keys = keys if w.review_mode else ()
+        else:
+            keys = tuple(k for k in keys if k.lower() not in taken)
+        if canvas_hidden and spec.group not in WINDOW_GROUPS:
+            keys = ()
+        w.actions_by_id[spec.id].setShortcuts([QKeySequence(k) for k in keys])
+
+
+def make_menus(w: MainWindow) -> None:
+    a, bar = w.actions_by_id, w.menuBar()
+    menu = bar.addMenu("&File")
+    for key in ("file.open", "file.new"):
+        menu.addAction(a[key])
+    menu.addAction("Open project on a server…").triggered.connect(w.open_server_project)
+    recent = menu.addMenu("Recent projects")
+    recent.aboutToShow.connect(lambda: w.projects.fill_recent(recent))
+    menu.addSeparator()
+    menu.addAction(a["file.import"])
+    menu.addAction(a["file.export"])
+    menu.addSeparator()
+    menu.addAction(a["file.quit"])
+
+    menu = bar.addMenu("&Edit")
+    for key in ("edit.undo", "edit.redo", None, "edit.draw", "edit.select_mode", "edit.delete",
+                "edit.duplicate", "edit.copy", "edit.paste", "edit.select_all", "edit.snap", None,
+                "label.gold", "label.distracted", "label.other", *(f"label.{n}" for n in range(4, 10))):
+        menu.addSeparator() if key is None else menu.addAction(a[key])
+    move = menu.addMenu("Move selected boxes")  # the arrow keys, findable like every other key
+    for key in NUDGES:
+        move.addAction(a[key])
+    menu.addSeparator()
+    menu.addAction("Labels of this project…").triggered.connect(w.labels_dialog)
+    menu.addAction("Settings...").triggered.connect(lambda: w.dialogs.settings())
+    menu.addAction("LLM endpoint and browser...").triggered.connect(lambda: w.dialogs.settings(tab="LLM && browser"))
+
+    menu = bar.addMenu("&View")
+    for key in ("view.zoom_in", "view.zoom_out", "view.fit", "view.actual"):
+        menu.addAction(a[key])
+    w.captions_action = menu.addAction("Show captions")
+    w.captions_action.setCheckable(True)
+    w.captions_action.setChecked(True)
+    w.captions_action.toggled.connect(w.show_captions)
+    menu.addSeparator()
+    a["ocr.toggle"].setCheckable(True)
+    a["ocr.toggle"].setChecked(w.scene.show_suggestions)
+    for key in ("ocr.toggle", "ocr.run", "ocr.accept"):
+        menu.addAction(a[key])
+    w.model_suggestions_action = menu.addAction("Suggestions from the shown runs' answers")
+    w.model_suggestions_action.setCheckable(True)
+    w.model_suggestions_action.setToolTip("Pre-labelling: run your grounding model on the samples (Runs > New "
+                                          "run…), tick its run, and its answers are offered here as boxes to accept "
+                                          "(Enter) or dismiss (Backspace)")
+    w.model_suggestions_action.toggled.connect(lambda _on: w.suggestions.refresh())
+    menu.addSeparator()
+    menu.addAction(w.left.toggleViewAction())
+    menu.addAction(w.right.toggleViewAction())
+    w.dashboard_action = menu.addAction("Dashboard")
+    w.dashboard_action.setCheckable(True)
+    w.dashboard_action.toggled.connect(w.evaluation.show_dashboard)
+
+    menu = bar.addMenu("&Navigate")
+    for key in ("nav.prev", "nav.next", "nav.prev_step", "nav.next_step", "nav.search",
+                "edit.next_box", "edit.prev_box"):
+        menu.addAction(a[key])
+
+    menu = bar.addMenu("&Capability")  # recorded app screens (Sphinx)
+    menu.addAction("Show accessibility tree").triggered.connect(w.show_a11y)
+    w.observe_action = menu.addAction("What the agent reads…")
+    w.observe_action.triggered.connect(w.dialogs.show_observation)
+    menu.addSeparator()
+    for key in ("tree.snap", "tree.promote", "tree.flag"):
+        menu.addAction(a[key])
+    menu.addSeparator()
+    menu.addAction("Make grounding tasks from recorded tasks").triggered.connect(w.dialogs.extract_grounding)
+    menu.addAction("Write grounding instructions with the LLM").triggered.connect(w.dialogs.write_instructions)
+    w.probes_action = menu.addAction("Knowledge probes…")
+    w.probes_action.triggered.connect(w.dialogs.show_probes)
+    menu.addSeparator()
+    w.profile_action = menu.addAction("Capability profile…")
+    w.profile_action.triggered.connect(w.dialogs.show_capability_profile)
+
+    menu = bar.addMenu("&Review")
+    a["review.mode"].setCheckable(True)
+    menu.addAction(a["review.mode"])
+    menu.addSeparator()
+    for key in ("review.accept", "review.reject", "review.edit", "review.apply", "review.regenerate"):
+        menu.addAction(a[key])
+    w.team.add_menu(bar)
+
+    menu = bar.addMenu("&Variants")  # page variants and browsing agents (VAF)
+    w.variants_action = menu.addAction("Page variants…")
+    w.variants_action.setToolTip("Restyle one item of a web page, verify the variants, see how browsing agents "
+                                 "react")
+    w.variants_action.triggered.connect(w.dialogs.show_page_variants)
+
+    menu = bar.addMenu("&Help")
+    menu.addAction(a["help.shortcuts"])
+    menu.addAction("Welcome...").triggered.connect(w.dialogs.welcome)
+    menu.addAction("About ScreenLab").triggered.connect(w.dialogs.about)

@@ -1,0 +1,74 @@
+"""The main window's status bar: OCR's state, where the list and the step stand, the mode and the next
+box's label, the cursor and the zoom, whether the last change was saved, and who is annotating."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QPointF
+from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton
+
+if TYPE_CHECKING:
+    from desktop_app.ui.main_window import MainWindow
+
+
+class WindowStatus(QObject):
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.window = window
+        self.position = QLabel("x -, y -")
+        self.zoom = QLabel("100 %")
+        self.counts = QLabel()
+        self.mode = QLabel()
+        self.saved = QLabel()
+        self.annotator = QLabel()
+        self.ocr = QLabel()
+        self.ocr_progress = QProgressBar()
+        self.ocr_progress.setRange(0, 0)  # busy indicator: one screen takes about a second
+        self.ocr_progress.setMaximumWidth(80)
+        self.ocr_cancel = QPushButton("Cancel OCR")
+        self.ocr_cancel.setFlat(True)
+        self.ocr_cancel.clicked.connect(lambda: window.ocr.cancel())
+        for widget in (self.ocr_progress, self.ocr_cancel):
+            widget.hide()
+        for widget in (self.ocr, self.ocr_progress, self.ocr_cancel, self.counts, self.mode, self.position,
+                       self.zoom, self.saved, self.annotator):
+            window.statusBar().addPermanentWidget(widget)
+        window.view.zoomChanged.connect(lambda z: self.zoom.setText(f"{z * 100:.0f} %"))
+        window.scene.cursorMoved.connect(self.cursor_moved)
+
+    def show_message(self, text: str, timeout_ms: int = 0) -> None:
+        self.window.statusBar().showMessage(text, timeout_ms)
+
+    def update_mode(self) -> None:
+        scene = self.window.scene
+        mode = "Reviewing" if self.window.review_mode else "Drawing" if scene.mode == "draw" else "Select"
+        self.mode.setText(f"{mode} · next box: {scene.next_label}")
+
+    def set_saved(self, ok: bool, message: str = "") -> None:
+        if ok:
+            self.saved.setStyleSheet("color: #2e8b57")
+            self.saved.setText("All changes saved")
+        else:
+            self.saved.setStyleSheet("color: #d9534f; font-weight: bold")
+            self.saved.setText("Last change NOT saved")
+            self.show_message(message, 15000)
+
+    def update_counts(self) -> None:
+        ws, browser = self.window.ws, self.window.browser
+        if ws is None or ws.episode is None:
+            self.counts.setText("")
+            return
+        labels = [b.label for b in ws.boxes.values()]
+        text = " · ".join(f"{labels.count(k)} {k}" for k in ("gold", "distracted", "other"))
+        step = f"step {ws.step_index + 1}/{len(ws.steps)} · " if len(ws.steps) > 1 else ""
+        row = browser.current_row() + 1 if browser else 0
+        total = browser.model.rowCount() if browser else 0
+        self.counts.setText(f"{row:,}/{total:,} · {step}{len(labels)} actions: {text}")
+
+    def cursor_moved(self, pos: QPointF) -> None:
+        self.position.setText(f"x {pos.x():.0f}, y {pos.y():.0f}")
+
+    def ocr_busy(self, on: bool) -> None:
+        self.ocr_progress.setVisible(on)
+        self.ocr_cancel.setVisible(on)
