@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -101,6 +102,25 @@ def shoot_team(project: Path, out: Path) -> None:
     print(f"wrote {out}")
 
 
+def shoot_grid(project: Path, out: Path) -> None:
+    """The samples as thumbnails beside the canvas (the Thumbnails tab), the current one highlighted."""
+    app = application()
+    apply_theme(app, "light")
+    window = MainWindow(Settings(annotator="Ada", show_suggestions=False))
+    window.resize(1600, 940)
+    window.show()
+    window.open_project(project)
+    window.left.setMinimumWidth(560)
+    window.left_tabs.setCurrentWidget(window.grid)
+    window.browser.select_row(9)
+    for _ in range(40):  # the thumbnails decode off the UI thread
+        QApplication.processEvents()
+        time.sleep(0.05)
+    window.grab().save(str(out))
+    window.close()
+    print(f"wrote {out}")
+
+
 def main() -> None:
     scratch = Path(tempfile.mkdtemp()) / "demo"
     with Project.init(scratch) as project:
@@ -109,6 +129,7 @@ def main() -> None:
     shoot("dark", scratch, "demo-search-01", DOCS / "main-window-dark.png", "Download now")
     shoot_review(scratch, DOCS / "verification-queue.png")
     shoot_team(scratch, DOCS / "team-queue.png")
+    shoot_grid(scratch, DOCS / "thumbnail-grid.png")
 
 
 if __name__ == "__main__":
