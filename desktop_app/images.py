@@ -75,9 +75,27 @@ def inspect_bytes(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, name: Path 
     return ImageInfo(hashlib.sha256(data).hexdigest(), _FORMATS[fmt], width, height, data)
 
 
+METADATA_BYTES = 16 * 1024 * 1024  # colour profiles, text chunks, thumbnails: generous for any screenshot
+
+
+def max_file_bytes(max_pixels: int) -> int:
+    """The most a picture of max_pixels can take on disk: 8 bytes a pixel (16-bit RGBA stored uncompressed)
+    and room for metadata. Anything larger is not a screenshot, and is refused before it is read."""
+    return 8 * max_pixels + METADATA_BYTES
+
+
 def inspect_file(path: Path, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageInfo:
     if path.exists() and not path.is_file():  # a pipe or a device: reading it would wait forever
         raise ImageProblem("not a regular file (a pipe or a device?)", path)
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise ImageProblem("image not found", path) from None
+    except OSError as exc:
+        raise ImageProblem(f"cannot read the file: {exc.strerror or exc}", path) from None
+    if size > max_file_bytes(max_pixels):  # a huge (or sparse) file would be read whole into memory first
+        raise ImageProblem(f"the file is {size:,} bytes, more than a picture of at most {max_pixels:,} pixels "
+                           f"takes ({max_file_bytes(max_pixels):,}); it is not a screenshot", path)
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -76,7 +76,7 @@ def test_truncated_image(populated, tmp_path, capsys):
     image.write_bytes(data[: len(data) // 2])
     path = _jsonl(tmp_path / "ed" / "data.jsonl", lines)
     err = _run_import(populated, path, "envdistraction", capsys)
-    assert f"{path}, line 2, field 'image'" in err and "truncated" in err
+    assert f"{path}, line 2, field 'modified_file'" in err and "truncated" in err
 
 
 def _png_header_only(path, width, height):
@@ -94,7 +94,7 @@ def test_image_over_the_pixel_limit(populated, tmp_path, capsys):
     _png_header_only(tmp_path / "ed" / "images" / "popupbox_2b" / "m2.png", 60_000, 60_000)
     path = _jsonl(tmp_path / "ed" / "data.jsonl", lines)
     err = _run_import(populated, path, "envdistraction", capsys)
-    assert f"{path}, line 2, field 'image'" in err
+    assert f"{path}, line 2, field 'modified_file'" in err
     assert "over the limit" in err and "3600000000 pixels" in err
 
 

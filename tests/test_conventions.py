@@ -5,7 +5,10 @@ Expected points are computed by hand in the comments, from the convention's spac
 
 from __future__ import annotations
 
+import json
 import math
+import random
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -625,3 +628,115 @@ def test_a_coordinate_that_is_not_finite_is_no_point():
         parsed = finish("raw", Found(name="click", coords=coords), "abs_px_original", Geometry(1280, 800))
         assert parsed.wrong_format and parsed.point is None
         assert parsed.extra["geometry_error"] == "a coordinate is not a finite number"
+
+
+# --------------------------------------------------------------------------- generated answers (issue 20)
+# Answers shaped like JSON a model writes, but hostile: wrong types, numbers past 1e308 or 4,300 digits, NaN,
+# 1 MB strings, JSON inside JSON strings, hundreds of nested lists, lone surrogates, each in the envelopes the
+# families use. Driven by a random.Random (hypothesis' here, a seeded one in benchmarks/reliability.py).
+
+ANSWER_KEYS = ["action_type", "action", "point", "coordinate", "coordinate2", "bbox_2d", "point_2d", "box",
+               "position", "x", "y", "name", "arguments", "start_box", "end_box", "element", "text", "content",
+               "question", "value", "direction", "keys", "key", "status", "label", "time", "button", "app_name",
+               "pixels", "result_id", "title"]
+ACTION_NAMES = ["click", "left_click", "CLICK", "type", "type_text", "input_text", "ask", "ASK", "call_user",
+                "scroll", "SCROLL", "key", "hotkey", "terminate", "swipe", "long_press", "system_button", "open",
+                "wait", "INPUT", "TAP", "finished", "computer_use", "mobile_use", "drag", "", "Click result 3"]
+NUMBER_TEXTS = ["0", "1", "-3", "0.5", "500", "999", "1000", "1e400", "-1e400", "NaN", "Infinity", "-Infinity",
+                "1e308", "9" * 400, "9" * 5000, "18446744073709551616", "-0", "1E2", "00012"]
+ENVELOPES = ["{}", "<tool_call>\n{}\n</tool_call>", "```json\n{}\n```", "Thought: ok\nAction: click(start_box='{}')",
+             "Action: {}", "In conclusion, the next action is {}.", "actions:\nCLICK <point>{}</point>",
+             "Grounded Operation: CLICK(box={}, element_type='x')", "[{}]", "{} {}", "ASK: {}"]
+
+
+class _Answer:
+    """One generated answer: JSON-like text built by hand, so it can hold what json.dumps cannot."""
+
+    def __init__(self, rng: random.Random, big: bool = False):
+        self.rng, self.big = rng, big
+
+    def text(self, size: int = 12) -> str:
+        alphabet = "ab ,.:;()[]{}<>'\"\\-_=0123456789xyXY\n\t" + "，图片\u202e\u200b\x00\ud800é"
+        return "".join(self.rng.choice(alphabet) for _ in range(self.rng.randrange(size + 1)))
+
+    def string(self) -> str:
+        choice = self.rng.randrange(8)
+        if choice == 0:
+            return json.dumps(self.rng.choice(ACTION_NAMES))
+        if choice == 1:
+            return json.dumps(self.text())
+        if choice == 2:  # JSON inside a JSON string, as Qwen's "arguments" sometimes are
+            return json.dumps(self.value(2))
+        if choice == 3:
+            return json.dumps(self.rng.choice(["(500,500)", "<point>1 2</point>", "[[1,2,3,4]]", "500, 300",
+                                               "(1e400,2)", "(" + "9" * 400 + ",1)", "<|box_start|>(1,2)"]))
+        if choice == 4:
+            return '"\\ud800' + self.text(4) + '"'  # a lone surrogate as JSON escapes it
+        if choice == 5 and self.big:
+            return json.dumps("y" * 1_000_000)  # a 1 MB string
+        return json.dumps(self.rng.choice(ANSWER_KEYS))
+
+    def value(self, depth: int = 3) -> str:
+        roll = self.rng.random()
+        if depth <= 0 or roll < 0.35:
+            return self.rng.choice([self.rng.choice(NUMBER_TEXTS), self.string(), "null", "true", "false"])
+        if roll < 0.6:
+            return "[" + ", ".join(self.value(depth - 1) for _ in range(self.rng.randrange(6))) + "]"
+        if roll < 0.65:
+            n = self.rng.choice([50, 300, 3000])
+            return "[" * n + self.rng.choice(NUMBER_TEXTS) + "]" * n
+        keys = [self.rng.choice(ANSWER_KEYS) if self.rng.random() < 0.8 else self.text(6)
+                for _ in range(self.rng.randrange(7))]
+        return "{" + ", ".join(f"{json.dumps(k)}: {self.value(depth - 1)}" for k in keys) + "}"
+
+    def answer(self) -> str:
+        kind = self.rng.randrange(5)
+        if kind == 0:
+            return self.text(200)
+        body = self.value()
+        if kind == 1:
+            body = body.replace('"', "'").replace("null", "None").replace("true", "True")  # Python-literal style
+        envelope = self.rng.choice(ENVELOPES)
+        return envelope.replace("{}", body)
+
+
+def hostile_answer(rng: random.Random, big: bool = False) -> str:
+    """A generated model answer; `big` lets it hold 1 MB strings."""
+    return _Answer(rng, big).answer()
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(CONVENTIONS)), st.randoms(use_true_random=False))
+def test_fuzz_generated_json_answers_parse_or_are_wrong_format(convention, rng):
+    check_total(convention, hostile_answer(rng))
+
+
+def test_megabyte_answers_parse_or_are_wrong_format_in_time():
+    """A 1 MB answer (a model looping, a server echoing a page) is read in linear time: seconds, not minutes."""
+    rng = random.Random(20)
+    answers = ['{"action_type": "click", "point": [1, 2], "why": "' + "y" * 1_000_000 + '"}',
+               '<tool_call>\n{"name": "computer_use", "arguments": ' + json.dumps(json.dumps(
+                   {"action": "left_click", "coordinate": [644, 406], "note": "z" * 1_000_000})) + "}\n</tool_call>",
+               "Thought: " + "(1,2) [3] {" * 100_000 + "\nAction: click(start_box='(5,5)')",
+               hostile_answer(rng, big=True)]
+    for text in answers:
+        for convention in CONVENTIONS:
+            started = time.perf_counter()
+            check_total(convention, text)
+            assert time.perf_counter() - started < 10, convention
+
+
+@pytest.mark.parametrize("text", [
+    '[{"bbox_2d": [[[[999]]]], "label": "x"}]',  # nested lists around one number flatten to one
+    '<tool_call>\n{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [1, 2, 3]}}\n</tool_call>',
+    '<tool_call>\n{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [1, 2, 3, 4, 5]}}'
+    "\n</tool_call>",
+    '{"name": "computer_use", "arguments": "' + "[" * 3000 + "]" * 3000 + '"}',  # arguments as a JSON string
+])
+def test_a_coordinate_list_that_is_neither_point_nor_box_is_wrong_format(text):
+    """Found by the generated answers: one number (or three) raised IndexError inside the parser, and arguments
+    nested thousands deep inside their JSON string a RecursionError."""
+    for convention in ("qwen25vl", "qwen3vl"):
+        action = parsed(convention, text)
+        check_total(convention, text)
+        assert action.wrong_format and action.point is None

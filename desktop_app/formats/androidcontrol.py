@@ -25,7 +25,6 @@ The step's meta keeps the original action (parsed when it was a JSON string).
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 from desktop_app.formats.records import (
@@ -33,11 +32,14 @@ from desktop_app.formats.records import (
     EpisodeRecord,
     StepRecord,
     Where,
+    finite,
+    got,
     optional,
     parse_box,
     read_json_objects,
     require,
     resolve_image,
+    shown,
 )
 from desktop_app.formats.spec import FormatSpec
 from desktop_app.formats.writing import json_number
@@ -53,10 +55,10 @@ _DROPPED = {"accessibility_trees", "screenshots", "actions", "step_instructions"
 
 
 def _number(obj: dict, key: str, where: Where, name: str) -> float:
-    value = require(obj, key, (int, float), where, name + ".")
-    if not math.isfinite(value) or value < 0:
-        raise where.error(f"expected a pixel coordinate >= 0, got {value}", f"{name}.{key}")
-    return float(value)
+    value = finite(require(obj, key, (int, float), where, name + "."))
+    if value is None or value < 0:
+        raise where.error(f"expected a pixel coordinate >= 0, got {shown(obj[key])}", f"{name}.{key}")
+    return value
 
 
 def _action(raw, where: Where, name: str) -> dict:
@@ -65,8 +67,11 @@ def _action(raw, where: Where, name: str) -> dict:
             raw = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise where.error(f"invalid JSON in the action string: {exc.msg} at column {exc.colno}", name) from None
+        except (ValueError, RecursionError):  # a number past 4,300 digits, thousands of nested lists
+            raise where.error("the action string holds a number too long or lists nested too deep to read",
+                              name) from None
     if not isinstance(raw, dict):
-        raise where.error(f"expected an object or a JSON string, got {type(raw).__name__}", name)
+        raise where.error(f"expected an object or a JSON string, got {got(raw)}", name)
     kind = require(raw, "action_type", str, where, name + ".")
     if kind not in KNOWN_ACTIONS:
         raise where.error(f"unknown action type '{kind}' (one of {', '.join(KNOWN_ACTIONS)})", name + ".action_type")
@@ -125,10 +130,10 @@ def _episode(obj, where: Where, bases: list[Path], prefix: str) -> EpisodeRecord
         name = f"{prefix}actions[{i}]"
         instruction = instructions[i]
         if not isinstance(instruction, str):
-            raise where.error(f"expected text, got {type(instruction).__name__}", f"{prefix}step_instructions[{i}]")
+            raise where.error(f"expected text, got {got(instruction)}", f"{prefix}step_instructions[{i}]")
         shot = screenshots[i]
         if not isinstance(shot, str):
-            raise where.error(f"expected an image path, got {type(shot).__name__}", f"{prefix}screenshots[{i}]")
+            raise where.error(f"expected an image path, got {got(shot)}", f"{prefix}screenshots[{i}]")
         box_name = f"{prefix}element_boxes[{i}]"
         element = None if boxes[i] is None else parse_box(boxes[i], where, box_name)
         action = _action(raw, where, name)
@@ -136,7 +141,7 @@ def _episode(obj, where: Where, bases: list[Path], prefix: str) -> EpisodeRecord
             image=resolve_image(shot, bases, where, f"{prefix}screenshots[{i}]"),
             boxes=[gold_box(action, element, where, name, box_name)],
             platform=PLATFORM, screen_source=shot, instruction=instruction,
-            meta={"action": action}, field=f"{prefix}screenshots[{i}].",
+            meta={"action": action}, field=f"{prefix}screenshots[{i}].", image_field=f"{prefix}screenshots[{i}]",
         ))
     extra = {k: v for k, v in obj.items() if k not in _DROPPED}
     if len(screenshots) == len(actions) + 1:

@@ -22,6 +22,7 @@ from desktop_app.formats.records import (
     parse_box,
     read_jsonl_objects,
     require,
+    shown,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output, json_box, path_part
@@ -66,7 +67,7 @@ def _entry(value, where: Where, name: str, label: str) -> BoxRecord:
             box = parse_box(place, where, name)
     else:
         raise where.error(
-            f'expected "text", [text, [x1, y1, x2, y2]] or [text, "{OUT_OF_SCREEN}"], got {json.dumps(value)[:80]}',
+            f'expected "text", [text, [x1, y1, x2, y2]] or [text, "{OUT_OF_SCREEN}"], got {shown(value)}',
             name)
     action = "type" if text.lower().startswith("input") else "click"
     return BoxRecord(label=label, box=box, element_text=text, action_type=action, meta=meta, field=name)
@@ -96,7 +97,8 @@ def _parse(obj, where: Where, bases: list[Path]) -> EpisodeRecord:
         goal=goal,
         scenario=scenario_of(target),
         meta={"envdistraction": {k: v for k, v in obj.items() if k not in _KNOWN}, "modified_file": modified},
-        steps=[StepRecord(image=_image(obj, where, bases), boxes=boxes, screen_source=modified)],
+        steps=[StepRecord(image=_image(obj, where, bases), boxes=boxes, screen_source=modified,
+                          image_field="modified_file")],
     )
 
 

@@ -20,9 +20,10 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from desktop_app.a11y.tree import UiTree
-from desktop_app.formats.records import EpisodeRecord, FormatError, Where
+from desktop_app.formats.records import EpisodeRecord, FormatError, Where, unstorable
 from desktop_app.images import DEFAULT_MAX_PIXELS, ImageInfo, ImageProblem, inspect_bytes, inspect_file
 from desktop_app.store import audit, label_set
+from desktop_app.store.media_sweep import sweep_orphans
 from desktop_app.store.models import (
     ACTION_TYPES,
     BOX_SOURCES,
@@ -113,6 +114,7 @@ class ImportReport:
     trees: int = 0  # accessibility trees stored (a screen that has one keeps it)
     duplicates: list[tuple[str, str]] = field(default_factory=list)  # (image skipped, image kept for it)
     bad_images_skipped: list[BadImage] = field(default_factory=list)  # with ImportOptions.skip_bad_images
+    orphans_swept: int = 0  # images and temporary files a killed earlier import left, removed first
 
     def summary(self) -> str:
         labels = ", ".join(f"{self.boxes[k]} {k}" for k in LABELS if self.boxes[k]) or "none"
@@ -138,6 +140,8 @@ class ImportReport:
             lines += bad_image_lines(self.bad_images_skipped, "    ")
         if self.existing_episodes_skipped:
             lines.append(f"  skipped {self.existing_episodes_skipped} episodes whose id is already in the project")
+        if self.orphans_swept:
+            lines.append(f"  removed {self.orphans_swept} image files an interrupted import had left unnamed")
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
@@ -145,7 +149,7 @@ class ImportReport:
             "format": self.format, "source": self.source, "episodes": self.episodes, "steps": self.steps,
             "screens_new": self.screens_new, "screens_reused": self.screens_reused,
             "boxes": dict(self.boxes), "duplicate_images_skipped": self.duplicate_images_skipped,
-            "existing_episodes_skipped": self.existing_episodes_skipped,
+            "existing_episodes_skipped": self.existing_episodes_skipped, "orphans_swept": self.orphans_swept,
             "trajectories": self.trajectories, "trajectory_labels": self.trajectory_labels, "captions": self.captions,
             "trees": self.trees,
             "duplicates": [{"skipped": d, "kept": k} for d, k in self.duplicates[:REPORT_LIST_CAP]],
@@ -173,40 +177,20 @@ def _existing(session, column, values: Iterable[str]) -> dict[str, int]:
     return found
 
 
-def _unstorable(value, path: str) -> str | None:
-    """Where in a value a text holds what UTF-8 cannot store (a lone surrogate from a JSON \\ud800 escape),
-    or a number that is not finite; None when all is well. Such a value would break every later export."""
-    if isinstance(value, str):
-        for ch in value:
-            if "\ud800" <= ch <= "\udfff":
-                return f"{path or 'a text'} holds a lone surrogate (U+{ord(ch):04X}), which no file can store"
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return f"{path or 'a number'} is {value}, not a finite number"
-    if isinstance(value, dict):
-        for k, v in value.items():
-            found = _unstorable(k, path) or _unstorable(v, f"{path}.{k}" if path else str(k))
-            if found:
-                return found
-    if isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            found = _unstorable(v, f"{path}[{i}]")
-            if found:
-                return found
-    return None
-
-
 def _check_text(record: EpisodeRecord) -> None:
     where = record.where
     parts = [("id", record.key), ("goal", record.goal), ("scenario", record.scenario), ("split", record.split),
              ("meta", record.meta), ("labels", record.labels), ("reviews", record.reviews)]
     for step in record.steps:
         parts += [(step.field + "instruction", step.instruction), (step.field + "meta", step.meta),
-                  (step.field + "captions", step.captions), (step.field + "screen_meta", step.screen_meta)]
-        parts += [(box.field or step.field + "actions", [box.element_text, box.type_text, box.meta, box.box])
-                  for box in step.boxes]
-    for name, value in parts:
-        problem = _unstorable(value, "")
+                  (step.field + "captions", step.captions), (step.field + "screen_meta", step.screen_meta),
+                  (step.image_named_by, step.screen_source)]
+        for box in step.boxes:
+            name = box.field or step.field + "actions"
+            parts += [(name, {"element text": box.element_text, "typed text": box.type_text, "author": box.author}),
+                      (name, {"meta": box.meta})]
+    for name, value in parts:  # the readers checked what came from JSON; this covers the rest (file names...)
+        problem = unstorable(value)
         if problem:
             raise where.error(problem, name)
 
@@ -233,7 +217,7 @@ def _check_record(record: EpisodeRecord, labels: tuple[str, ...]) -> None:
         screenless = step.image is None and step.image_bytes is None
         if screenless != (record.kind == "probe"):
             raise where.error("a probe's steps have no screenshot" if record.kind == "probe" else
-                              "step has no screenshot", step.field + "image")
+                              "step has no screenshot", step.image_named_by)
         if step.platform not in PLATFORMS:
             raise where.error(f"unknown platform '{step.platform}' (one of {', '.join(PLATFORMS)})",
                               step.field + "platform")
@@ -284,6 +268,8 @@ def ingest(project: Project, records: list[EpisodeRecord], fmt: str, source: str
     records = [r for r in records if r.key not in existing_keys]
     report.existing_episodes_skipped = len(seen_keys) - len(records)
 
+    # what a killed import left (images no row names) goes first; cheap unless a writer died (media_sweep.py)
+    report.orphans_swept = sweep_orphans(project).removed
     created: list[tuple[str, str]] = []  # media files this import added, removed again on failure
     try:
         kept, infos = _check_and_copy(project, records, options, report, created, progress)
@@ -321,7 +307,7 @@ def _restore_missing(project, records, infos) -> None:
             data = step.image_bytes if step.image_bytes is not None else Path(step.image).read_bytes()
             if hashlib.sha256(data).hexdigest() != info.sha256:
                 raise record.where.error(f"image {step.image} changed during the import; import it again",
-                                         step.field + "image")
+                                         step.image_named_by)
             project.media.put(info.sha256, info.ext, data)
 
 
@@ -363,7 +349,7 @@ def _bad_image(record: EpisodeRecord, step, problem: ImageProblem) -> BadImage:
     path = str(step.image)
     if step.image == record.where.file:  # a folder of images: the record is the file itself
         return BadImage(path, problem.reason)
-    located = record.where.error(f"{path}: {problem.reason}", step.field + "image")
+    located = record.where.error(f"{path}: {problem.reason}", step.image_named_by)
     return BadImage(path, problem.reason, str(located))
 
 

@@ -21,7 +21,6 @@ candidate); its screenshot is still a step. `raw_html` / `cleaned_html` are not 
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 
@@ -30,10 +29,12 @@ from desktop_app.formats.records import (
     EpisodeRecord,
     StepRecord,
     Where,
+    finite,
     optional,
     read_json_objects,
     require,
     resolve_image,
+    shown,
 )
 from desktop_app.formats.spec import FormatSpec
 
@@ -47,12 +48,13 @@ _REPR = re.compile(r"^\s*\[[^\]]*\]\s*(.*?)\s*->")
 def _numbers(values, where: Where, name: str) -> tuple[float, float, float, float]:
     if not isinstance(values, (list, tuple)) or len(values) != 4 or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        raise where.error(f"expected x, y, width, height, got {json.dumps(values)[:80]}", name)
-    x, y, w, h = (float(v) for v in values)
-    if not all(math.isfinite(v) for v in (x, y, w, h)):
-        raise where.error(f"non-finite coordinate in {json.dumps(values)[:80]}", name)
+        raise where.error(f"expected x, y, width, height, got {shown(values)}", name)
+    numbers = [finite(v) for v in values]
+    if None in numbers:
+        raise where.error(f"a coordinate in {shown(values)} is not a finite number of pixels", name)
+    x, y, w, h = numbers
     if w < 0 or h < 0:
-        raise where.error(f"negative width or height in {json.dumps(values)[:80]}", name)
+        raise where.error(f"negative width or height in {shown(values)}", name)
     return x, y, x + w, y + h
 
 
@@ -76,7 +78,7 @@ def _attributes(candidate) -> dict:
     if isinstance(candidate, str):  # Multimodal-Mind2Web stores each candidate as a JSON string
         try:
             candidate = json.loads(candidate)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, a 5,000-digit number, thousands of nested lists
             return {}
     if not isinstance(candidate, dict):
         return {}
@@ -84,7 +86,7 @@ def _attributes(candidate) -> dict:
     if isinstance(attributes, str):
         try:
             attributes = json.loads(attributes)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):
             return {}
     return attributes if isinstance(attributes, dict) else {}
 
@@ -150,7 +152,7 @@ def _task(obj, where: Where, bases: list[Path], prefix: str) -> EpisodeRecord:
             boxes=[BoxRecord(label="gold", box=box, action_type=kind, element_text=_element_text(reprs, i),
                              type_text=value if kind in ("type", "select") else "", meta=meta, field=field)],
             platform=PLATFORM, screen_source=shot, meta={"action_uid": uid} if uid else {},
-            field=name + ".",
+            field=name + ".", image_field=name + ".screenshot",
         ))
     extra = {k: obj[k] for k in _META_KEYS if k in obj}
     return EpisodeRecord(key=str(key), where=where, goal=goal, scenario=SCENARIO, meta={"mind2web": extra},

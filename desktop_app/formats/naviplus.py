@@ -22,7 +22,6 @@ Other (non-gold) boxes are not written. Import rebuilds the episodes with their 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 from desktop_app.formats.records import (
@@ -30,11 +29,13 @@ from desktop_app.formats.records import (
     EpisodeRecord,
     StepRecord,
     Where,
+    finite,
     optional,
     parse_box,
     read_jsonl_objects,
     require,
     resolve_image,
+    shown,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output, json_box, json_number
@@ -121,9 +122,12 @@ def write(ctx: ExportContext) -> ExportReport:
 
 def _coordinate(action: dict, key: str, where: Where, name: str) -> float | None:
     value = optional(action, key, (int, float), where, None, name + ".")
-    if value is not None and (not math.isfinite(value) or value < 0):
-        raise where.error(f"expected a pixel coordinate >= 0, got {value}", f"{name}.{key}")
-    return None if value is None else float(value)
+    if value is None:
+        return None
+    number = finite(value)
+    if number is None or number < 0:
+        raise where.error(f"expected a pixel coordinate >= 0, got {shown(value)}", f"{name}.{key}")
+    return number
 
 
 def read_action(action, where: Where, name: str) -> BoxRecord:

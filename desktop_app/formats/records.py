@@ -8,8 +8,11 @@ writing to the project happens once, in formats/ingest.py, for every format.
 from __future__ import annotations
 
 import json
+import math
+import re
+import sys
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
@@ -77,6 +80,11 @@ class StepRecord:
     field: str = ""
     image_bytes: bytes | None = None  # a picture made in memory (a render), checked like a file
     tree_xml: str = ""  # the screen's accessibility tree (uiautomator dump), checked by the reader
+    image_field: str = ""  # the field that named the image, as the user's file calls it; default field + "image"
+
+    @property
+    def image_named_by(self) -> str:
+        return self.image_field or self.field + "image"
 
 
 @dataclass
@@ -95,12 +103,16 @@ class EpisodeRecord:
 
 
 def _read_utf8(path: Path) -> str:
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise FormatError("not a regular file (a pipe or a device?); reading it would wait forever", path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise FormatError("file not found", path) from None
     except IsADirectoryError:
         raise FormatError("is a folder; expected a file", path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read the file ({exc.strerror or exc})", path) from None
     try:
         return raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
@@ -110,24 +122,185 @@ def _read_utf8(path: Path) -> str:
                           path, line) from None
 
 
+# Python refuses to read integers longer than this (4,300 digits) rather than spend quadratic time on them
+_LONG_INTEGER = re.compile(rf"\d{{{sys.get_int_max_str_digits() + 1},}}")
+MAX_DEPTH = 100  # nesting a record may have; real datasets stay under 20, Python's parser stops near 1,000
+
+
+def _loads(text: str, path: Path, line: int | None):
+    """json.loads with every way it can fail turned into a FormatError naming the line and column, and what it
+    read checked for what no project can store (see unstorable)."""
+    odd: list[str] = []  # the numbers read as NaN or infinity (1e400 is read as inf), noted as the parser meets them
+
+    def number(literal: str) -> float:
+        value = float(literal)
+        if not math.isfinite(value):
+            odd.append(literal)
+        return value
+
+    def constant(literal: str) -> float:
+        odd.append(literal)
+        return float(literal)
+
+    try:
+        value = json.loads(text, parse_float=number, parse_constant=constant)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"invalid JSON: {exc.msg} at column {exc.colno}", path, line or exc.lineno) from None
+    except RecursionError:  # the parser recurses once per level: thousands of nested lists exhaust its stack
+        index = _too_deep_at(text)
+        problem = f"lists or objects nested more than {MAX_DEPTH} levels deep"
+    except ValueError:
+        found = _LONG_INTEGER.search(text)
+        index = found.start() if found else None
+        problem = (f"a number with {len(found.group()):,} digits; no coordinate, size or id is that long" if found
+                   else "a number Python cannot read")
+    else:
+        # walking every value costs as much as parsing: only when a number was odd, a surrogate escape is there
+        # (\\udXXX), or there are brackets enough to nest past MAX_DEPTH
+        if odd or "\\ud" in text or "\\uD" in text or text.count("[") + text.count("{") > MAX_DEPTH:
+            return _check_parsed(value, path, line)
+        return value
+    if index is None:
+        raise FormatError(problem, path, line)
+    column = index - (text.rfind("\n", 0, index) + 1) + 1
+    raise FormatError(f"{problem} (column {column})", path, line or text.count("\n", 0, index) + 1)
+
+
+def _too_deep_at(text: str) -> int | None:
+    """Where lists or objects first nest deeper than MAX_DEPTH (brackets inside strings do not count)."""
+    depth, in_string, escaped = 0, False, False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return i
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
 def read_jsonl(path: Path) -> list[tuple[Where, Any]]:
     rows = []
     for number, text in enumerate(_read_utf8(path).split("\n"), start=1):
         if not text.strip():
             continue
-        where = Where(path, number)
-        try:
-            rows.append((where, json.loads(text)))
-        except json.JSONDecodeError as exc:
-            raise where.error(f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+        rows.append((Where(path, number), _loads(text, path, number)))
     return rows
 
 
 def read_json(path: Path) -> Any:
-    try:
-        return json.loads(_read_utf8(path))
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"invalid JSON: {exc.msg} at column {exc.colno}", path, exc.lineno) from None
+    return _loads(_read_utf8(path), path, None)
+
+
+def got(value: Any) -> str:
+    """What a value is, for 'expected X, got Y': Python's name for ordinary values (as messages always said),
+    JSON's for the rest (null, NaN, Infinity), never 'NoneType'."""
+    if value is None:
+        return "null"
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return type(value).__name__
+
+
+def unstorable(value: Any, path: str = "") -> str | None:
+    """What in a value cannot be stored, said with where it is; None when all is well: a text holding what
+    UTF-8 cannot encode (a lone surrogate from a JSON \\ud800 escape), a number that is not finite (NaN,
+    Infinity, 1e400), lists or objects nested deeper than MAX_DEPTH. Any of these, once stored, would break
+    every later export or the JSON encoder. Walked with a stack, so a deep value cannot exhaust Python's."""
+    if _all_storable(value):  # the common case, without building a path for every value
+        return None
+    stack = [(value, path, 0)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    return (f"{path or 'a text'} holds a lone surrogate (U+{ord(value[exc.start]):04X}), "
+                            "which no file can store")
+        elif isinstance(value, float) and not math.isfinite(value):
+            return f"{path or 'a number'} is {got(value)}, not a finite number (NaN, Infinity or past 1e308)"
+        elif isinstance(value, (dict, list, tuple)):
+            if depth >= MAX_DEPTH:
+                return f"{path or 'a value'} nests lists or objects more than {MAX_DEPTH} levels deep"
+            items = list(value.items() if isinstance(value, dict) else enumerate(value))
+            for k, v in reversed(items):
+                if isinstance(value, dict):
+                    key = _printable(k)
+                    if isinstance(k, str) and key != k:
+                        return f"{path or 'an object'} has a key holding a lone surrogate ({key!r})"
+                    stack.append((v, f"{path}.{key}" if path else key, depth + 1))
+                else:
+                    stack.append((v, f"{path}[{k}]", depth + 1))
+    return None
+
+
+def _all_storable(value: Any) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and _printable(value) != value:
+                return False
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return False
+        elif isinstance(value, dict):
+            if depth >= MAX_DEPTH or not all(isinstance(k, str) and (k.isascii() or _printable(k) == k) for k in value):
+                return False
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, (list, tuple)):
+            if depth >= MAX_DEPTH:
+                return False
+            stack.extend((v, depth + 1) for v in value)
+    return True
+
+
+def _printable(text: Any) -> str:
+    """A text with any lone surrogate shown as an escape, so a message about it can itself be printed."""
+    return str(text).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def check_storable(value: Any, where: Where, field: str) -> Any:
+    """The value, or a FormatError naming the field when it cannot be stored (see unstorable)."""
+    problem = unstorable(value)
+    if problem:
+        raise where.error(problem, field)
+    return value
+
+
+def _check_parsed(value: Any, path: Path, line: int | None) -> Any:
+    """A file's parsed JSON, or a FormatError for the first value no project can store, named in the file's own
+    field names as the readers name them ('meta', '[0].instruction') with the rest of the way in the message."""
+    for name, inner in _top_fields(value):
+        problem = unstorable(inner)
+        if problem:
+            raise FormatError(problem, path, line, name or None)
+    return value
+
+
+def _top_fields(value: Any, prefix: str = ""):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if not isinstance(key, str) or _printable(key) != key:  # the key itself is the problem: unstorable says so
+                yield prefix.rstrip("."), {key: inner}
+            else:
+                yield prefix + key, inner
+    elif isinstance(value, list) and not prefix:
+        for i, inner in enumerate(value):
+            yield from _top_fields(inner, f"[{i}].") if isinstance(inner, dict) else [(f"[{i}]", inner)]
+    else:
+        yield prefix.rstrip("."), value
 
 
 def require(obj: Any, key: str, kind: type | tuple[type, ...], where: Where, prefix: str = "") -> Any:
@@ -136,7 +309,7 @@ def require(obj: Any, key: str, kind: type | tuple[type, ...], where: Where, pre
         raise where.error("missing", name)
     value = obj[key]
     if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _as_tuple(kind)):
-        raise where.error(f"expected {_kind_name(kind)}, got {type(value).__name__}", name)
+        raise where.error(f"expected {_kind_name(kind)}, got {got(value)}", name)
     return value
 
 
@@ -156,13 +329,36 @@ def _kind_name(kind) -> str:
     return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))
 
 
+def shown(value: Any, limit: int = 80) -> str:
+    """A value as JSON for a message, cut short; never raises (NaN, huge integers, lone surrogates)."""
+    try:
+        text = json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def finite(value: Any) -> float | None:
+    """A JSON number as a finite float; None for text, true/false, NaN, infinity or an integer past 1e308."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def parse_box(value: Any, where: Where, field: str) -> tuple[float, float, float, float]:
     """Four numbers x1, y1, x2, y2; order and bounds are checked later against the image."""
     if not isinstance(value, (list, tuple)) or len(value) != 4:
-        raise where.error(f"expected 4 numbers [x1, y1, x2, y2], got {json.dumps(value)[:80]}", field)
+        raise where.error(f"expected 4 numbers [x1, y1, x2, y2], got {shown(value)}", field)
     if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-        raise where.error(f"box coordinates must be numbers, got {json.dumps(value)[:80]}", field)
-    return tuple(float(v) for v in value)  # type: ignore[return-value]
+        raise where.error(f"box coordinates must be numbers, got {shown(value)}", field)
+    numbers = [finite(v) for v in value]
+    if None in numbers:
+        raise where.error(f"box {shown(value)} has a coordinate that is not a finite number of pixels", field)
+    return tuple(numbers)  # type: ignore[return-value]
 
 
 def resolve_image(name: str, bases: list[Path], where: Where, field: str) -> Path:
@@ -188,7 +384,7 @@ def find_inside(names: list[str], bases: list[Path], where: Where, field: str, w
         for base in bases:
             path = base / name
             tried.append(path)
-            if path.is_file():
+            if is_file(path):
                 if not is_within(path, base):
                     outside.append(path)
                     continue
@@ -197,8 +393,24 @@ def find_inside(names: list[str], bases: list[Path], where: Where, field: str, w
         raise where.error(f"{what} {outside[0]} lies outside the folders this import reads "
                           f"({', '.join(str(b) for b in bases)}); copy it inside them or point --images at its folder",
                           field)
-    raise where.error(f"{what} not found; looked for " + ", ".join(str(p) for p in tried[:6])
-                      + (f" and {len(tried) - 6} more" if len(tried) > 6 else ""), field)
+    raise where.error(f"{what} not found; looked for " + ", ".join(short_path(p) for p in tried[:6])
+                      + (f" and {len(tried) - 6} more" if len(tried) > 6 else "")
+                      + f"; if the {what}s are in another folder, name it with --images (the Import dialog's "
+                        "'Images folder')", field)
+
+
+def is_file(path: Path) -> bool:
+    """Path.is_file, False for a name the system cannot even look up (too long: ENAMETOOLONG)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def short_path(path: Path | str, limit: int = 200) -> str:
+    """A path for a message: a name thousands of characters long is cut, a NUL shown as \\x00."""
+    text = str(path).replace("\0", "\\x00")
+    return text if len(text) <= limit else text[:limit // 2] + "..." + text[-limit // 2:]
 
 
 def is_within(path: Path, folder: Path) -> bool:
@@ -221,6 +433,10 @@ def parse_time(value: Any, where: Where, field: str) -> datetime | None:
         raise where.error(f"not an ISO 8601 time: {value!r}", field) from None
     if parsed.tzinfo is None:
         raise where.error(f"time {value!r} has no time zone (add +00:00)", field)
+    try:  # the project stores UTC: 9999-12-31T23:59-23:59 is a valid time that UTC cannot hold
+        parsed.astimezone(UTC)
+    except OverflowError:
+        raise where.error(f"time {value!r} lies past the year 9999 or before the year 1 in UTC", field) from None
     return parsed
 
 

@@ -16,6 +16,7 @@ from desktop_app.formats.records import (
     FormatError,
     StepRecord,
     Where,
+    check_storable,
     image_bases,
     optional,
     parse_box,
@@ -23,17 +24,22 @@ from desktop_app.formats.records import (
     read_jsonl,
     require,
     resolve_image,
+    shown,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output, json_box
 
 FILE_NAME = "episodes.jsonl"
 VERSION = 1
+MAX_VERSION = 2**31 - 1  # an action's version is an INTEGER column: 32 bits on PostgreSQL
+REVIEW_TEXTS = ("kind", "generator", "prompt", "status", "reviewer", "reason")
 
 
 def _source_file(path: Path) -> Path:
     if path.is_dir():
         path = path / FILE_NAME
+    if path.exists() and not path.is_file():
+        raise FormatError("not a regular file (a pipe, a device or a folder?)", path)
     if not path.is_file():
         raise FormatError(f"no {FILE_NAME} here", path)
     return path
@@ -54,9 +60,16 @@ def _read_action(obj, where: Where, name: str) -> BoxRecord:
         meta=optional(obj, "meta", dict, where, {}, name + "."),
         created_at=parse_time(obj.get("created_at"), where, name + ".created_at"),
         updated_at=parse_time(obj.get("updated_at"), where, name + ".updated_at"),
-        version=optional(obj, "version", int, where, 1, name + "."),
+        version=_version(obj, where, name),
         field=name,
     )
+
+
+def _version(obj: dict, where: Where, name: str) -> int:
+    version = optional(obj, "version", int, where, 1, name + ".")
+    if not 1 <= version <= MAX_VERSION:
+        raise where.error(f"expected a version from 1 to {MAX_VERSION:,}, got {shown(version)}", name + ".version")
+    return version
 
 
 def _read_step(obj, where: Where, name: str, bases: list[Path]) -> StepRecord:
@@ -69,7 +82,8 @@ def _read_step(obj, where: Where, name: str, bases: list[Path]) -> StepRecord:
         boxes=[_read_action(a, where, f"{name}.actions[{i}]") for i, a in enumerate(actions)],
         expected_sha256=optional(obj, "sha256", str, where, None, name + "."),
         platform=optional(obj, "platform", str, where, "web", name + "."),
-        screen_source=optional(obj, "screen_source", str, where, "", name + "."),
+        screen_source=check_storable(optional(obj, "screen_source", str, where, "", name + "."), where,
+                                     name + ".screen_source"),
         screen_meta=optional(obj, "screen_meta", dict, where, {}, name + "."),
         instruction=optional(obj, "instruction", str, where, "", name + "."),
         meta=optional(obj, "meta", dict, where, {}, name + "."),
@@ -92,6 +106,13 @@ def read(path: Path, options) -> list[EpisodeRecord]:
         for i, review in enumerate(reviews):
             if not isinstance(review, dict):
                 raise where.error("expected an object", f"reviews[{i}]")
+            # stored in text columns as they are: a number or null there would break the review queue
+            for key in REVIEW_TEXTS:
+                if key in review:
+                    review[key] = optional(review, key, str, where, "pending" if key == "status" else "",
+                                           f"reviews[{i}].")
+            if "payload" in review:
+                review["payload"] = optional(review, "payload", dict, where, {}, f"reviews[{i}].")
             for key in ("created_at", "updated_at"):
                 review[key] = parse_time(review.get(key), where, f"reviews[{i}].{key}")
         records.append(EpisodeRecord(

@@ -26,6 +26,7 @@ from desktop_app.formats.records import (
     read_json,
     require,
     resolve_image,
+    shown,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output, json_number
@@ -52,7 +53,8 @@ def _box(obj: dict, where: Where, bbox_format: str | None) -> tuple[float, float
     layout = bbox_format or ("xyxy" if "img_size" in obj else "xywh")
     if layout == "xywh":
         if a < 0 or b < 0:
-            raise where.error(f"negative width or height in [left, top, width, height] = {obj['bbox']}", "bbox")
+            raise where.error(f"negative width or height in [left, top, width, height] = {shown(obj['bbox'])}",
+                              "bbox")
         return x, y, x + a, y + b
     return x, y, a, b
 
@@ -88,7 +90,7 @@ def read(path: Path, options) -> list[EpisodeRecord]:
                     platform=_platform(obj, file), screen_source=name,
                     boxes=[BoxRecord(label="gold", box=box, field=prefix + "bbox",
                                      meta={k: obj[k] for k in ("data_type", "ui_type") if k in obj})],
-                    field=prefix,
+                    field=prefix, image_field=prefix + "img_filename",
                 )],
             ))
     if not records:

@@ -40,8 +40,14 @@ from desktop_app.formats.records import (
     StepRecord,
     Where,
     _read_utf8,
+    finite,
+    got,
+    is_file,
+    is_within,
     read_json,
     require,
+    short_path,
+    shown,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.sphinx_probes import FILE as PROBES_FILE
@@ -109,15 +115,17 @@ def _element(raw, where: Where, name: str) -> dict | None:
     if "bounds" not in raw:
         raise where.error("missing", name + ".bounds")
     try:
-        parse_bounds(raw["bounds"])
+        bounds = parse_bounds(raw["bounds"])
     except ValueError as exc:
         raise where.error(str(exc), name + ".bounds") from None
+    if None in (finite(v) for v in bounds):
+        raise where.error(f"bounds {shown(raw['bounds'], 60)} hold a number too large for a pixel", name + ".bounds")
     return raw
 
 
 def _action(raw, where: Where, name: str) -> dict:
     if not isinstance(raw, dict):
-        raise where.error(f"expected an action object, got {type(raw).__name__}", name)
+        raise where.error(f"expected an action object, got {got(raw)}", name)
     kind = require(raw, "type", str, where, name + ".")
     if kind not in ACTION_TYPES:
         raise where.error(f"unknown action type '{kind}' (one of {', '.join(ACTION_TYPES)})", name + ".type")
@@ -168,6 +176,8 @@ def _read_task(folder: Path, goals: dict[str, str]) -> EpisodeRecord:
     if actions[-1]["type"] != "stop":
         raise where.error("the last reference action must be {\"type\": \"stop\"}", f"[{len(actions) - 1}].type")
     screens = sorted((p for p in folder.glob("*.png") if p.stem.isdigit()), key=lambda p: int(p.stem))
+    for screen in screens:
+        _inside(screen, folder)
     if [int(p.stem) for p in screens] != list(range(len(screens))):
         raise FormatError("screens must be numbered 0.png, 1.png, ... without gaps", folder)
     if len(screens) != len(actions):
@@ -188,6 +198,7 @@ def _read_task(folder: Path, goals: dict[str, str]) -> EpisodeRecord:
         if not xml_path.is_file():
             raise FormatError(f"no {xml_path.name} beside {screen.name}: each screen needs its uiautomator dump",
                               folder)
+        _inside(xml_path, folder)
         box = _gold_box(action, f"[{i}]")
         meta = {"reference_action": action, "completion": "stop" if action["type"] == "stop" else "continue"}
         if activities is not None:
@@ -198,6 +209,15 @@ def _read_task(folder: Path, goals: dict[str, str]) -> EpisodeRecord:
     capability = {"task_id": task_id, "app": app, "evaluators": evaluators, "skills": skills}
     return EpisodeRecord(key=f"sphinx-{task_id}-{app}", where=where, goal=goals.get(task_id, ""),
                          scenario=TASK_SCENARIO, meta={"capability": capability}, steps=steps)
+
+
+def _inside(path: Path, folder: Path, where: Where | None = None, field: str | None = None) -> None:
+    """A screen or dump that is a link out of its folder is refused by name: an import reads only the folders
+    the user named."""
+    if not is_within(path, folder):
+        message = (f"{path} is a link to a file outside {folder}, which an import does not read; copy the "
+                   "file itself into the folder")
+        raise where.error(message, field) if where else FormatError(message, path)
 
 
 def _activities(path: Path, steps: int) -> list | None:
@@ -226,12 +246,17 @@ def _read_grounding(path: Path) -> list[EpisodeRecord]:
         app = require(item, "app", str, where, prefix)
         instruction = require(item, "instruction", str, where, prefix)
         action = _action(require(item, "groundtruth", dict, where, prefix), where, prefix + "groundtruth")
+        name = str(task_id)
+        if not name or name in (".", "..") or any(c in name for c in "/\\\0") or len(name) > 200:
+            raise where.error(f"id {short_path(name, 80)!r} cannot name the screen file {name[:80]}.png "
+                              f"in {folder.name}/", prefix + "id")
         screen = folder / f"{task_id}.png"
         xml_path = folder / f"{task_id}.xml"
         for needed in (screen, xml_path):
-            if not needed.is_file():
+            if not is_file(needed):
                 raise where.error(f"{needed} not found (grounding task screens live in {folder.name}/)",
                                   prefix + "id")
+            _inside(needed, folder, where, prefix + "id")
         box = _gold_box(action, prefix + "groundtruth")
         records.append(EpisodeRecord(
             key=f"sphinx-grounding-{task_id}", where=where, goal=instruction, scenario=GROUNDING_SCENARIO,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from desktop_app.formats.records import EpisodeRecord, StepRecord, Where, optional, read_json, require
+from desktop_app.formats.records import EpisodeRecord, StepRecord, Where, got, optional, read_json, require
 
 FILE = "questions.json"
 LEVELS = {"intention_level": "goal", "app_level": "app"}
@@ -58,7 +58,7 @@ def read_probes(path: Path) -> list[EpisodeRecord]:
         # category and author kept as written (the authors' file has null categories): export gives them back
         for name in ("app_cateory", "author"):
             if item.get(name) is not None and not isinstance(item[name], str):
-                raise where.error(f"expected text or null, got {type(item[name]).__name__}", prefix + name)
+                raise where.error(f"expected text or null, got {got(item[name])}", prefix + name)
         records.append(probe_record(where, question, {k: options[k] for k in OPTIONS}, answer, LEVELS[kind],
                                     apps, item.get("app_cateory"), item.get("author"), prefix))
     return records

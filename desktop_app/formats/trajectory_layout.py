@@ -48,7 +48,9 @@ class TrajectoryAction:
 def android_action(raw: str) -> TrajectoryAction:
     """`Action Type: DualPoint, Touch Point: (x, y), Lift Point: (x, y)` (x first, normalised) and the
     other Android actions (Type, GoBack, GoHome, Enter, TaskComplete), whose text stays as written."""
-    points = {name: (float(x), float(y)) for name, x, y in _POINT.findall(raw)}
+    points = {name: (_coordinate(x), _coordinate(y)) for name, x, y in _POINT.findall(raw)}
+    if any(None in point for point in points.values()):
+        points = {}  # "(1.2.3, 5)" or 400 digits: no point to draw, and no infinity stored
     if "DualPoint" in raw and len(points) == 2:
         touch, lift = points["Touch"], points["Lift"]
         if math.dist(touch, lift) > SWIPE_DISTANCE:
@@ -56,8 +58,8 @@ def android_action(raw: str) -> TrajectoryAction:
         return TrajectoryAction("tap", "tap", (touch,), raw)
     if "DualPoint" in raw:
         # the authors read any four numbers: keep that for strings written another way
-        numbers = [float(n) for n in _NUMBER.findall(raw)]
-        if len(numbers) == 4:
+        numbers = [_coordinate(n) for n in _NUMBER.findall(raw)]
+        if len(numbers) == 4 and None not in numbers:
             touch, lift = (numbers[0], numbers[1]), (numbers[2], numbers[3])
             swipe = math.dist(touch, lift) > SWIPE_DISTANCE
             return TrajectoryAction("swipe" if swipe else "tap", "swipe on screen" if swipe else "tap",
@@ -65,6 +67,15 @@ def android_action(raw: str) -> TrajectoryAction:
     found = _ANDROID_TYPE.search(raw)
     kind = _ANDROID_KINDS.get(found.group(1), "other") if found else "other"
     return TrajectoryAction(kind, raw.strip(), (), raw)
+
+
+def _coordinate(text: str) -> float | None:
+    """A normalised coordinate as written, None when it is no finite number."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def web_action(raw: str) -> TrajectoryAction:

@@ -145,7 +145,7 @@ def read(path: Path, options) -> list[EpisodeRecord]:
             stem = Path(img).stem
             steps.append(StepRecord(
                 image=resolve_image(img, bases, where, sp + "img"), platform=platform,
-                screen_source=f"unified:{img}", meta={"action": action.to_json()}, field=sp,
+                screen_source=f"unified:{img}", meta={"action": action.to_json()}, field=sp, image_field=sp + "img",
                 captions={name: caps[stem] for name, caps in captions.items() if stem in caps}))
         records.append(EpisodeRecord(
             key=uid, where=where, goal=intent, scenario=KIND, kind=KIND,

@@ -16,7 +16,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
-from desktop_app.store.media import LOCK_FILE, MediaStore, file_lock
+from desktop_app.store.media import LOCK_FILE, MediaStore, file_lock, writing
 from desktop_app.store.models import MediaBlob
 from desktop_app.store.types import utcnow
 
@@ -43,7 +43,8 @@ class DatabaseMedia:
         if not path.exists():
             data = self._fetch(sha256)
             if data is not None:
-                self.cache.put(sha256, ext, data, durable=False)  # a lost cache file is fetched again
+                # a lost cache file is fetched again; a copy, not a write a sweep must spare (note=False)
+                self.cache.put(sha256, ext, data, durable=False, note=False)
         return path
 
     def has(self, sha256: str, ext: str) -> bool:
@@ -54,6 +55,7 @@ class DatabaseMedia:
         """Store the bytes; returns True when the image is new. Its own short transaction, like a file written
         before the rows that name it: a failed import takes back what it added (formats/ingest.py)."""
         insert = _INSERT_IGNORING_REPEATS[self.engine.dialect.name]
+        writing(self.root).wrote(sha256)  # this process's marker, before the row (store/media_sweep.py)
         row = {"sha256": sha256, "ext": ext, "size": len(data), "data": data, "created_at": utcnow()}
         with self.engine.begin() as conn:  # RETURNING names the row only when it was inserted
             added = conn.execute(insert(MediaBlob).values(**row).on_conflict_do_nothing(index_elements=["sha256"])

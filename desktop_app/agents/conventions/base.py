@@ -72,7 +72,10 @@ def run(syntax: Syntax, space: str, resize_defaults: dict, text: str, geometry: 
 
 
 def _map_coords(values, space: str, geometry: Geometry):
-    """(point, box) in original pixels; a box gives its centre as the point."""
+    """(point, box) in original pixels; a box gives its centre as the point. Any other count of numbers (a
+    JSON list nested around one number flattens to one) is no point: ValueError, reported as wrong_format."""
+    if len(values) not in (2, 4):
+        raise ValueError(f"expected 2 numbers (a point) or 4 (a box), got {len(values)}")
     if len(values) == 2:
         return geometry.to_original(values[0], values[1], space), None
     x1, y1 = geometry.to_original(values[0], values[1], space)

@@ -46,7 +46,7 @@ def _arguments(obj: dict) -> dict | None:
     if isinstance(args, str):  # some OpenAI-compatible servers hand the arguments over as a JSON string
         try:
             args = json.loads(args)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or lists nested thousands deep inside the string
             return None
     if isinstance(args, dict):
         return args
