@@ -11,10 +11,12 @@ import random
 import time
 from collections import deque
 from dataclasses import dataclass
-
-import openai
+from typing import TYPE_CHECKING
 
 from desktop_app.secrets import redact, redact_keys
+
+if TYPE_CHECKING:
+    import openai
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
@@ -73,6 +75,8 @@ def backoff(attempt: int, base: float = 0.5, cap: float = 20.0) -> float:
 
 
 def _retryable(exc: Exception) -> bool:
+    import openai  # here, not at the top: openai takes a third of a second to import, and start-up needs none of it
+
     if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, asyncio.TimeoutError)):
         return True
     if isinstance(exc, openai.APIStatusError):
@@ -84,6 +88,8 @@ def _describe(exc: Exception, api_key: str = "") -> str:
     """One line for a failed request, stored with the prediction and printed. A server may echo the key it was
     sent ("Incorrect API key provided: sk-...", a header dump in an error page): taken out before the message
     is cut, since a key cut in half no longer matches its value."""
+    import openai
+
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}: {redact(str(exc.message), (api_key,))[:200]}"
     return f"{type(exc).__name__}: {redact(str(exc), (api_key,))[:200]}"
@@ -114,6 +120,8 @@ async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, 
                          latency_ms=(time.perf_counter() - started) * 1000, attempts=attempts,
                          finish_reason=(choice.finish_reason or "") if choice else "")
         except Exception as exc:  # openai raises many types; only some are worth a retry
+            import openai
+
             if isinstance(exc, asyncio.CancelledError):
                 raise
             if not _retryable(exc) or attempts > max_retries:

@@ -10,7 +10,6 @@ from PySide6.QtCore import QObject, Qt
 
 from desktop_app.evaluation.step_predictions import step_prediction_rows
 from desktop_app.store.project import Project
-from desktop_app.ui.eval.dashboard import DashboardWidget
 from desktop_app.ui.eval.prediction_layer import marks_from_rows
 from desktop_app.ui.eval.prediction_panel import PredictionPanel
 from desktop_app.ui.eval.runs_panel import RunsPanel
@@ -35,11 +34,10 @@ class EvaluationWiring(QObject):
         runs.predictionsChanged.connect(self.predictions_changed)
         runs.runFinished.connect(self.run_finished)
         runs.runsVisibilityChanged.connect(lambda _ids: (self.refresh(), window.suggestions.refresh()))
-        window.dashboard = DashboardWidget()
-        window.dashboard.barClicked.connect(self.bar_clicked)
         window.prediction_panel = PredictionPanel()
         window.left_tabs.addTab(runs, "Runs")
-        window.dashboard_dock.setWidget(window.dashboard)
+        if self._dashboard_added:  # shown for the project before: it is there for this one too
+            self._make_dashboard()
         window.right_tabs.addTab(window.prediction_panel, "Predictions")
         window.scene.markClicked.connect(lambda _run: window.step_view.canvas_selection())
         self.refresh()
@@ -89,8 +87,20 @@ class EvaluationWiring(QObject):
             self.window.browser.reload_outcomes()
         self.refresh()
 
+    def _make_dashboard(self) -> None:
+        """The dashboard, made when first shown: its plotting library (pyqtgraph) costs a quarter of a second to
+        import, which start-up does not wait for."""
+        from desktop_app.ui.eval.dashboard import DashboardWidget
+
+        window = self.window
+        window.dashboard = DashboardWidget()
+        window.dashboard.barClicked.connect(self.bar_clicked)
+        window.dashboard_dock.setWidget(window.dashboard)
+
     def show_dashboard(self, on: bool = True) -> None:
         window = self.window
+        if on and window.dashboard is None and window.runs is not None:
+            self._make_dashboard()
         if on and not self._dashboard_added:
             window.addDockWidget(Qt.BottomDockWidgetArea, window.dashboard_dock)
             window.dashboard_dock.visibilityChanged.connect(window.dashboard_action.setChecked)

@@ -4,15 +4,25 @@ thread, and snapping/auto-text use whatever is known for the current screen (`re
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_app.ocr.base import OcrOutcome, OcrUnavailable
 from desktop_app.ocr.cache import cached_outcome, load_rgb, ocr_screen
 from desktop_app.ocr.screen_reading import ScreenReading
 from desktop_app.ocr.suggested_box import offered
+from desktop_app.priority import background_priority
 from desktop_app.settings import Settings
 from desktop_app.ui.canvas.suggestions import Suggestion
 from desktop_app.ui.tasks import Task
+
+SETTLE_MS = 250  # how long a screen is shown before its OCR starts
+
+
+def _read_in_background(project, screen, engine, language, refresh, options):
+    """OCR on its own thread at a lower priority than the window's: on a machine with few cores, drawing and
+    editing come first (the engine's own threads, made on this thread, inherit it)."""
+    background_priority()
+    return ocr_screen(project, screen, engine, language, refresh, **options)
 
 
 class OcrAssistant(QObject):
@@ -30,6 +40,10 @@ class OcrAssistant(QObject):
         self._task: Task | None = None
         self._wanted = None  # screen id the running task is for
         self._queued: tuple | None = None  # (screen id, refresh) to run when the current task ends
+        # A screen's OCR starts once it has been shown for a moment: the first screen is painted before the
+        # OCR models load, and paging through screens quickly reads none of those only passed over.
+        self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
+        self._settle.timeout.connect(self.run)
 
     def _options(self) -> dict:
         if self.settings.ocr_engine == "easyocr":
@@ -55,9 +69,10 @@ class OcrAssistant(QObject):
         else:
             self.suggestionsReady.emit([])
             if run_if_missing:
-                self.run()
+                self._settle.start()
 
     def run(self, refresh: bool = False) -> None:
+        self._settle.stop()
         if self.screen is None:
             return
         if self._task is not None:
@@ -69,7 +84,7 @@ class OcrAssistant(QObject):
         self._wanted = screen.id
         self.busy.emit(True)
         self.status.emit(f"OCR: {engine} running...")
-        task = Task(lambda _progress: ocr_screen(project, screen, engine, language, refresh, **options), self)
+        task = Task(lambda _progress: _read_in_background(project, screen, engine, language, refresh, options), self)
         task.finished.connect(lambda outcome, sid=screen.id: self._done(sid, outcome))
         task.failed.connect(lambda exc, sid=screen.id: self._failed(sid, exc))
         self._task = task
@@ -77,6 +92,7 @@ class OcrAssistant(QObject):
 
     def cancel(self) -> None:
         """The engine cannot be interrupted mid-image; its result is simply not shown."""
+        self._settle.stop()
         self._queued = None
         if self._task is not None:
             self._wanted = None
@@ -87,12 +103,15 @@ class OcrAssistant(QObject):
         """Block until OCR is done, queued screens included (scripts and tests)."""
         from PySide6.QtWidgets import QApplication
 
+        if self._settle.isActive():  # a screen waiting for its moment: read it now
+            self.run()
         while self._task is not None:
             self._task.wait()
             QApplication.processEvents()  # delivers the result, which may start the queued screen
 
     def shutdown(self) -> None:
         """Wait for a running OCR before the window goes away (a thread must not outlive its owner)."""
+        self._settle.stop()
         self._queued = None
         if self._task is not None:
             self._wanted = None

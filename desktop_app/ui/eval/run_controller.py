@@ -54,6 +54,9 @@ _streaming = {"runs": 0, "saved": None}  # process-wide: every controller's runn
 _warm_up = {"started": False}
 
 
+WARM_UP_AFTER_MS = 4000
+
+
 def warm_up_network_stack() -> None:
     """Import what the first request would import, once per process, off the UI thread."""
     if _warm_up["started"]:
@@ -136,7 +139,8 @@ class RunController(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._poll)
-        warm_up_network_stack()
+        # after start-up, not during it: the imports hold the interpreter while the first screen is drawn
+        QTimer.singleShot(WARM_UP_AFTER_MS, warm_up_network_stack)
 
     # starting and stopping -------------------------------------------------------
     def start_new(self, profile: AgentProfile, flt: EpisodeFilter, name: str = "",

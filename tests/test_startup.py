@@ -1,0 +1,68 @@
+"""Start-up waits for nothing it does not need (issue 21, item 15); its speed is benchmarks/cold_start.py's.
+
+The real app is launched on a project whose screens OCR never read: by the time it paints the first screen
+it has loaded no OCR engine, no OpenAI client, no plotting library and no browser; and the screen's OCR
+starts only once the screen has been shown, on a thread of lower priority than the window's.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.priority import BACKGROUND_NICE, background_priority
+from desktop_app.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_first_screen_is_painted_before_any_heavy_library_loads(demo_copy, tmp_path):
+    env = {**os.environ, "SCREENLAB_STARTUP_PROBE": "1", "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT),
+           "SCREENLAB_CONFIG_DIR": str(tmp_path / "config"), "SCREENLAB_DATA_DIR": str(tmp_path / "data"),
+           "SCREENLAB_LOG_DIR": str(tmp_path / "log"), "SCREENLAB_USER": "tester"}
+    out = subprocess.run([sys.executable, "-m", "desktop_app", "gui", str(demo_copy)], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    probe = [line for line in out.stdout.splitlines() if line.startswith("startup-probe: painted")]
+    assert probe, out.stdout + out.stderr
+    assert probe[0].endswith("loaded: none of the heavy ones"), probe[0]
+
+
+def test_a_screens_ocr_starts_after_it_is_shown_not_before(qtbot, demo_copy):
+    from desktop_app.ui.main_window import MainWindow
+
+    window = MainWindow(Settings(annotator="ann", show_suggestions=True))
+    qtbot.addWidget(window)
+    window.show()
+    assert window.open_project(str(demo_copy))
+    QApplication.processEvents()
+    assert window.ocr._task is None  # the screen is there; its OCR waits for the screen to settle
+    window.actions_by_id["nav.next"].trigger()
+    window.actions_by_id["nav.next"].trigger()
+    QApplication.processEvents()
+    assert window.ocr._task is None  # paged past: nothing read yet for the screens passed over
+    with qtbot.waitSignal(window.ocr.suggestionsReady, timeout=60000):
+        pass  # the settled screen is read, and its suggestions arrive
+    window.ocr.wait_idle()
+    assert window.ocr.outcome is not None and window.ocr.screen.id == window.ws.screen.id
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")
+def test_background_work_runs_at_a_lower_priority_than_the_window():
+    seen = {}
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    def work():
+        seen["ok"] = background_priority()
+        seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert seen == {"ok": True, "nice": max(BACKGROUND_NICE, before)}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before  # the calling thread is untouched
