@@ -291,3 +291,26 @@ def test_a_run_waits_for_another_processs_long_write_instead_of_failing(project)
         run = s.get(m.Run, run_id)
         stored = s.execute(select(m.Prediction).where(m.Prediction.run_id == run_id)).scalars().all()
     assert run.status == "done" and len(stored) == outcome["status"].total > 0
+
+
+def test_five_megabyte_answers_are_scored_whole_and_stored_cut(project):
+    """A model that rambles 5 MB before its action: the action still counts, the project keeps 64 Ki of it."""
+    from desktop_app.agents.kept_answer import KEPT_CHARS, characters_cut
+
+    truth = answers(project)
+    filler = "I look at the page again. " * 200_000  # 5.2 MB
+
+    def respond(body, n):
+        gold, _bad = truth[goal_of(body)]
+        return Response(text=json.dumps({"thought": filler, "action_type": "click", "element": gold}))
+
+    with FakeOpenAI(respond) as server:
+        run_id = create_run(project, profile(server, timeout_s=30.0), EpisodeFilter(scenarios=("popup",)))
+        status = execute(project, run_id)
+    with project.reading() as s:
+        rows = s.execute(select(m.Prediction).where(m.Prediction.run_id == run_id)).scalars().all()
+    assert rows and status.errors == 0
+    assert all(p.verdict == "gold" for p in rows)  # read from the whole answer: the action comes after the filler
+    for p in rows:
+        assert len(p.raw_text) < KEPT_CHARS + 100 and characters_cut(p.raw_text) > 5_000_000
+        assert p.raw_text.endswith('"}')  # the end of the answer, where the action is, is kept

@@ -1,7 +1,8 @@
 """The response cache: a model's answer keyed by everything that decides it.
 
 Key = SHA-256 of (model, messages with images replaced by their hashes, parameters).
-Re-scoring and reruns of the same prompts cost no request.
+Re-scoring and reruns of the same prompts cost no request. An answer longer than a project keeps
+(agents/kept_answer.KEPT_CHARS) is not cached: the cache returns what the model said, whole, or nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from desktop_app.agents.client import Reply
+from desktop_app.agents.kept_answer import KEPT_CHARS
 from desktop_app.agents.prompts import cache_view
 from desktop_app.store.models import ResponseCache
 from desktop_app.store.project import Project, is_locked
@@ -38,7 +40,7 @@ class ProjectResponseCache:
         return Reply(r["text"], r.get("prompt_tokens"), r.get("completion_tokens"), 0.0, 0, r.get("finish_reason", ""))
 
     def put(self, key: str, model: str, reply: Reply) -> None:
-        if not self.enabled:
+        if not self.enabled or len(reply.text) > KEPT_CHARS:  # a cut answer would parse differently on a rerun
             return
         try:
             with self.project.transaction() as s:

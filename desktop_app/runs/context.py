@@ -1,8 +1,9 @@
 """What a protocol acts with, one per execution: the agent, the parser, the writer, the progress.
 
 Protocols never see the event loop's plumbing: `await ctx.ask(sample)` gets an answer (rate limits,
-retries, cache and token totals handled), `await ctx.write(item, values)` stores one prediction
-through the single writer thread, `ctx.step_done(verdict)` moves the progress on.
+retries, cache and token totals handled), `await ctx.read(text, fn, ...)` reads it (parse, judge: a long
+answer on a worker thread), `await ctx.write(item, values)` stores one prediction through the single writer
+thread (every text in it cut to agents/kept_answer.KEPT_CHARS), `ctx.step_done(verdict)` moves the progress on.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from sqlalchemy import delete, select
 
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.agents.client import RequestFailed
 from desktop_app.agents.conventions import parse_action
+from desktop_app.agents.kept_answer import READ_INLINE_CHARS, cut_all
 from desktop_app.agents.kinds import Answer
 from desktop_app.agents.profiles import AgentProfile, ProfileError
 from desktop_app.agents.prompts import Sample
@@ -28,6 +31,7 @@ from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
 
 Progress = Callable[[RunProgress], None]
+T = TypeVar("T")
 
 
 class RunContext:
@@ -100,6 +104,15 @@ class RunContext:
         while self._closers:
             await asyncio.to_thread(self._closers.pop())
 
+    async def read(self, text: str, fn: Callable[..., T], *args) -> T:
+        """fn(*args): a protocol's reading of the model's answer `text` (parse it, judge it). An ordinary answer
+        is read right here; a long one (a model looping, a server echoing a page: a 5 MB answer takes about a
+        second to parse and as long to score) on a worker thread, so that meanwhile the event loop keeps sending
+        the other requests and taking their answers. fn must only read its arguments."""
+        if len(text) <= READ_INLINE_CHARS:
+            return fn(*args)
+        return await asyncio.to_thread(fn, *args)
+
     def parse(self, text: str, item: WorkItem) -> ParsedAction:
         p = self.profile
         resize = {k: v for k, v in (("factor", p.factor), ("min_pixels", p.min_pixels),
@@ -147,6 +160,7 @@ def answer_values(answer: Answer, final: ParsedAction) -> dict:
 
 
 def _write_prediction(project: Project, run_id: int, step_id: int, values: dict) -> None:
+    values = cut_all(values)  # a 5 MB answer (its raw text, its parse's raw, element, thought) kept to 64 Ki each
     with project.transaction() as s:
         row = s.execute(select(m.Prediction).where(m.Prediction.run_id == run_id,
                                                    m.Prediction.step_id == step_id)).scalar_one_or_none()

@@ -56,11 +56,12 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
 
+from desktop_app.agents.kept_answer import characters_cut
 from desktop_app.evaluation.batch import first_hit_per_sample
 from desktop_app.evaluation.rules import envdistraction_text as txt
 from desktop_app.evaluation.rules.base import Flags, ScoringInput, Target
@@ -170,6 +171,14 @@ class EnvDistractionRules:
         metric = self.metric_for(item)
         if reason := _excluded(item):
             return Flags(how="none", excluded=reason)
+        flags = self._score(item, metric)
+        if (metric != "location" or item.convention in ("cogagent", "seeclick")) and (
+                cut := characters_cut(item.raw_text)):  # these read the raw answer, which the project keeps cut
+            flags = replace(flags, note=_join(flags.note, f"the answer was stored cut ({cut} characters of its "
+                                                          "middle left out): these rules read the part kept"))
+        return flags
+
+    def _score(self, item: ScoringInput, metric: str) -> Flags:
         lists, note = _entries(item.targets)
         if metric == "location":
             return _score_location(item, lists, note)

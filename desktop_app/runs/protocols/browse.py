@@ -26,6 +26,7 @@ from typing import ClassVar
 from sqlalchemy import delete, select
 
 from desktop_app.agents.client import RequestFailed
+from desktop_app.agents.kept_answer import cut_all
 from desktop_app.render.renderer import Renderer, stop_driver
 from desktop_app.runs.context import RunContext
 from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
@@ -165,7 +166,7 @@ class BrowseProtocol(Protocol):
                 return {**_ended(steps, browse.ENDED_ERROR, info, tokens), "error": str(exc)}
             tokens[0] += answer.reply.prompt_tokens or 0
             tokens[1] += answer.reply.completion_tokens or 0
-            action = browse.read_answer(answer.reply.text, p.convention, resize)
+            action = await ctx.read(answer.reply.text, browse.read_answer, answer.reply.text, p.convention, resize)
             step = {"scroll_y": scroll, "step_id": step_id, "raw": answer.reply.text, "action": action.to_json(),
                     "latency_ms": answer.reply.latency_ms}
             steps.append(step)
@@ -283,7 +284,7 @@ def _write_trial(project, run_id: int, episode_id: int, trial: int, t: dict) -> 
     with project.transaction() as s:
         s.execute(delete(m.BrowseTrial).where(m.BrowseTrial.run_id == run_id, m.BrowseTrial.episode_id == episode_id,
                                               m.BrowseTrial.trial == trial))
-        s.add(m.BrowseTrial(run_id=run_id, episode_id=episode_id, trial=trial, steps=t["steps"], ended=t["ended"],
+        s.add(m.BrowseTrial(run_id=run_id, episode_id=episode_id, trial=trial, steps=cut_all(t["steps"]), ended=t["ended"],
                             error=t.get("error", ""), click_x=click[0], click_y=click[1], hit_item=t["hit_item"],
                             target_click=t["target_click"], prompt_tokens=t["tokens"][0],
                             completion_tokens=t["tokens"][1]))
@@ -294,7 +295,7 @@ def _write_judge(project, run_id: int, episode_id: int, trial: int, verdict: dic
         row = s.execute(select(m.BrowseTrial).where(m.BrowseTrial.run_id == run_id, m.BrowseTrial.episode_id == episode_id,
                                                     m.BrowseTrial.trial == trial)).scalar_one()
         row.mention = verdict["mention"]
-        row.judge = verdict["judge"]
+        row.judge = cut_all(verdict["judge"])  # the judge's answer kept as a prediction's is
         s.add(row)
 
 

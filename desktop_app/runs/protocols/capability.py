@@ -275,7 +275,7 @@ class GroundingProtocol(CapabilityProtocol):
         answer, tree = asked
         form = prompts.answer_form(options.observation)
         try:
-            action = parse_action(answer.reply.text, form)
+            action = await ctx.read(answer.reply.text, parse_action, answer.reply.text, form)
         except GrammarError as exc:
             final = ParsedAction(raw=answer.reply.text, wrong_format=True)
             parsed = {"error": str(exc), "form": form}
@@ -342,7 +342,7 @@ class CompletionProtocol(CapabilityProtocol):
         if asked is None:
             return
         answer, _tree = asked
-        said = read_completion(answer.reply.text)
+        said = await ctx.read(answer.reply.text, read_completion, answer.reply.text)
         truth = item.step_meta.get("completion")
         verdict = "invalid" if said is None else ("gold" if said == truth else "other")
         final = ParsedAction(raw=answer.reply.text, wrong_format=said is None)
@@ -420,7 +420,7 @@ class FocusedProtocol(CapabilityProtocol):
         if asked is None:
             return
         answer, _tree = asked
-        follows = follows_focused_format(answer.reply.text, "element", kind)
+        follows = await ctx.read(answer.reply.text, follows_focused_format, answer.reply.text, "element", kind)
         verdict = "gold" if follows else "invalid"
         await ctx.write(item, {**answer_values(answer, ParsedAction(raw=answer.reply.text, wrong_format=not follows)),
                                "verdict": verdict, "parsed": {"asked": shape, "follows": follows}})

@@ -77,7 +77,7 @@ class EpisodeProtocol(Protocol):
             sample.step_instruction = ""  # the current step's instruction would give the answer away
             sample.history = list(history)
             answer = await ctx.ask(sample)
-            return ctx.parse(answer.reply.text, item), answer
+            return await ctx.read(answer.reply.text, ctx.parse, answer.reply.text, item), answer
 
         for t, item in enumerate(steps):
             if ctx.cancel.is_set():
@@ -94,7 +94,7 @@ class EpisodeProtocol(Protocol):
                 ctx.step_done()
                 return  # the episode is asked again as a whole on resume
             final: ParsedAction = second or first
-            correct = step_correct(final, gold_step(t, item), self.step_options)
+            correct = await ctx.read(final.raw, step_correct, final, gold_step(t, item), self.step_options)
             await ctx.write(item, {
                 **answer_values(answer, final), "raw_text": final.raw,
                 "verdict": "gold" if correct else "invalid", "matched_box_id": None,

@@ -134,7 +134,7 @@ class JudgeProtocol(Protocol):
             await ctx.write_failure(last, exc)
             ctx.step_done()
             return
-        verdict = parse_verdict(answer.reply.text)
+        verdict = await ctx.read(answer.reply.text, parse_verdict, answer.reply.text)
         await ctx.write(last, _values(answer, verdict, verdict.status or "invalid", {
             "mode": options.mode, "frames": len(frames), "prompt": f"judge/{options.prompt}",
             "captioner": options.captioner, "policy": info.get("policy", "")}))
@@ -166,7 +166,7 @@ class JudgeProtocol(Protocol):
                 await ctx.write_failure(item, exc)
                 ctx.step_done()
                 continue
-            label = parse_step_label(answer.reply.text)
+            label = await ctx.read(answer.reply.text, parse_step_label, answer.reply.text)
             await ctx.write(item, _values(answer, label, STEP_CODES.get(label.status, "invalid"), {
                 "mode": "per_step", "prompt": f"judge/{options.prompt}", "captioner": options.captioner,
                 "policy": info.get("policy", ""), "label": label.status}))

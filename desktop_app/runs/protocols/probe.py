@@ -101,7 +101,7 @@ class ProbeProtocol(Protocol):
                 await ctx.write_failure(item, exc)
                 ctx.step_done()
                 continue
-            right = reply_right(item, answer.reply.text)
+            right = await ctx.read(answer.reply.text, reply_right, item, answer.reply.text)
             verdict = "invalid" if right is None else ("gold" if right else "other")
             final = ParsedAction(raw=answer.reply.text, wrong_format=right is None)
             parsed = {"ask": item.step_meta.get("ask"), "option": item.step_meta.get("option")}

@@ -99,7 +99,7 @@ class ReplayProtocol(CapabilityProtocol):
             answer, tree = asked
             ended, verdict = "", "gold"
             try:
-                action = parse_action(answer.reply.text, form)
+                action = await ctx.read(answer.reply.text, parse_action, answer.reply.text, form)
                 trace_action = to_trace_action(action, tree) if tree is not None else _coordinate_action(action)
             except GrammarError as exc:
                 await ctx.write(item, {**answer_values(answer, ParsedAction(raw=answer.reply.text, wrong_format=True)),

@@ -44,13 +44,17 @@ class ScreenProtocol(Protocol):
             await ctx.write_failure(item, exc)
             ctx.step_done()
             return
-        parsed = ctx.parse(answer.reply.text, item)
-        verdict = judge(parsed, item.targets, item.scenario, self.scoring)
+        # from the whole answer, however long (the project stores a cut of it: agents/kept_answer.py)
+        parsed, verdict = await ctx.read(answer.reply.text, self._score, ctx, answer.reply.text, item)
         await ctx.write(item, {
             **answer_values(answer, parsed), "verdict": verdict.verdict, "matched_box_id": verdict.target_id,
             "wrong_format": verdict.wrong_format,
             "parsed": {**parsed.to_json(), "calls": answer.calls, "how": verdict.how, "score": verdict.score}})
         ctx.step_done(verdict.verdict)
+
+    def _score(self, ctx: RunContext, text: str, item: WorkItem):
+        parsed = ctx.parse(text, item)
+        return parsed, judge(parsed, item.targets, item.scenario, self.scoring)
 
     def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
         return screen_metrics(project, [r.id for r in runs], rules)["runs"]
