@@ -139,14 +139,17 @@ def init_project(location: str | Path, media: str | Path | None = None, media_in
     return Project.init(location, media, media_in_database=media_in_database)
 
 
-def import_data(project: Project, path: str | Path, format: str, images: str | Path | None = None,
-                **options) -> ImportReport:
+def import_data(project: Project, path: str | Path, format: str | None = None, images: str | Path | None = None,
+                bbox_format: str | None = None, **options) -> ImportReport:
     """All or nothing: a bad record raises FormatError naming file, line and field; the project is unchanged.
+    format None: the format the file or folder holds (FormatError when that is not clear).
     Images that cannot be read raise BadImagesError naming every one; skip_bad_images=True imports the rest
     and lists the skipped in report.bad_images_skipped.
-    `options`: ImportOptions fields (bbox_format, split, max_pixels, skip_bad_images)."""
+    `bbox_format`: the box layout, for the formats that read one (FORMATS[format].options): a key of
+    formats.box_layout.LAYOUTS ("xywh", "xyxy", "xyxy-normalised"); None: the format's own rule.
+    `options`: other ImportOptions fields (split, max_pixels, skip_bad_images)."""
     return import_path(project, Path(path), format,
-                       ImportOptions(images_dir=Path(images) if images else None, **options))
+                       ImportOptions(images_dir=Path(images) if images else None, bbox_format=bbox_format, **options))
 
 
 def export_data(project: Project, out: str | Path, format: str, where: Where = None) -> ExportReport:

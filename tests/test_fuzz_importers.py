@@ -17,7 +17,9 @@ benchmarks/reliability.py, which runs thousands of cases per importer and prints
 
 from __future__ import annotations
 
+import base64
 import copy
+import gzip
 import hashlib
 import io
 import json
@@ -239,7 +241,14 @@ def _androidcontrol() -> Dataset:
                "element_boxes": [None, [20, 30, 40, 50], [5, 60, 95, 75]], "accessibility_trees": ["<x/>"] * 4}
     files = {f"ep_{n}.json": Json(episode) for n in (7,)}
     files.update({s: Picture((100, 80), (i * 40, 60, 7)) for i, s in enumerate(shots)})
-    return Dataset(files, "", [("ep_7.json", ("screenshots", i)) for i in range(3)])
+    # a converter's JSONL line: one-element lists, actions as JSON strings, screenshot_path with the sizes
+    converted = {"index": 0, "episode_id": [8], "goal": ["Open the Clock"], "step_instructions": ["go home"],
+                 "screenshot_path": ["shots/7_0.png", "shots/7_1.png"], "screenshot_widths": [100, 100],
+                 "screenshot_heights": [80, 80], "actions": ['{"action_type":"click","x":12,"y":70}'],
+                 "accessibility_tree": ["", ""], "node_info": [[], []]}
+    files["data.jsonl"] = Jsonl([converted])
+    return Dataset(files, "", [("ep_7.json", ("screenshots", i)) for i in range(3)]
+                   + [("data.jsonl", (0, "screenshot_path", 0))])
 
 
 def _mind2web() -> Dataset:
@@ -326,10 +335,236 @@ def _sphinx() -> Dataset:
     return Dataset(files, "")
 
 
+def _screenspot_parquet() -> Dataset:
+    """The HF mirror's layout (rootsautomation/ScreenSpot): data/*.parquet, 0-1 boxes, the picture in each row."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    shot = picture_bytes(Picture((96, 54), (20, 20, 90)))
+    rows = [{"file_name": "pc_1.png", "bbox": [0.5, 0.25, 0.75, 0.5], "instruction": "close this window",
+             "data_type": "icon", "data_source": "windows", "image": {"bytes": shot, "path": None}},
+            {"file_name": "pc_1.png", "bbox": [0.0, 0.0, 1.0, 0.2], "instruction": "open the menu",
+             "data_type": "text", "data_source": "windows", "image": {"bytes": shot, "path": None}}]
+    out = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pylist(rows), out)
+    return Dataset({"data/test-00000-of-00001.parquet": out.getvalue().to_pybytes()}, "")
+
+
+def _vlmevalkit_tsv() -> Dataset:
+    """VLMEvalKit's ScreenSpot TSV: every field quoted, row 2 naming row 1's base64 screenshot by its index."""
+    shot = base64.b64encode(picture_bytes(Picture((100, 80), (90, 20, 20)))).decode()
+    lines = ['"index"\t"image"\t"image_path"\t"question"\t"bbox"\t"data_type"\t"data_source"',
+             f'"1"\t"{shot}"\t"web_1.png"\t"view the details of the item"\t"[4, 60, 30, 10]"\t"text"\t"shop"',
+             '"2"\t"1"\t"web_1.png"\t"view the previous photo"\t"[9, 7, 8, 13]"\t"icon"\t"shop"']
+    return Dataset({"ScreenSpot_Web.tsv": "\n".join(lines) + "\n"}, "ScreenSpot_Web.tsv")
+
+
+def _omniact() -> Dataset:
+    """OmniACT's layout: train.json naming each task's text file, screenshot and box file, relative to its folder."""
+    split = {"2849": {"task": "data/tasks/desktop/ibooks/task_1.30.txt", "image": "data/data/desktop/ibooks/screen_1.png",
+                      "box": "data/metadata/desktop/boxes/ibooks/screen_1.json"},
+             "17": {"task": "data/tasks/web/asics/task_1.2.txt", "image": "data/data/web/asics/screen_1.png",
+                    "box": "data/metadata/web/boxes/asics/screen_1.json"}}
+    files: dict[str, Any] = {
+        "train.json": Json(split),
+        "data/tasks/desktop/ibooks/task_1.30.txt": "Task: See the upcoming titles\nOutput Script:\npyautogui.moveTo(60.5,40.0)\n",
+        "data/tasks/web/asics/task_1.2.txt": ("Task: Search for shoes\nOutput Script:\npyautogui.click(10.0,8.0)\n"
+                                              'pyautogui.write("shoes")\npyautogui.press("enter")\n'),
+        "data/metadata/desktop/boxes/ibooks/screen_1.json": Json({
+            "upcoming": {"top_left": [41.0, 30.0], "bottom_right": [80.0, 50.0], "label": "upcoming"},
+            "bar": {"top_left": [0.0, 20.0], "bottom_right": [120.0, 60.0], "label": "bar"}}),
+        "data/metadata/web/boxes/asics/screen1_boxes.json": Json({
+            "logo": {"top_left": [2.0, 2.0], "bottom_right": [30.0, 14.0], "label": "logo"}}),
+        "data/data/desktop/ibooks/screen_1.png": Picture((120, 90), (40, 40, 40)),
+        "data/data/web/asics/screen1.png": Picture((120, 90), (60, 40, 40)),
+    }
+    return Dataset(files, "", [("train.json", ("2849", "image")), ("train.json", ("17", "image"))])
+
+
+def _mind2web_seeclick() -> Dataset:
+    """SeeClick's layout: mind2web_data_<split>.json, bbox = x, y, width, height, mind2web_imgs/{task}-{action}.jpg;
+    action u3 has no bbox (a step without a box: its screenshot is there)."""
+    tasks = [
+        {"website": "united", "domain": "Travel", "subdomain": "Airlines", "annotation_id": "task-a",
+         "confirmed_task": "Find a flight to Paris",
+         "action_reprs": ["[combobox]  From -> TYPE: NYC", "[button]  Search -> HOVER", "[div]  Deals -> CLICK"],
+         "actions": [
+             {"action_uid": "u1", "operation": {"original_op": "TYPE", "value": "NYC", "op": "TYPE"},
+              "pos_candidates": [{"tag": "input", "attributes": json.dumps(
+                  {"backend_node_id": "136", "bounding_box_rect": "10,1330,20,4"}), "backend_node_id": "136"}],
+              "bbox": {"x": 10, "y": 30, "width": 20, "height": 4}},
+             {"action_uid": "u2", "operation": {"original_op": "HOVER", "value": "", "op": "CLICK"},
+              "pos_candidates": [], "bbox": {"x": 50.5, "y": 31.25, "width": 12, "height": 4}},
+             {"action_uid": "u3", "operation": {"original_op": "CLICK", "value": "", "op": "CLICK"},
+              "pos_candidates": []}]},
+    ]
+    files: dict[str, Any] = {"mind2web_data_test_task.json": Json(tasks)}
+    files.update({f"mind2web_imgs/task-a-u{i}.jpg": Picture((128, 100), (40 * i, 90, 90), "JPEG") for i in (1, 2, 3)})
+    return Dataset(files, "mind2web_data_test_task.json")
+
+
+def _mind2web_parquet() -> Dataset:
+    """Multimodal-Mind2Web's shards: one row per action, operation and candidates as JSON text, the screenshot's
+    bytes in the row; the task's two actions sit in two shards, the second first."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def row(uid, index, operation, rect):
+        attributes = json.dumps({"backend_node_id": "7", "bounding_box_rect": rect})
+        return {"action_uid": uid, "operation": json.dumps(operation),
+                "pos_candidates": [json.dumps({"tag": "button", "attributes": attributes})] if rect else [],
+                "website": "shop", "domain": "Shopping", "subdomain": "General", "annotation_id": "task-p",
+                "confirmed_task": "Sort the results by price", "action_reprs": ["[button]  Sort -> CLICK",
+                                                                                 "[select]  Order -> SELECT: Price"],
+                "target_action_index": str(index), "target_action_reprs": "",
+                "screenshot": {"bytes": picture_bytes(Picture((96, 120), (10 * index, 30, 30), "JPEG")), "path": None}}
+
+    def shard(rows) -> bytes:
+        out = pa.BufferOutputStream()
+        pq.write_table(pa.Table.from_pylist(rows), out)
+        return out.getvalue().to_pybytes()
+
+    return Dataset({
+        "test_task-00000-of-00002.parquet": shard([row("p2", 1, {"original_op": "SELECT", "value": "Price",
+                                                                  "op": "SELECT"}, "5,60.5,80,20")]),
+        "test_task-00001-of-00002.parquet": shard([row("p1", 0, {"original_op": "CLICK", "value": "", "op": "CLICK"},
+                                                       "-1,-1,-1,-1")]),
+    }, "")
+
+
+def _androidcontrol_tfrecord() -> Dataset:
+    """The release's shards: a GZIP one and a plain one, each a tf.train.Example episode with its PNGs inside."""
+    from desktop_app.formats.tf_example import serialize
+    from desktop_app.formats.tfrecord import frame
+
+    def episode(number: int, action: str) -> bytes:
+        return frame(serialize({
+            "episode_id": ("int64", [number]), "goal": ("bytes", [b"Open the Clock"]),
+            "screenshots": ("bytes", [picture_bytes(Picture((100, 80), (number, i * 50, 9))) for i in range(2)]),
+            "screenshot_widths": ("int64", [100, 100]), "screenshot_heights": ("int64", [80, 80]),
+            "actions": ("bytes", [action.encode()]), "step_instructions": ("bytes", [b"tap it"]),
+            "accessibility_trees": ("bytes", [b"", b""])}))
+
+    return Dataset({"android_control-00000-of-00002": gzip.compress(episode(1, '{"action_type":"click","x":30,"y":40}')),
+                    "android_control-00001-of-00002": episode(2, '{"action_type":"input_text","text":"Gym"}')}, "")
+
+
+def _aitw() -> Dataset:
+    """SeeClick's aitw_data_test.json: categories of episodes, images named without '.png' under aitw_images/."""
+    step = {"img_filename": "general/e1_0", "goal": "Turn on wifi", "ep_id": "e1", "step": 0, "action_type_id": 4,
+            "action_type_text": "click", "touch": [0.62, 0.5], "lift": [0.61, 0.48], "type_text": "",
+            "annot_position": [0.45, 0.52, 0.06, 0.2]}
+    typed = {"img_filename": "general/e1_1", "goal": "Turn on wifi", "ep_id": "e1", "step": 1, "action_type_id": 3,
+             "action_type_text": "type", "touch": [-1.0, -1.0], "lift": [-1.0, -1.0], "type_text": "wifi",
+             "annot_position": []}
+    done = {"img_filename": "install/e2_0.png", "goal": "Install an app", "action_type_id": 10,
+            "action_type_text": "status task complete"}
+    return Dataset({"aitw_data_test.json": Json({"general": [[step, typed]], "install": [[done]]}),
+                    "aitw_images/general/e1_0.png": Picture((90, 160), (10, 80, 10)),
+                    "aitw_images/general/e1_1.png": Picture((90, 160), (80, 10, 10)),
+                    "aitw_images/install/e2_0.png": Picture((90, 160), (10, 10, 80))}, "aitw_data_test.json",
+                   [("aitw_data_test.json", ("general", 0, 0, "img_filename")),
+                    ("aitw_data_test.json", ("install", 0, 0, "img_filename"))])
+
+
+def _gui_odyssey() -> Dataset:
+    """The release's layout: annotations/<episode>.json beside screenshots/, coordinates on a 0-1000 grid."""
+    episode = {"episode_id": "0141", "device_info": {"h": 160, "w": 90, "device_name": "Small Phone"},
+               "task_info": {"category": "General_Tool", "app": ["Chrome"], "task": "t", "instruction": "Find it"},
+               "step_length": 4, "steps": [
+                   {"step": 0, "screenshot": "0141_0.png", "action": "CLICK", "info": [[719, 762], [719, 762]],
+                    "ps": "[(719, 762)]", "sam2_bbox": [600, 700, 800, 820], "low_level_instruction": "Tap it"},
+                   {"step": 1, "screenshot": "0141_1.png", "action": "SCROLL", "info": [[563, 867], [522, 401]],
+                    "ps": "[(563, 867)]"},
+                   {"step": 2, "screenshot": "0141_2.png", "action": "TEXT", "info": "weather", "ps": ""},
+                   {"step": 3, "screenshot": "0141_2.png", "action": "CLICK", "info": "KEY_BACK", "ps": ""}]}
+    files: dict[str, Any] = {"annotations/0141.json": Json(episode)}
+    files.update({f"screenshots/0141_{i}.png": Picture((90, 160), (i * 60, 30, 30)) for i in range(3)})
+    return Dataset(files, "", [("annotations/0141.json", ("steps", i, "screenshot")) for i in range(3)])
+
+
+def _labelme() -> Dataset:
+    def annotation(image: str, shapes: list) -> Json:
+        return Json({"version": "5.7.0", "flags": {"checked": True}, "shapes": shapes, "imagePath": image,
+                     "imageData": None, "imageHeight": 48, "imageWidth": 64})
+    rect = {"label": "gold", "points": [[40.5, 30], [10, 5]], "group_id": 2, "description": "OK",
+            "shape_type": "rectangle", "flags": {"hard": False}, "attributes": {"state": "on"}}
+    square = {"label": "Distracted", "points": [[2, 2], [20, 2], [20, 9], [2, 9]], "shape_type": "oriented_rectangle"}
+    return Dataset({"shots/a.json": annotation("a.png", [rect, square]), "shots/a.png": Picture((64, 48), (9, 9, 90)),
+                    "shots/sub/b.json": annotation("b.png", [{"label": "other", "points": [[1, 1], [63, 47]],
+                                                              "shape_type": "rectangle"}]),
+                    "shots/sub/b.png": Picture((64, 48), (90, 9, 9))}, "shots",
+                   [("shots/a.json", ("imagePath",)), ("shots/sub/b.json", ("imagePath",))])
+
+
+def _label_studio() -> Dataset:
+    rect = {"id": "r1", "type": "rectanglelabels", "from_name": "label", "to_name": "image", "original_width": 100,
+            "original_height": 80, "image_rotation": 0, "meta": {"text": ["the OK button"]},
+            "value": {"x": 10, "y": 12.5, "width": 30, "height": 25, "rotation": 0, "rectanglelabels": ["Gold"]}}
+    state = {"id": "r1", "type": "choices", "from_name": "state", "to_name": "image", "value": {"choices": ["on"]}}
+    page = {"id": "p", "type": "choices", "from_name": "page", "to_name": "image", "value": {"choices": ["login"]}}
+    tasks = [
+        {"id": 7, "data": {"image": "images/a.png", "goal": "Sign in"},
+         "annotations": [{"result": [rect, state, page], "was_cancelled": False, "ground_truth": True,
+                          "completed_by": {"id": 1, "email": "ann@example.com"}},
+                         {"result": [], "was_cancelled": True}], "predictions": []},
+        {"id": 8, "data": {"image": "/data/local-files/?d=b.png"},
+         "annotations": [{"result": [{"id": "q", "type": "rectangle", "value": {"x": 0, "y": 0, "width": 100,
+                                                                               "height": 100}},
+                                     {"id": "q", "type": "labels", "value": {"labels": ["other"]}}]}]},
+    ]
+    return Dataset({"export.json": Json(tasks), "images/a.png": Picture((100, 80), (1, 120, 1)),
+                    "b.png": Picture((100, 80), (120, 1, 1))}, "export.json",
+                   [("export.json", (0, "data", "image")), ("export.json", (1, "data", "image"))])
+
+
+def _cvat_images() -> Dataset:
+    xml = ('<?xml version="1.0" encoding="utf-8"?>\n<annotations>\n  <version>1.1</version>\n  <meta>\n    <task>\n'
+           '      <labels>\n        <label>\n          <name>gold</name>\n        </label>\n      </labels>\n'
+           '    </task>\n  </meta>\n'
+           '  <image id="0" name="a.png" width="100" height="80" subset="train">\n'
+           '    <box label="gold" source="manual" occluded="1" xtl="10.5" ytl="20" xbr="60" ybr="45.25" z_order="2">\n'
+           '      <attribute name="state">disabled</attribute>\n      <attribute name="element_text">OK</attribute>\n'
+           '    </box>\n    <tag label="login_page" source="manual">\n    </tag>\n  </image>\n'
+           '  <image id="1" name="sub/b.png" width="100" height="80">\n'
+           '    <box label="Other" occluded="0" xtl="0" ytl="0" xbr="100" ybr="80" rotation="0.00">\n    </box>\n'
+           '  </image>\n</annotations>\n')
+    return Dataset({"annotations.xml": xml, "images/a.png": Picture((100, 80), (200, 200, 9)),
+                    "images/sub/b.png": Picture((100, 80), (9, 200, 200))}, "")
+
+
+def _yolo() -> Dataset:
+    return Dataset({"data.yaml": "train: images/train\nval: images/val\nnames:\n  0: gold\n  1: distracted\n  2: other\n",
+                    "classes.txt": "gold\ndistracted\nother\n",
+                    "images/train/a.png": Picture((100, 80), (3, 3, 150)),
+                    "labels/train/a.txt": "0 0.5 0.5 0.2 0.25\n1 0.25 0.3 0.1 0.1\n",
+                    "images/val/b.jpg": Picture((100, 80), (150, 3, 3), "JPEG"),
+                    "labels/val/b.txt": "2 0.5 0.5 1 1 0.87\n"}, "")
+
+
+def _coco() -> Dataset:
+    doc = {"info": {"description": "a test"},
+           "images": [{"id": 1, "file_name": "images/a.png", "width": 100, "height": 80, "episode": "e1", "step": 0,
+                       "goal": "Open the menu"},
+                      {"id": 2, "file_name": "b.png", "width": 100, "height": 80}],
+           "categories": [{"id": 0, "name": "gold"}, {"id": 5, "name": "Other", "supercategory": "action"}],
+           "annotations": [{"id": 1, "image_id": 1, "category_id": 0, "bbox": [10, 20, 30.5, 25], "area": 762.5,
+                            "iscrowd": 0, "segmentation": [[10, 20, 40, 20, 40, 45]],
+                            "attributes": {"occluded": False, "rotation": 0.0, "element_text": "Menu"}},
+                           {"id": 2, "image_id": 2, "category_id": 5, "bbox": [0, 0, 100, 80], "iscrowd": 1}]}
+    return Dataset({"annotations.json": Json(doc), "images/a.png": Picture((100, 80), (60, 3, 60)),
+                    "b.png": Picture((100, 80), (3, 60, 3))}, "annotations.json",
+                   [("annotations.json", ("images", 0, "file_name")), ("annotations.json", ("images", 1, "file_name"))])
+
+
 SAMPLES: dict[str, Callable[[], Dataset]] = {
     "images": _images, "screenlab": _screenlab, "envdistraction": _envdistraction, "screenspot": _screenspot,
     "androidcontrol": _androidcontrol, "mind2web": _mind2web, "naviplus": _naviplus,
     "unified-trajectory": _unified_trajectory, "sphinx": _sphinx,
+    "screenspot-parquet": _screenspot_parquet, "vlmevalkit-tsv": _vlmevalkit_tsv, "omniact": _omniact,
+    "mind2web-seeclick": _mind2web_seeclick, "mind2web-parquet": _mind2web_parquet,
+    "androidcontrol-tfrecord": _androidcontrol_tfrecord, "aitw": _aitw, "gui-odyssey": _gui_odyssey,
+    "labelme": _labelme, "label-studio": _label_studio, "cvat-images": _cvat_images, "yolo": _yolo, "coco": _coco,
 }
 
 # --------------------------------------------------------------------------- mutations

@@ -96,3 +96,19 @@ def test_each_real_file_imports_or_is_refused_with_what_to_do(project, case):
         key, label, expected = case.box
         found = [b for k, lab, b in boxes if k == key and lab == label]
         assert found and found[0] == pytest.approx(expected, abs=0.5), boxes
+
+
+def test_the_command_line_imports_a_real_file_without_being_told_its_format(tmp_path, capsys):
+    from desktop_app.cli.main import main
+
+    proj = str(tmp_path / "p")
+    assert main(["init", proj]) == 0
+    capsys.readouterr()
+    assert main(["import", proj, str(REAL / "screenspot_v2" / "screenspot_desktop_v2.json")]) == 0
+    out = capsys.readouterr()
+    assert "format: screenspot" in out.err and "imported 1 episodes" in out.out
+    # a file that is no dataset: refused, asking for --format, nothing imported
+    stray = tmp_path / "notes.txt"
+    stray.write_text("shopping list\n")
+    assert main(["import", proj, str(stray)]) != 0
+    assert "--format" in capsys.readouterr().err

@@ -11,6 +11,7 @@ from desktop_app import __version__
 from desktop_app.agents.profiles import ProfileError
 from desktop_app.cli.common import add_filters, add_project, filter_of, open_project
 from desktop_app.formats import FORMATS
+from desktop_app.formats.box_layout import LAYOUTS
 from desktop_app.formats.ingest import ImportOptions
 from desktop_app.formats.records import FormatError
 from desktop_app.images import DEFAULT_MAX_PIXELS
@@ -54,14 +55,19 @@ def cmd_info(args) -> int:
 def cmd_import(args) -> int:
     from desktop_app.cli.progress import ProgressBar
     from desktop_app.formats.ingest import BadImagesError
-    from desktop_app.formats.transfer import import_path
+    from desktop_app.formats.transfer import detected_format, import_path
 
     options = ImportOptions(images_dir=Path(args.images) if args.images else None, max_pixels=args.max_pixels,
                             bbox_format=args.bbox_format, split=args.set_split,
                             skip_bad_images=args.skip_bad_images)
     with open_project(args) as project:
         try:
-            report = import_path(project, Path(args.path), args.format, options,
+            fmt = args.format
+            if fmt is None:
+                fmt = detected_format(Path(args.path))
+                if not args.quiet:
+                    print(f"format: {fmt} (name another with --format)", file=sys.stderr)
+            report = import_path(project, Path(args.path), fmt, options,
                                  progress=ProgressBar() if not args.quiet else lambda *a: None)
         except BadImagesError as exc:
             hint = f"\nadd --skip-bad-images to import the other {exc.importable}" if exc.importable else ""
@@ -115,10 +121,14 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Formats: " + "; ".join(f"{n}: {FORMATS[n].description}" for n in readable))
     add_project(p)
     p.add_argument("path", help="file or folder to import")
-    p.add_argument("--format", "-f", required=True, choices=readable)
+    p.add_argument("--format", "-f", choices=readable,
+                   help="the format of PATH; default: the one it holds, when that is clear (it says which)")
     p.add_argument("--images", metavar="DIR", help="folder to resolve relative image paths against")
-    p.add_argument("--bbox-format", choices=("xywh", "xyxy"),
-                   help="screenspot only: box layout (default: xyxy for ScreenSpot-Pro records, else xywh)")
+    reads_layout = ", ".join(n for n in readable if "bbox_format" in FORMATS[n].options)
+    p.add_argument("--bbox-format", choices=tuple(LAYOUTS),
+                   help=f"box layout, for the formats that read one ({reads_layout}): "
+                        + "; ".join(f"{k} = {v}" for k, v in LAYOUTS.items())
+                        + ". Default: the format's own rule (its description says which)")
     p.add_argument("--split", dest="set_split", metavar="NAME", help="put every imported episode in this split")
     p.add_argument("--max-pixels", type=int, default=DEFAULT_MAX_PIXELS, help="refuse larger images")
     p.add_argument("--skip-bad-images", action="store_true",

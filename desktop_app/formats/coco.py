@@ -1,19 +1,62 @@
-"""COCO detection export: categories gold / distracted / other, then the project's own labels.
+"""COCO detection: import, and export with categories gold / distracted / other, then the project's own labels.
 
-One COCO image per step (the same screenshot under two goals is two images,
-because its labels differ). Actions without coordinates cannot be expressed
-in COCO and are counted as left out.
+Definition: the COCO data format (cocodataset.org/#format-data; github.com/cocodataset/cocoapi,
+PythonAPI/pycocotools/coco.py reads it): an object with `images` [{id, file_name, width, height}], `categories`
+[{id, name}] and `annotations` [{id, image_id, category_id, bbox, area, iscrowd, segmentation}]. Surprises:
+bbox is [x, y, WIDTH, HEIGHT] of the top-left corner, in pixels (not x1 y1 x2 y2, not fractions); ids are
+any numbers (labelme2coco starts categories at 0 with "_background_"); every annotation has a bbox even when
+it is a polygon or a mask (segmentation), and CVAT's COCO export adds `attributes` with `rotation` (degrees).
+
+Import: each image is a screen, its annotations' bboxes its boxes (labelled by their category's name); a
+segmentation is not kept (the box is COCO's own box of the object). Images carrying ScreenLab's `episode`
+and `step` (our export writes them) come back as the steps of that episode, with its goal and scenario; other
+images are one-step episodes keyed as labelling_tools says. A box's `attributes` are its attributes (our
+export's action_type, element_text, type_text and source fill those fields); an `iscrowd` region keeps
+iscrowd=1 as an attribute. Refused: a rotation other than 0, an image_id or category_id that names nothing,
+a declared width / height that is not the picture's, a bbox within 0-1 on a larger picture (normalised).
+Export: one COCO image per step (the same screenshot under two goals is two images, because its labels
+differ); actions without coordinates cannot be expressed in COCO and are counted as left out.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from desktop_app.formats.labelling_tools import (
+    box_parts,
+    check_size,
+    declared_side,
+    image_size,
+    refuse_normalised,
+    screen_key,
+    tool_label,
+)
+from desktop_app.formats.records import (
+    BoxRecord,
+    EpisodeRecord,
+    FormatError,
+    StepRecord,
+    Where,
+    find_inside,
+    finite,
+    got,
+    input_files,
+    names_to_try,
+    optional,
+    read_json,
+    require,
+    shown,
+)
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output, json_number
 from desktop_app.store import label_set
 from desktop_app.store.attributes import attributes_of
 from desktop_app.store.models import LABELS
+
+SIGN_BYTES = 64 * 1024
+_IMAGES = re.compile(r'"images"\s*:\s*\[\s*\{')
 
 
 def categories(names: tuple[str, ...] = LABELS) -> list[dict]:
@@ -61,4 +104,120 @@ def write(ctx: ExportContext) -> ExportReport:
     return report
 
 
-SPEC = FormatSpec(name="coco", description="COCO detection JSON (export only)", write=write)
+def read(path: Path, options) -> list[EpisodeRecord]:
+    path = Path(path)
+    root = path if path.is_dir() else path.parent
+    records = []
+    for file in input_files(path, ".json"):
+        records += _read_file(file, [root, options.images_dir], options.images_dir)
+    if not records:
+        raise FormatError("no images found (the files' images lists are empty)", path)
+    return records
+
+
+def _id(obj: dict, key: str, where: Where, prefix: str) -> int | str:
+    value = require(obj, key, (int, str), where, prefix)
+    return value
+
+
+def _read_file(file: Path, roots: list, images_dir: Path | None) -> list[EpisodeRecord]:
+    where = Where(file)
+    data = read_json(file)
+    if not isinstance(data, dict):
+        raise where.error(f"expected a COCO object (images, annotations, categories), got {got(data)}")
+    images = require(data, "images", list, where)
+    annotations = require(data, "annotations", list, where)
+    names = {}
+    for j, category in enumerate(require(data, "categories", list, where)):
+        at = f"categories[{j}]."
+        if not isinstance(category, dict):
+            raise where.error(f"expected a category (an object with id and name), got {got(category)}", at[:-1])
+        category_id = _id(category, "id", where, at)
+        if category_id in names:
+            raise where.error(f"category id {category_id!r} repeats", at + "id")
+        names[category_id] = (require(category, "name", str, where, at), at + "name")
+    by_image: dict = {}
+    for i, image in enumerate(images):
+        if not isinstance(image, dict):
+            raise where.error(f"expected an image (an object with id and file_name), got {got(image)}", f"images[{i}]")
+        image_id = _id(image, "id", where, f"images[{i}].")
+        if image_id in by_image:
+            raise where.error(f"image id {image_id!r} repeats", f"images[{i}].id")
+        by_image[image_id] = []
+    for k, annotation in enumerate(annotations):
+        at = f"annotations[{k}]."
+        if not isinstance(annotation, dict):
+            raise where.error(f"expected an annotation (an object with image_id, category_id and bbox), got "
+                              f"{got(annotation)}", at[:-1])
+        image_id = _id(annotation, "image_id", where, at)
+        if image_id not in by_image:
+            raise where.error(f"no image has id {image_id!r}", at + "image_id")
+        category_id = _id(annotation, "category_id", where, at)
+        if category_id not in names:
+            raise where.error(f"no category has id {category_id!r}", at + "category_id")
+        by_image[image_id].append((at, annotation, names[category_id]))
+
+    bases = ([images_dir] if images_dir else []) + [file.parent, file.parent / "images"]
+    episodes: dict[str, EpisodeRecord] = {}
+    order: dict[str, list] = {}
+    for i, image in enumerate(images):
+        at = f"images[{i}]."
+        name = require(image, "file_name", str, where, at)
+        posix = PureWindowsPath(name).as_posix()
+        picture = find_inside(names_to_try(posix) + [PurePosixPath(posix).name], bases, where, at + "file_name")
+        key, size = screen_key(picture, roots), image_size(picture)
+        check_size((declared_side(image, "width", where, at), declared_side(image, "height", where, at)), size,
+                   where, at + "width", key)
+        boxes = [_box(annotation, ann_at, label, where, size) for ann_at, annotation, label in by_image[image["id"]]]
+        step = StepRecord(image=picture, screen_source=key, boxes=boxes, field=at, image_field=at + "file_name")
+        episode = optional(image, "episode", str, where, None, at)  # ScreenLab's export: the step of an episode
+        index = optional(image, "step", int, where, len(order.get(episode, [])), at) if episode else 0
+        record_key = episode or key
+        if record_key not in episodes:
+            episodes[record_key] = EpisodeRecord(
+                key=record_key, where=where, goal=optional(image, "goal", str, where, "", at) if episode else "",
+                scenario=optional(image, "scenario", str, where, "", at) if episode else "")
+            order[record_key] = []
+        if episode and any(index == n for n, _ in order[record_key]):
+            raise where.error(f"episode {episode!r} has two images for step {index}", at + "step")
+        order[record_key].append((index, step))
+    for record_key, record in episodes.items():
+        record.steps = [step for _, step in sorted(order[record_key], key=lambda pair: pair[0])]
+    return list(episodes.values())
+
+
+def _box(annotation: dict, at: str, category: tuple[str, str], where: Where, size) -> BoxRecord:
+    label = tool_label(category[0], where, category[1])
+    bbox = require(annotation, "bbox", list, where, at)
+    numbers = [finite(v) for v in bbox]
+    if len(bbox) != 4 or None in numbers:
+        raise where.error(f"expected [x, y, width, height] (four numbers of pixels), got {shown(bbox)}", at + "bbox")
+    x, y, w, h = numbers
+    if w < 0 or h < 0:
+        raise where.error(f"negative width or height in [x, y, width, height] = {shown(bbox)}", at + "bbox")
+    box = (x, y, x + w, y + h)
+    refuse_normalised(box, size, where, at + "bbox", "COCO")
+    values = dict(optional(annotation, "attributes", dict, where, {}, at))
+    rotation = values.pop("rotation", 0)
+    angle = finite(rotation) if rotation is not None else 0.0
+    if angle is None or abs((angle + 180) % 360 - 180) > 1e-6:
+        raise where.error(f"a box rotated by {shown(rotation)} degrees: ScreenLab's boxes are axis-aligned, and "
+                          "taking it as unrotated would move its corners; set its rotation to 0 in the tool that "
+                          "wrote it, then export again", at + "attributes.rotation")
+    if annotation.get("iscrowd") in (1, True):
+        values["iscrowd"] = "1"
+    fields, meta = box_parts(values, where, at + "attributes")
+    return BoxRecord(label=label, box=box, field=at + "bbox", meta=meta, **fields)
+
+
+def sign(path: Path) -> str | None:
+    """'coco' for a .json object whose first bytes open an `images` list of objects with a file_name."""
+    if path.suffix.lower() != ".json":
+        return None
+    with open(path, "rb") as fh:
+        head = fh.read(SIGN_BYTES).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    return SPEC.name if head.startswith("{") and _IMAGES.search(head) and '"file_name"' in head else None
+
+
+SPEC = FormatSpec(name="coco", description="COCO detection JSON (bbox = x, y, width, height in pixels)", read=read,
+                  write=write)

@@ -14,7 +14,26 @@ import os
 from itertools import islice
 from pathlib import Path
 
-from desktop_app.formats import FORMATS, naviplus, screenlab_jsonl, sphinx, sphinx_probes, unified_trajectory
+from desktop_app.formats import (
+    FORMATS,
+    aitw,
+    androidcontrol_tfrecord,
+    coco,
+    cvat_images,
+    labelme,
+    mind2web,
+    mind2web_actions,
+    mind2web_parquet,
+    naviplus,
+    omniact,
+    screenlab_jsonl,
+    screenspot_parquet,
+    sphinx,
+    sphinx_probes,
+    unified_trajectory,
+    vlmevalkit_tsv,
+    yolo,
+)
 from desktop_app.images import IMAGE_SUFFIXES
 
 HEAD_BYTES = 256 * 1024  # holds the first record of every dataset we know; a larger one leaves us unsure
@@ -30,18 +49,31 @@ _NAMED_FILES = {
 }
 
 # Keys every record of a format has (its reader requires them) and few others have, and what the reader
-# reads: "json" files (a list of records, or one) or "jsonl" files (one record a line).
+# reads: "json" files (a list of records, or one), "jsonl" files (one record a line), or either.
 _RECORD_KEYS = (
     ("screenlab", "jsonl", {"id", "steps"}),
     ("naviplus", "jsonl", {"episode", "original_task", "ambiguous_task", "steps", "qa_pairs"}),
     ("envdistraction", "jsonl", {"goal", "modified_file", "label"}),
     ("screenspot", "json", {"img_filename", "bbox", "instruction"}),
     ("mind2web", "json", {"annotation_id", "confirmed_task", "actions"}),
-    ("androidcontrol", "json", {"episode_id", "step_instructions", "actions"}),
+    ("mind2web-seeclick", "json", {"annotation_id", "confirmed_task", "actions"}),  # told apart by layout_of
+    ("androidcontrol", "json or jsonl", {"episode_id", "step_instructions", "actions"}),
+    ("gui-odyssey", "json", {"episode_id", "device_info", "task_info", "steps"}),
+    ("label-studio", "json", {"data", "annotations"}),  # a task of its JSON export
+    ("coco", "json", {"images", "annotations", "categories"}),  # a file too big to parse whole: coco.sign
 )
 _PROBE_KEYS = {"question", "options", "ground_truth"}
-_READS = {"json": ("list", "object"), "jsonl": ("lines", "object")}  # a one-line JSONL is also one object
-_DATA_SUFFIXES = {"json": ".json", "jsonl": ".jsonl"}  # what a reader takes from a folder
+# Readers that tell themselves whether a file or folder is theirs, reading as little: files that are not JSON
+# records (a Parquet footer, a TSV header line), JSON whose records are not at the top (OmniACT's numbered tasks).
+_FILE_SIGNS = (screenspot_parquet.sign, vlmevalkit_tsv.sign, omniact.sign, androidcontrol_tfrecord.sign, aitw.sign,
+               mind2web_parquet.sign, mind2web.sign, labelme.sign, coco.sign, cvat_images.sign, yolo.sign)
+_FOLDER_SIGNS = (screenspot_parquet.folder_sign, omniact.folder_sign, androidcontrol_tfrecord.folder_sign,
+                 aitw.folder_sign, mind2web_parquet.folder_sign, mind2web.folder_sign, labelme.folder_sign,
+                 cvat_images.folder_sign, yolo.folder_sign)
+_READS = {"json": ("list", "object"), "jsonl": ("lines", "object"),  # a one-line JSONL is also one object
+          "json or jsonl": ("list", "object", "lines")}
+_DATA_SUFFIXES = {"json": (".json",), "jsonl": (".jsonl",), "json or jsonl": (".json", ".jsonl")}  # from a folder
+_ANY_DATA_SUFFIX = {suffix for suffixes in _DATA_SUFFIXES.values() for suffix in suffixes}
 
 # Files a folder of screenshots may hold beside them without being anything else.
 _HARMLESS_SUFFIXES = (".txt", ".md")
@@ -68,6 +100,9 @@ def _detect_file(path: Path) -> str | None:
         return _NAMED_FILES[path.name]
     if path.suffix.lower() in IMAGE_SUFFIXES:
         return "images"  # the images reader takes a single screenshot too
+    signed = {fmt for sign in _FILE_SIGNS if (fmt := sign(path))}
+    if signed:
+        return signed.pop() if len(signed) == 1 else None
     first = _first_record(path)
     if first is None:
         return None
@@ -80,10 +115,11 @@ def _detect_folder(folder: Path) -> str | None:
     named = {fmt for name, fmt in _NAMED_FILES.items() if (folder / name).is_file()}
     if _looks_like_sphinx(folder):
         named.add("sphinx")
+    named.update(fmt for sign in _FOLDER_SIGNS if (fmt := sign(folder)))
     if named:
         return named.pop() if len(named) == 1 else None
     files = [e for e in _entries(folder) if e.is_file() and not _harmless(e.name)]
-    data = [Path(e.path) for e in files if Path(e.name).suffix.lower() in _DATA_SUFFIXES.values()]
+    data = [Path(e.path) for e in files if Path(e.name).suffix.lower() in _ANY_DATA_SUFFIX]
     images = [e for e in files if Path(e.name).suffix.lower() in IMAGE_SUFFIXES]
     if data:
         # screenshots beside a data file: an images import and the data file's format are both likely
@@ -110,7 +146,7 @@ def _agreed_format(data_files: list[Path]) -> str | None:
     for file in sorted(data_files)[:DATA_FILES_PEEKED]:
         first = _first_record(file)
         fmt = _by_keys(*first) if first else None
-        if fmt is None or _DATA_SUFFIXES[_reads(fmt)] != file.suffix.lower():
+        if fmt is None or file.suffix.lower() not in _DATA_SUFFIXES[_reads(fmt)]:
             return None
         found.add(fmt)
     return found.pop() if len(found) == 1 else None
@@ -163,6 +199,8 @@ def _first_record(path: Path) -> tuple[str, dict] | None:
 
 def _by_keys(holder: str, record: dict) -> str | None:
     matches = [fmt for fmt, reads, keys in _RECORD_KEYS if keys <= record.keys() and holder in _READS[reads]]
+    if len(matches) > 1 and set(matches) == set(mind2web_actions.LAYOUTS):  # the same task keys: look at its actions
+        return mind2web_actions.layout_of(record)
     return matches[0] if len(matches) == 1 else None
 
 

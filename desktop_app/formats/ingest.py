@@ -56,7 +56,7 @@ REPORT_LIST_CAP = 1000  # entries of a list kept in the report's dict (it goes i
 class ImportOptions:
     images_dir: Path | None = None
     max_pixels: int = DEFAULT_MAX_PIXELS
-    bbox_format: str | None = None  # screenspot only: "xywh" or "xyxy"; None = detect
+    bbox_format: str | None = None  # a key of box_layout.LAYOUTS, for formats whose spec.options name it; None = detect
     split: str | None = None  # overrides the split the source gives
     dedupe_images: bool = False  # skip an episode whose image is already stored
     skip_bad_images: bool = False  # import the rest when images cannot be read; the report names the skipped
@@ -223,8 +223,9 @@ def _check_record(record: EpisodeRecord, labels: tuple[str, ...]) -> None:
                               step.field + "platform")
         for box in step.boxes:
             if box.label not in labels:
-                raise where.error(f"unknown label '{box.label}' (this project's labels: {', '.join(labels)}; "
-                                  "add one with screenlab labels --add)", box.field)
+                raise where.error(f"unknown label '{box.label}' (this project's labels: {', '.join(labels)}); add "
+                                  f"it with: screenlab labels PROJECT --add {box.label} (in the window: Edit > Labels "
+                                  "of this project...), then import again", box.field)
             if box.action_type not in ACTION_TYPES:
                 raise where.error(f"unknown action type '{box.action_type}' (one of {', '.join(ACTION_TYPES)})",
                                   box.field)
@@ -237,6 +238,8 @@ def _check_boxes(record: EpisodeRecord, step_index: int, info: ImageInfo) -> Non
     for box in step.boxes:
         if box.box is None:
             continue
+        if box.grid is not None:
+            _grid_to_pixels(record, box, info)
         x1, y1, x2, y2 = box.box
         shown = "[" + ", ".join(f"{v:g}" for v in box.box) + "]"
         if not all(math.isfinite(v) for v in box.box):
@@ -247,6 +250,23 @@ def _check_boxes(record: EpisodeRecord, step_index: int, info: ImageInfo) -> Non
         if x1 < 0 or y1 < 0 or x2 > info.width or y2 > info.height:
             raise record.where.error(
                 f"box {shown} lies outside the {info.width}x{info.height} image {step.image.name}", box.field)
+
+
+def _grid_to_pixels(record: EpisodeRecord, box, info: ImageInfo) -> None:
+    """A box given on a grid over the image (BoxRecord.grid: 0-1 fractions, 0-1000, percent) in pixels of this
+    image; numbers off the grid are refused as they are written, before any scaling hides them."""
+    grid_w, grid_h = box.grid
+    values = box.box
+    shown = "[" + ", ".join(f"{v:g}" for v in values) + "]"
+    if not all(math.isfinite(v) for v in values) or not (grid_w > 0 and grid_h > 0):
+        raise record.where.error(f"box {shown} has a non-finite coordinate", box.field)
+    x1, y1, x2, y2 = values
+    if min(x1, x2, y1, y2) < 0 or max(x1, x2) > grid_w or max(y1, y2) > grid_h:
+        raise record.where.error(f"box {shown} lies outside the 0-{grid_w:g} x 0-{grid_h:g} grid its "
+                                 "coordinates are given on (relative to the image, not pixels)", box.field)
+    sx, sy = info.width / grid_w, info.height / grid_h
+    box.box = (x1 * sx, y1 * sy, x2 * sx, y2 * sy)
+    box.grid = None  # in pixels now: a second look (the same record checked again) must not scale it twice
 
 
 def ingest(project: Project, records: list[EpisodeRecord], fmt: str, source: str,
@@ -370,6 +390,12 @@ def _check_images(record: EpisodeRecord, images: _ImageChecker) -> tuple[list[Im
             raise record.where.error(
                 f"image {step.image.name} has SHA-256 {info.sha256[:12]}..., the record says "
                 f"{step.expected_sha256[:12]}... (file changed or wrong file)", step.field + "sha256")
+        if step.expected_size is not None and tuple(step.expected_size) != (info.width, info.height):
+            width, height = step.expected_size
+            raise record.where.error(
+                f"the record gives this screenshot as {width}x{height} pixels, but the image {step.image.name} is "
+                f"{info.width}x{info.height} (another picture, or a resized copy: the record's pixel coordinates "
+                "would not fit it)", step.size_field or step.field + "size")
         _check_boxes(record, index, info)
         record_infos.append(info)
     return record_infos, bad

@@ -64,6 +64,10 @@ class BoxRecord:
     updated_at: datetime | None = None
     version: int = 1
     field: str = ""  # where in the record it came from, for error messages
+    # The box's numbers are on a grid this wide x high laid over the image, not in pixels: (1, 1) for 0-1
+    # fractions (AITW), (1000, 1000) for GUI-Odyssey's 0-1000, (100, 100) for percent. Only ingest knows the
+    # image's size: it turns the box into pixels there, refusing numbers off the grid. None: pixels.
+    grid: tuple[float, float] | None = None
 
 
 @dataclass
@@ -81,6 +85,10 @@ class StepRecord:
     image_bytes: bytes | None = None  # a picture made in memory (a render), checked like a file
     tree_xml: str = ""  # the screen's accessibility tree (uiautomator dump), checked by the reader
     image_field: str = ""  # the field that named the image, as the user's file calls it; default field + "image"
+    # The picture's width and height as the record states them (AndroidControl's screenshot_widths / _heights):
+    # ingest refuses an image of another size, naming size_field, since the record's pixels would not fit it.
+    expected_size: tuple[int, int] | None = None
+    size_field: str = ""
 
     @property
     def image_named_by(self) -> str:
@@ -199,6 +207,12 @@ def read_jsonl(path: Path) -> list[tuple[Where, Any]]:
 
 def read_json(path: Path) -> Any:
     return _loads(_read_utf8(path), path, None)
+
+
+def read_text(path: Path) -> str:
+    """A whole text file (TSV, a task's .txt) as UTF-8, a BOM dropped; a FormatError naming the line where it
+    is not UTF-8, and for a pipe, a folder or a file that is not there."""
+    return _read_utf8(path)
 
 
 def got(value: Any) -> str:

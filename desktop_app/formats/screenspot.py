@@ -3,7 +3,13 @@
 ScreenSpot (SeeClick) writes `bbox` as [left, top, width, height]; ScreenSpot-Pro
 writes [x1, y1, x2, y2]. Mixing them up is a known source of wrong scores
 (SeeClick issue #50), so the reading is explicit: a record with `img_size` is
-ScreenSpot-Pro, otherwise ScreenSpot, unless --bbox-format says which.
+ScreenSpot-Pro, otherwise ScreenSpot, unless --bbox-format says which. The HF
+mirror's JSON keeps 0-1 corners (--bbox-format xyxy-normalised); a file read as
+pixels whose boxes are all that small is refused, naming that layout (box_layout.py).
+Images are looked for where each release puts them beside its file: SeeClick's
+`screenspot_imgs/`, ScreenSpot-v2's `screenspotv2_image/` (OS-Copilot/ScreenSpot-v2),
+`images/`, and ScreenSpot-Pro's `../images/` (annotations/ and images/<app>/ side
+by side, likaixin2000/ScreenSpot-Pro-GUI-Grounding); --images comes first.
 Each instruction becomes a one-step episode whose goal is the instruction and
 whose gold action is the box. Exports write the original ScreenSpot layout.
 """
@@ -13,6 +19,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from desktop_app.formats import box_layout
 from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
@@ -26,7 +33,6 @@ from desktop_app.formats.records import (
     read_json,
     require,
     resolve_image,
-    shown,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output, json_number
@@ -35,9 +41,11 @@ SCENARIO = "grounding"
 _PLATFORMS = {"ios": "ios", "android": "android", "windows": "desktop", "macos": "desktop", "mac": "desktop",
               "linux": "desktop", "desktop": "desktop", "web": "web", "mobile": "android"}
 _KNOWN = {"img_filename", "bbox", "instruction", "id"}
+# Where the releases put their screenshots, beside the annotation file (see the docstring)
+IMAGE_FOLDERS = ("images", "screenspot_imgs", "screenspotv2_image", "../images")
 
 
-def _platform(obj: dict, file: Path) -> str:
+def platform_of(obj: dict, file: Path, default: str = "web") -> str:
     for key in ("platform", "data_source"):
         value = str(obj.get(key, "")).lower()
         if value in _PLATFORMS:
@@ -45,29 +53,23 @@ def _platform(obj: dict, file: Path) -> str:
     for word in ("mobile", "desktop", "web"):
         if word in file.stem.lower():
             return _PLATFORMS[word]
-    return "web"
+    return default
 
 
-def _box(obj: dict, where: Where, bbox_format: str | None) -> tuple[float, float, float, float]:
-    x, y, a, b = parse_box(obj["bbox"], where, "bbox")
-    layout = bbox_format or ("xyxy" if "img_size" in obj else "xywh")
-    if layout == "xywh":
-        if a < 0 or b < 0:
-            raise where.error(f"negative width or height in [left, top, width, height] = {shown(obj['bbox'])}",
-                              "bbox")
-        return x, y, x + a, y + b
-    return x, y, a, b
+def _layout(obj: dict, bbox_format: str | None) -> str:
+    return bbox_format or ("xyxy" if "img_size" in obj else "xywh")
 
 
 def read(path: Path, options) -> list[EpisodeRecord]:
-    if options.bbox_format not in (None, "xywh", "xyxy"):
-        raise FormatError(f"unknown bbox format '{options.bbox_format}' (xywh or xyxy)")
+    box_layout.check_option(options.bbox_format)
     records = []
     for file in input_files(Path(path), ".json"):
         data = read_json(file)
         if not isinstance(data, list):
             raise FormatError("expected a JSON list of annotations", file)
-        bases = image_bases(file, options.images_dir, "images", "screenspot_imgs", "../images")
+        bases = image_bases(file, options.images_dir, *IMAGE_FOLDERS)
+        written: list[tuple[Where, str, tuple]] = []  # each box as the file writes it, for the 0-1 check
+        first = len(records)
         for i, obj in enumerate(data):
             where = Where(file, None)
             prefix = f"[{i}]."
@@ -75,24 +77,27 @@ def read(path: Path, options) -> list[EpisodeRecord]:
                 raise where.error("expected an object", f"[{i}]")
             name = require(obj, "img_filename", str, where, prefix)
             require(obj, "bbox", list, where, prefix)
-            try:
-                box = _box(obj, where, options.bbox_format)
-            except FormatError as exc:
-                raise where.error(exc.message, prefix + "bbox") from None
+            numbers = parse_box(obj["bbox"], where, prefix + "bbox")
+            layout = _layout(obj, options.bbox_format)
+            box = box_layout.corners(numbers, layout, where, prefix + "bbox", obj["bbox"])
             instruction = require(obj, "instruction", str, where, prefix)
             key = str(optional(obj, "id", (str, int), where, f"{file.stem}-{i:05d}", prefix))
+            image = resolve_image(name, bases, where, prefix + "img_filename")
+            if not box_layout.is_normalised(layout):
+                written.append((where, prefix + "bbox", numbers))
             extra = {k: v for k, v in obj.items() if k not in _KNOWN}
             records.append(EpisodeRecord(
                 key=key, where=where, goal=instruction, scenario=SCENARIO,
                 meta={"screenspot": extra},
                 steps=[StepRecord(
-                    image=resolve_image(name, bases, where, prefix + "img_filename"),
-                    platform=_platform(obj, file), screen_source=name,
-                    boxes=[BoxRecord(label="gold", box=box, field=prefix + "bbox",
+                    image=image, platform=platform_of(obj, file), screen_source=name,
+                    boxes=[BoxRecord(label="gold", box=box, field=prefix + "bbox", grid=box_layout.grid(layout),
                                      meta={k: obj[k] for k in ("data_type", "ui_type") if k in obj})],
                     field=prefix, image_field=prefix + "img_filename",
                 )],
             ))
+        box_layout.refuse_pixels_that_look_normalised(
+            written, [(r.steps[0].image, None) for r in records[first:]], options.bbox_format or "xywh")
     if not records:
         raise FormatError("no annotations found", path)
     return records
@@ -133,4 +138,5 @@ SPEC = FormatSpec(
     description="ScreenSpot (bbox = left, top, width, height) and ScreenSpot-Pro (bbox = x1, y1, x2, y2) JSON",
     read=read,
     write=write,
+    options=("bbox_format",),
 )

@@ -46,3 +46,6 @@ class FormatSpec:
     write: Callable[[ExportContext], ExportReport] | None = None
     dedupe_images: bool = False  # importing the same picture twice is a duplicate, not a new sample
     episode_kind: str = "sample"  # which episodes it exports (store.models.EPISODE_KINDS)
+    # ImportOptions fields its reader reads beyond images_dir (e.g. "bbox_format"): the Import dialog shows
+    # a field's widget only for the formats that read it
+    options: tuple[str, ...] = ()

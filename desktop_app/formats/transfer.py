@@ -13,8 +13,11 @@ from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter, iter_bundles
 
 
-def import_path(project: Project, path: Path, fmt: str, options: ImportOptions | None = None,
+def import_path(project: Project, path: Path, fmt: str | None, options: ImportOptions | None = None,
                 progress: Progress = no_progress) -> ImportReport:
+    """fmt None: the format the file or folder holds (formats/detect.py), or a refusal asking to name it."""
+    if fmt is None:
+        fmt = detected_format(Path(path))
     spec = FORMATS.get(fmt)
     if spec is None or spec.read is None:
         readable = ", ".join(n for n, s in FORMATS.items() if s.read)
@@ -25,6 +28,20 @@ def import_path(project: Project, path: Path, fmt: str, options: ImportOptions |
         raise FormatError("not a file or a folder (a pipe or a device?); give a file or a folder to import", path)
     records = spec.read(path, options)
     return ingest(project, records, fmt, str(path), options, progress)
+
+
+def detected_format(path: Path) -> str:
+    """The format `path` holds, or FormatError asking the user to name it."""
+    from desktop_app.formats.detect import detect_format  # reads the first record; only when asked
+
+    if not path.exists():
+        raise FormatError("file or folder not found", path)
+    found = detect_format(path)
+    if found is None:
+        readable = ", ".join(n for n, s in FORMATS.items() if s.read)
+        raise FormatError(f"cannot tell which format this holds; name it (--format, the Import dialog's "
+                          f"'Format'): one of {readable}", path)
+    return found
 
 
 def export_path(project: Project, out: Path, fmt: str, flt: EpisodeFilter = EpisodeFilter()) -> ExportReport:

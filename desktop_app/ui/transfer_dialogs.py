@@ -2,7 +2,8 @@
 
 The Import dialog proposes the format the chosen file or folder holds (formats.detect), else the one
 used last (Settings.last_import_format). An import refused for unreadable images lists every one and
-offers to import the rest.
+offers to import the rest. The import options a format reads (FormatSpec.options: the box layout) show
+only while that format is selected.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.formats import FORMATS
+from desktop_app.formats.box_layout import DIALOG_FIELD, LAYOUTS
 from desktop_app.formats.detect import detect_format
 from desktop_app.formats.ingest import BadImagesError, ImportOptions
 from desktop_app.formats.transfer import export_path, import_path
@@ -37,7 +39,9 @@ from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui.tasks import Task
 
 RESULT_LINES = 8  # a longer result shows its first line here and the rest in a scrolling box
-DATASET_FILES = "Datasets and screenshots (*.json *.jsonl " + " ".join(f"*{s}" for s in IMAGE_SUFFIXES) + ")"
+DATASET_FILES = ("Datasets and screenshots (*.json *.jsonl *.parquet *.tsv "
+                 + " ".join(f"*{s}" for s in IMAGE_SUFFIXES) + ")")
+DETECT_LAYOUT = "detect (the format's own rule)"
 
 
 def _row(*widgets: QWidget) -> QWidget:
@@ -146,12 +150,21 @@ class ImportDialog(_TransferDialog):
         self.form.addRow("File or folder", _row(self.source, _button("File...", self._browse_file),
                                                  _button("Folder...", self._browse_folder)))
         self.form.addRow("Images folder", _path_row(self.images, self._browse_images))
+        self.box_layout = QComboBox()
+        self.box_layout.addItem(DETECT_LAYOUT, None)
+        for layout, words in LAYOUTS.items():
+            self.box_layout.addItem(words, layout)
+        self.form.addRow(DIALOG_FIELD, self.box_layout)
+        # ImportOptions field -> its widget (currentData() is the value); shown for the formats that read it
+        self.option_widgets: dict[str, QComboBox] = {"bbox_format": self.box_layout}
+        self.format.currentIndexChanged.connect(self._show_options)
         self.import_rest = self.buttons.addButton("Import the good files", QDialogButtonBox.ActionRole)
         self.import_rest.setVisible(False)
         self.import_rest.clicked.connect(self._import_rest)
         self._attempt: tuple[str, Path, ImportOptions] | None = None  # the import running or last run
         self._refused: tuple[str, Path, ImportOptions] | None = None  # one refused for bad images
         self._select_default()
+        self._show_options()
         self.source.textChanged.connect(self._source_changed)
         self.format.activated.connect(self._format_chosen)
         self.show_result("An import is all or nothing: a problem anywhere leaves the project unchanged.")
@@ -185,6 +198,15 @@ class ImportDialog(_TransferDialog):
         self._forget_refusal()
         self.format_hint.setText("")  # the user's own choice needs no reason
 
+    def _read_options(self) -> tuple[str, ...]:
+        spec = FORMATS.get(self.format.currentData())
+        return spec.options if spec else ()
+
+    def _show_options(self, _index: int = -1) -> None:
+        reads = self._read_options()
+        for name, widget in self.option_widgets.items():
+            self.form.setRowVisible(widget, name in reads)
+
     # -- choosing the source -------------------------------------------------------------------
     def _start_folder(self) -> str:
         current = Path(self.source.text().strip())
@@ -212,7 +234,9 @@ class ImportDialog(_TransferDialog):
         if not self.source.text().strip():
             self.show_result("Choose a file or folder to import.")
             return
-        options = ImportOptions(images_dir=Path(self.images.text()) if self.images.text().strip() else None)
+        chosen = {name: widget.currentData() for name, widget in self.option_widgets.items()
+                  if name in self._read_options()}
+        options = ImportOptions(images_dir=Path(self.images.text()) if self.images.text().strip() else None, **chosen)
         self._import(self.format.currentData(), Path(self.source.text().strip()), options)
 
     def _import(self, fmt: str, source: Path, options: ImportOptions) -> None:

@@ -1,0 +1,370 @@
+"""CVAT for images 1.1: the XML a CVAT task (or project, or job) exports, with its pictures in images/.
+
+Definition: github.com/cvat-ai/cvat, site/content/en/docs/manual/advanced/xml_format.md ("Version 1.1",
+"Annotation") and cvat/apps/dataset_manager/formats/cvat.py. The file is <annotations> holding <version>1.1,
+<meta> (the task, its labels and their attributes) and one <image id name width height [subset]> per picture,
+whose children are shapes: <box label xtl ytl xbr ybr occluded z_order [source] [group_id] [rotation]>
+with <attribute name="...">value</attribute> children, <tag label> (a label of the whole picture), and
+polygons, polylines, points, cuboids, ellipses, masks and skeletons. Surprises: coordinates are pixels as
+attribute TEXT (CVAT writes two decimals, "797.33"); `name` is the picture's path inside the task, which the
+export puts under images/; boxes may carry `rotation` (degrees, about the centre; CVAT 2.x); "CVAT for video
+1.1" is the same root with <track>s instead of <image>s.
+
+Rules: an <image> is a screen (see labelling_tools for its key), looked up by its name under --images, the
+file's images/ folder and the file's folder. A <box> is a box; one with a rotation other than 0 is refused
+(taking it as unrotated would move its corners), and so are every other shape (ScreenLab's boxes are
+axis-aligned rectangles: draw them as boxes in CVAT, or delete them). A box's <attribute>s are its
+attributes; occluded, z_order, group_id and source stay in its meta and are written back on export. <tag>s
+(labels of the whole picture) are kept in the step's meta. An image's `subset` is the episode's split. The
+declared width and height must be the picture's. A file with entities or a DOCTYPE is refused: CVAT never
+writes one, and an entity can expand to gigabytes.
+Export: annotations.xml (version 1.1, with <meta> declaring the project's labels and the attributes in use)
+and images/, the layout CVAT's "Upload annotations" / "Import dataset" takes for this format.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from xml.sax.saxutils import escape, quoteattr
+
+from desktop_app.formats.labelling_tools import (
+    ScreenNames,
+    box_parts,
+    box_values,
+    check_size,
+    image_size,
+    number_text,
+    refuse_normalised,
+    screen_key,
+    text_number,
+    tool_label,
+)
+from desktop_app.formats.records import (
+    BoxRecord,
+    EpisodeRecord,
+    FormatError,
+    StepRecord,
+    Where,
+    find_inside,
+    input_files,
+    names_to_try,
+    read_text,
+    shown,
+)
+from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
+from desktop_app.formats.writing import ImageWriter, atomic_output
+from desktop_app.store import label_set
+from desktop_app.store.models import LABELS
+
+FILE_NAME = "annotations.xml"
+MAX_DEPTH = 20  # CVAT nests 7 deep (meta/task/labels/label/attributes/attribute/name)
+REFUSED = {"polygon": "a polygon", "polyline": "a polyline", "points": "a set of points", "cuboid": "a cuboid",
+           "ellipse": "an ellipse", "mask": "a mask", "skeleton": "a skeleton"}
+KEPT = ("occluded", "z_order", "group_id", "source")  # box attributes kept in meta, written back on export
+_DEFAULTS = {"occluded": "0", "z_order": "0", "source": "manual"}
+SIGN_BYTES = 4096  # <version> comes right after <annotations>
+_VERSION_1 = re.compile(r"<version>\s*1\.\d+\s*</version>")
+
+
+@dataclass
+class _Shape:
+    kind: str
+    attrib: dict[str, str]
+    line: int
+    attributes: list[tuple[str | None, str, int]] = field(default_factory=list)
+
+
+@dataclass
+class _Image:
+    attrib: dict[str, str]
+    line: int
+    shapes: list[_Shape] = field(default_factory=list)
+
+
+def read(path: Path, options) -> list[EpisodeRecord]:
+    path = Path(path)
+    root = path if path.is_dir() else path.parent
+    files = [path / FILE_NAME] if path.is_dir() and (path / FILE_NAME).is_file() else input_files(path, ".xml")
+    records = []
+    for file in files:
+        records += _Reader(file, root, options.images_dir).read()
+    if not records:
+        raise FormatError("no <image> elements found: nothing to import", path)
+    return records
+
+
+class _Reader:
+    """Walks one file's elements as they are parsed, line by line, so every message names its line."""
+
+    def __init__(self, file: Path, root: Path, images_dir: Path | None):
+        self.file, self.root, self.images_dir = file, root, images_dir
+        self.depth = 0
+        self.image: _Image | None = None
+        self.shape: _Shape | None = None
+        self.records: list[EpisodeRecord] = []
+
+    def read(self) -> list[EpisodeRecord]:
+        text = read_text(self.file)
+        head = text[:4096].upper()
+        if "<!DOCTYPE" in head or "<!ENTITY" in text.upper():
+            raise FormatError("the file declares a DOCTYPE or entities, which CVAT never writes (an entity can "
+                              "expand to gigabytes); export the annotations from CVAT again", self.file)
+        parser = ET.XMLPullParser(events=("start", "end"))
+        number = 0
+        try:
+            # fed as text (read as UTF-8 above), so an encoding the declaration names is not looked up
+            lines = text.split("\n")
+            for number, line in enumerate(lines, start=1):
+                parser.feed(line + "\n" if number < len(lines) else line)
+                self._events(parser, number)
+            parser.close()
+            self._events(parser, number)
+        except ET.ParseError as exc:
+            line, column = exc.position
+            reason = str(exc).split(":")[0]
+            raise FormatError(f"not well-formed XML: {reason} at column {column + 1}", self.file, line) from None
+        return self.records
+
+    def _events(self, parser, line: int) -> None:
+        for event, elem in parser.read_events():
+            if event == "start":
+                self.depth += 1
+                self._start(elem, line)
+            else:
+                self._end(elem, line)
+                self.depth -= 1
+
+    def _where(self, line: int) -> Where:
+        return Where(self.file, line)
+
+    def _start(self, elem, line: int) -> None:
+        tag, where = elem.tag, self._where(line)
+        if self.depth > MAX_DEPTH:
+            raise where.error(f"elements nested more than {MAX_DEPTH} deep; CVAT nests 7")
+        if self.depth == 1:
+            if tag != "annotations":
+                raise where.error(f"the root element is <{shown(tag)}>, not <annotations>: not a CVAT XML file")
+        elif self.depth == 2:
+            if tag == "track":
+                raise where.error("a <track>: this is CVAT for video 1.1; export the task as 'CVAT for images "
+                                  "1.1' (every frame an <image>), then import again", "track")
+            if tag == "image":
+                self.image = _Image(dict(elem.attrib), line)
+        elif self.depth == 3 and self.image is not None:
+            if tag in ("box", "tag"):
+                self.shape = _Shape(tag, dict(elem.attrib), line)
+            elif tag in REFUSED:
+                raise where.error(f"{REFUSED[tag]} (label {shown(elem.get('label'))}): ScreenLab's boxes are "
+                                  "axis-aligned rectangles; in CVAT, draw it as a box (or delete it), then export "
+                                  "again", tag)
+            else:
+                raise where.error(f"unexpected <{shown(tag)}> in an <image>; CVAT for images 1.1 holds boxes, "
+                                  "tags and other shapes there", tag)
+        elif self.depth == 4 and self.shape is not None and tag != "attribute":
+            raise where.error(f"unexpected <{shown(tag)}> in a <{self.shape.kind}>; it holds <attribute>s",
+                              f"{self.shape.kind}.{tag}")
+
+    def _end(self, elem, line: int) -> None:
+        tag = elem.tag
+        if self.depth == 2 and tag == "version":
+            version = (elem.text or "").strip()
+            if version.split(".")[0] != "1":
+                raise self._where(line).error(f"version {shown(version)}; this reads CVAT for images 1.1",
+                                              "version")
+        elif self.depth == 4 and self.shape is not None:
+            self.shape.attributes.append((elem.get("name"), elem.text or "", line))
+        elif self.depth == 3 and self.shape is not None:
+            self.image.shapes.append(self.shape)
+            self.shape = None
+        elif self.depth == 2 and tag == "image":
+            self.records.append(self._record(self.image))
+            self.image = None
+        if self.depth == 2:
+            elem.clear()  # an image's elements are read: a file of 100,000 images stays small in memory
+
+    def _record(self, image: _Image) -> EpisodeRecord:
+        where, attrib = self._where(image.line), image.attrib
+        name = attrib.get("name")
+        if not name or not name.strip():
+            raise where.error("missing: the picture's path", "image.name")
+        declared = tuple(self._side(attrib, side, where) for side in ("width", "height"))
+        posix = PureWindowsPath(name).as_posix()
+        bases = ([self.images_dir] if self.images_dir else []) + [self.file.parent / "images", self.file.parent]
+        picture = find_inside(names_to_try(posix) + [PurePosixPath(posix).name], bases, where, "image.name")
+        key, size = screen_key(picture, [self.root, self.images_dir]), image_size(picture)
+        check_size(declared, size, where, "image.width", key)
+        boxes, tags = [], []
+        for shape in image.shapes:
+            if shape.kind == "box":
+                boxes.append(self._box(shape, len(boxes), size))
+            else:
+                tags.append(self._tag(shape))
+        return EpisodeRecord(
+            key=key, where=where, split=attrib.get("subset", ""),
+            steps=[StepRecord(image=picture, screen_source=key, boxes=boxes, image_field="image.name",
+                              meta={"cvat": {"tags": tags}} if tags else {})],
+        )
+
+    @staticmethod
+    def _side(attrib: dict, side: str, where: Where) -> int | None:
+        if side not in attrib:
+            return None
+        value = text_number(attrib[side], where, f"image.{side}")
+        if not value.is_integer() or value <= 0:
+            raise where.error(f"expected a whole number of pixels, got {shown(attrib[side])}", f"image.{side}")
+        return int(value)
+
+    def _values(self, shape: _Shape) -> dict[str, str]:
+        values = {}
+        for name, text, line in shape.attributes:
+            if name is None:
+                raise self._where(line).error("an <attribute> without a name", f"{shape.kind}.attribute")
+            values[name] = text
+        return values
+
+    def _box(self, shape: _Shape, index: int, size) -> BoxRecord:
+        where, attrib = self._where(shape.line), shape.attrib
+        if "label" not in attrib:
+            raise where.error("missing", "box.label")
+        label = tool_label(attrib["label"], where, "box.label")
+        corners = []
+        for name in ("xtl", "ytl", "xbr", "ybr"):
+            if name not in attrib:
+                raise where.error("missing", f"box.{name}")
+            corners.append(text_number(attrib[name], where, f"box.{name}"))
+        box = tuple(corners)
+        if "rotation" in attrib:
+            angle = text_number(attrib["rotation"], where, "box.rotation")
+            if abs((angle + 180) % 360 - 180) > 1e-6:
+                raise where.error(f"a box rotated by {angle:g} degrees: ScreenLab's boxes are axis-aligned, and taking "
+                                  "it as unrotated would move its corners; in CVAT, set its rotation to 0 (or draw "
+                                  "it again), then export again", "box.rotation")
+        refuse_normalised(box, size, where, "box", "CVAT")
+        fields, meta = box_parts(self._values(shape), where, "box.attribute")
+        kept = {k: attrib[k] for k in KEPT if k in attrib and attrib[k] != _DEFAULTS.get(k)}
+        if kept:
+            meta["cvat"] = kept
+        return BoxRecord(label=label, box=box, field=f"box[{index}]", meta=meta, **fields)
+
+    def _tag(self, shape: _Shape) -> dict:
+        if "label" not in shape.attrib:
+            raise self._where(shape.line).error("missing", "tag.label")
+        tag = {"label": shape.attrib["label"], "attributes": self._values(shape)}
+        tag.update({k: shape.attrib[k] for k in ("source", "group_id") if k in shape.attrib})
+        return tag
+
+
+def write(ctx: ExportContext) -> ExportReport:
+    report = ExportReport("cvat-images", ctx.out, skipped_why="actions without a box (text-only or out of screen)")
+    labels = label_set.labels(ctx.session.get_bind()) if ctx.session is not None else LABELS
+    attributes: dict[str, dict[str, None]] = {label: {} for label in labels}
+    names = ScreenNames()
+    body: list[str] = []
+    count = 0
+    with atomic_output(ctx.out) as tmp:
+        images = ImageWriter(tmp, ctx.image_bytes)
+        for bundle in ctx.bundles:
+            report.episodes += 1
+            key = bundle.episode.key
+            for sb in bundle.steps:
+                name = names.name(bundle, sb)
+                images.add(sb.screen, f"images/{name}")
+                subset = f" subset={quoteattr(_text(bundle.episode.split, key))}" if bundle.episode.split else ""
+                body.append(f'  <image id="{count}" name={quoteattr(_text(name, key))} width="{sb.screen.width}" '
+                            f'height="{sb.screen.height}"{subset}>')
+                count += 1
+                for box in sb.boxes:
+                    if not box.has_box:
+                        report.skipped += 1
+                        continue
+                    body += _box_lines(box, attributes.setdefault(box.label, {}), key)
+                    report.annotations += 1
+                kept = sb.step.meta.get("cvat")
+                body += _tag_lines(kept.get("tags", []) if isinstance(kept, dict) else [], key)
+                body.append("  </image>")
+        (tmp / FILE_NAME).write_text(_document(body, attributes, count), encoding="utf-8")
+        report.images = images.count
+    return report
+
+
+def _text(value: str, episode: str) -> str:
+    """Text for the XML, refused when XML 1.0 cannot hold it (control characters)."""
+    if any(ord(c) < 32 and c not in "\t\n\r" for c in value) or "\ufffe" in value or "\uffff" in value:
+        raise FormatError(f"episode {episode}: {value[:60]!r} holds a control character, which an XML file cannot "
+                          "hold; fix it in the project first")
+    return value
+
+
+def _box_lines(box, declared: dict[str, None], episode: str) -> list[str]:
+    kept = box.meta.get("cvat") if isinstance(box.meta.get("cvat"), dict) else {}
+    attrib = {"label": box.label, "source": kept.get("source", "manual"), "occluded": kept.get("occluded", "0"),
+              "xtl": number_text(box.x1), "ytl": number_text(box.y1), "xbr": number_text(box.x2),
+              "ybr": number_text(box.y2), "z_order": kept.get("z_order", "0")}
+    if "group_id" in kept:
+        attrib["group_id"] = kept["group_id"]
+    head = " ".join(f"{k}={quoteattr(_text(str(v), episode))}" for k, v in attrib.items())
+    lines = [f"    <box {head}>"]
+    for name, text in sorted(box_values(box).items()):
+        declared[name] = None
+        lines.append(f"      <attribute name={quoteattr(_text(name, episode))}>{escape(_text(text, episode))}</attribute>")
+    lines.append("    </box>")
+    return lines
+
+
+def _tag_lines(tags: list, episode: str) -> list[str]:
+    lines = []
+    for tag in tags:
+        if not isinstance(tag, dict) or not isinstance(tag.get("label"), str):
+            continue
+        extra = "".join(f" {k}={quoteattr(_text(str(tag[k]), episode))}" for k in ("source", "group_id") if k in tag)
+        lines.append(f"    <tag label={quoteattr(_text(tag['label'], episode))}{extra}>")
+        for name, text in (tag.get("attributes") or {}).items():
+            lines.append(f"      <attribute name={quoteattr(_text(str(name), episode))}>"
+                         f"{escape(_text(str(text), episode))}</attribute>")
+        lines.append("    </tag>")
+    return lines
+
+
+def _document(body: list[str], attributes: dict[str, dict[str, None]], count: int) -> str:
+    now = datetime.now(UTC).isoformat(sep=" ")
+    labels = []
+    for label, names in attributes.items():
+        labels += ["        <label>", f"          <name>{escape(label)}</name>", "          <type>any</type>",
+                   "          <attributes>"]
+        for name in names:
+            labels += ["            <attribute>", f"              <name>{escape(name)}</name>",
+                       "              <mutable>False</mutable>", "              <input_type>text</input_type>",
+                       "              <default_value></default_value>", "              <values></values>",
+                       "            </attribute>"]
+        labels += ["          </attributes>", "        </label>"]
+    head = ['<?xml version="1.0" encoding="utf-8"?>', "<annotations>", "  <version>1.1</version>", "  <meta>",
+            "    <task>", "      <name>ScreenLab export</name>", f"      <size>{count}</size>",
+            "      <mode>annotation</mode>", "      <overlap>0</overlap>", "      <bugtracker></bugtracker>",
+            "      <flipped>False</flipped>", f"      <created>{now}</created>", f"      <updated>{now}</updated>",
+            "      <labels>", *labels, "      </labels>", "    </task>", f"    <dumped>{now}</dumped>", "  </meta>"]
+    return "\n".join([*head, *body, "</annotations>"]) + "\n"
+
+
+def sign(path: Path) -> str | None:
+    """'cvat-images' for an .xml file that opens with <annotations> and a 1.x <version> (first bytes only)."""
+    if path.suffix.lower() != ".xml":
+        return None
+    with open(path, "rb") as fh:
+        head = fh.read(SIGN_BYTES).decode("utf-8", errors="replace")
+    return SPEC.name if "<annotations" in head and _VERSION_1.search(head) else None
+
+
+def folder_sign(folder: Path) -> str | None:
+    return sign(folder / FILE_NAME) if (folder / FILE_NAME).is_file() else None
+
+
+SPEC = FormatSpec(
+    name="cvat-images",
+    description="CVAT for images 1.1 XML (boxes with attributes; pictures in images/)",
+    read=read,
+    write=write,
+)

@@ -1,0 +1,174 @@
+"""TFRecord files read without TensorFlow: the record framing, GZIP-compressed or plain.
+
+Definition: tensorflow/tensorflow, tensorflow/core/lib/io/record_writer.cc (and the format notes of
+tensorflow/python/lib/io/python_io.py). A file is records one after the other, each
+
+    uint64  length                        little-endian
+    uint32  masked CRC-32C of those 8 bytes
+    bytes   data[length]
+    uint32  masked CRC-32C of the data
+
+with masked(crc) = ((crc >> 15) | (crc << 17)) + 0xa282ead8, modulo 2**32, and CRC-32C the Castagnoli CRC
+(reflected polynomial 0x82F63B78, as iSCSI uses). A GZIP file is the same bytes compressed as one stream
+(TFRecordOptions(compression_type="GZIP"), as AndroidControl ships); it is told by its first two bytes.
+
+Both checksums are checked: the length's, so that a file that is not a TFRecord (or has lost its place) is
+refused at once rather than read as a huge length, and the data's, so a damaged record is refused by number
+instead of being imported with a wrong goal or action. Python has no CRC-32C, and a byte loop runs at a few MB/s;
+crc32c() below splits the data into lanes computed side by side with numpy and joins them (a CRC register's
+update is linear: the register after A+B is the one after A carried through len(B) zero bytes, xor the one B
+alone gives), which checks a few hundred MB a second.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import struct
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from desktop_app.formats.records import FormatError
+
+GZIP_MAGIC = b"\x1f\x8b"
+HEADER = 12  # length (8) and its checksum (4)
+MAX_RECORD = 2**31 - 1  # protobuf's own limit on a message; a larger length is damage, not data
+_MASK_DELTA = 0xA282EAD8
+_NUMPY_FROM = 16 * 1024  # shorter data is checked byte by byte
+
+
+def _table() -> list[int]:
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+_TABLE = _table()
+_TABLE_NP = np.array(_TABLE, dtype=np.uint32)
+
+
+def _bytewise(register: int, data: bytes) -> int:
+    table = _TABLE
+    for byte in data:
+        register = table[(register ^ byte) & 0xFF] ^ (register >> 8)
+    return register
+
+
+def _lanes(register: int, data: bytes) -> int:
+    """The register after `data`, computed in ~sqrt(n) lanes at once (see the module's docstring)."""
+    n = len(data)
+    lane = max(256, math.isqrt(n // 8))  # bytes per lane: few numpy steps, few lanes to join
+    count = n // lane
+    rows = np.frombuffer(data, dtype=np.uint8, count=count * lane).reshape(count, lane)
+    columns = np.ascontiguousarray(rows.T)  # one row per step, one column per lane
+    lanes = np.zeros(count, dtype=np.uint32)  # each lane's register, started at zero
+    basis = np.left_shift(np.uint32(1), np.arange(32, dtype=np.uint32))  # where 32 unit registers go on zeros
+    for column in columns:
+        lanes = _TABLE_NP[(lanes ^ column) & 0xFF] ^ (lanes >> 8)
+        basis = _TABLE_NP[basis & 0xFF] ^ (basis >> 8)
+    # carrying a register through `lane` zero bytes is linear: four 256-entry tables, one per register byte
+    unit = [int(v) for v in basis]
+    carry = []
+    for b in range(4):
+        table = [0] * 256
+        for v in range(1, 256):
+            low = (v & -v).bit_length() - 1
+            table[v] = table[v & (v - 1)] ^ unit[8 * b + low]
+        carry.append(table)
+    c0, c1, c2, c3 = carry
+    for value in lanes.tolist():
+        register = (c0[register & 0xFF] ^ c1[(register >> 8) & 0xFF] ^ c2[(register >> 16) & 0xFF]
+                    ^ c3[register >> 24] ^ value)
+    return _bytewise(register, data[count * lane:])
+
+
+def crc32c(data: bytes) -> int:
+    register = _lanes(0xFFFFFFFF, data) if len(data) >= _NUMPY_FROM else _bytewise(0xFFFFFFFF, data)
+    return register ^ 0xFFFFFFFF
+
+
+def masked_crc(data: bytes) -> int:
+    crc = crc32c(data)
+    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + _MASK_DELTA) & 0xFFFFFFFF
+
+
+def frame(data: bytes) -> bytes:
+    """One record as a TFRecord file holds it (for writers and tests)."""
+    length = struct.pack("<Q", len(data))
+    return (length + struct.pack("<I", masked_crc(length)) + data + struct.pack("<I", masked_crc(data)))
+
+
+def is_gzip(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(2) == GZIP_MAGIC
+
+
+def looks_like_tfrecord(path: Path) -> bool:
+    """Whether the file starts with a TFRecord header whose length checksum holds (read: 12 bytes, or the
+    few kilobytes of a GZIP file that hold them). Cheap enough to guess a format from."""
+    try:
+        if not path.is_file():
+            return False
+        opener = gzip.open if is_gzip(path) else open
+        with opener(path, "rb") as fh:
+            head = fh.read(HEADER)
+    except (OSError, EOFError, zlib.error):
+        return False
+    return len(head) == HEADER and struct.unpack("<I", head[8:])[0] == masked_crc(head[:8])
+
+
+def records(path: Path) -> Iterator[tuple[int, bytes]]:
+    """(number, data) of each record, numbered from 1; a FormatError naming the record when the file is not a
+    TFRecord, is cut short or damaged."""
+    path = Path(path)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        raise FormatError("not a regular file (a pipe or a device?); reading it would wait forever", path)
+    try:
+        compressed = is_gzip(path)
+    except IsADirectoryError:
+        raise FormatError("is a folder; expected a TFRecord file", path) from None
+    except FileNotFoundError:
+        raise FormatError("file not found", path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read the file ({exc.strerror or exc})", path) from None
+    number = 0
+    try:
+        with (gzip.open(path, "rb") if compressed else open(path, "rb")) as fh:
+            while True:
+                number += 1
+                head = fh.read(HEADER)
+                if not head:
+                    return
+                if len(head) < HEADER:
+                    raise FormatError(f"record {number}: the file ends inside the record's header "
+                                      f"({len(head)} of {HEADER} bytes): the file is cut short", path)
+                length, = struct.unpack("<Q", head[:8])
+                if struct.unpack("<I", head[8:])[0] != masked_crc(head[:8]):
+                    raise FormatError(
+                        f"record {number}: the checksum of the record's length does not match: "
+                        + ("the file is damaged" if number > 1 else
+                           "this is not a TFRecord file (or it is damaged)"
+                           + ("" if compressed else "; a GZIP TFRecord starts with the bytes 1f 8b")), path)
+                if length > MAX_RECORD:
+                    raise FormatError(f"record {number} claims {length:,} bytes, more than any record holds: "
+                                      "the file is damaged", path)
+                data = fh.read(length)
+                footer = fh.read(4)
+                if len(data) < length or len(footer) < 4:
+                    raise FormatError(f"record {number}: the file ends inside the record ({len(data):,} of "
+                                      f"{length:,} bytes): the file is cut short", path)
+                if struct.unpack("<I", footer)[0] != masked_crc(data):
+                    raise FormatError(f"record {number}: the checksum of the record's data does not match: the "
+                                      "file is damaged", path)
+                yield number, data
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise FormatError(f"record {number}: the GZIP stream is cut short or damaged ({exc})", path) from None
+    except OSError as exc:
+        raise FormatError(f"record {number}: cannot read the file ({exc.strerror or exc})", path) from None
