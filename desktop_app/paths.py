@@ -71,6 +71,14 @@ def user_config_dir() -> Path:
     return path
 
 
+def user_cache_dir() -> Path:
+    """Files the app can make again (Playwright's unpacked Node.js); never projects or settings."""
+    override = os.environ.get("SCREENLAB_CACHE_DIR")
+    path = Path(override) if override else Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def user_log_dir() -> Path:
     override = os.environ.get("SCREENLAB_LOG_DIR")
     path = Path(override) if override else Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))

@@ -61,7 +61,10 @@ say "desktop entry, icon, readme"
 cp resources/icons/screenlab.png resources/icons/screenlab.svg "$APPDIR/"
 cp packaging/linux/screenlab.desktop packaging/linux/install-desktop-entry.sh "$APPDIR/"
 sed "s/@VERSION@/$VERSION/" packaging/linux/README.txt > "$APPDIR/README.txt"
-chmod 0755 "$APPDIR/screenlab" "$APPDIR/install-desktop-entry.sh" "$APPDIR/_internal/playwright/driver/node"
+chmod 0755 "$APPDIR/screenlab" "$APPDIR/install-desktop-entry.sh"
+if [[ -f "$APPDIR/_internal/playwright/driver/node" ]]; then  # shipped uncompressed (SCREENLAB_COMPRESS_NODE=0)
+    chmod 0755 "$APPDIR/_internal/playwright/driver/node"
+fi
 
 BEFORE=$(du -sb "$APPDIR" | cut -f1)
 if [[ "${NO_STRIP:-0}" != 1 ]]; then
@@ -103,7 +106,7 @@ echo "tarball:  $TARBALL  $(mb "$TGZ")"
 echo "largest parts:"
 {
     du -sb "$APPDIR"/_internal/* "$APPDIR/screenlab"
-    du -sb "$APPDIR"/_internal/playwright/driver/node "$APPDIR"/_internal/PySide6/Qt/lib/libicudata* 2>/dev/null
+    du -sb "$APPDIR"/_internal/playwright/driver/node* "$APPDIR"/_internal/PySide6/Qt/lib/libicudata* 2>/dev/null
 } | sort -rn | head -14 | while read -r bytes path; do printf '  %10s  %s\n' "$(mb "$bytes")" "${path#"$APPDIR"/}"; done \
     || true  # head closing the pipe early (SIGPIPE) is not a build failure
 BUDGET=$((BUDGET_MB * 1048576))

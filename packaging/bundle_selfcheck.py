@@ -148,10 +148,31 @@ def cv() -> str:
     return f"cv2 {cv2.__version__}, numpy {np.__version__}, Canny {edges.shape}"
 
 
+@check("parquet (pyarrow)")
+def parquet() -> str:
+    # the Parquet formats (screenspot-parquet, mind2web-parquet); Flight and the cloud file systems are left out
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"bbox": [[0.1, 0.2, 0.3, 0.4]], "image": [{"bytes": b"\x89PNG", "path": "a.png"}]}), buffer)
+    back = pq.read_table(io.BytesIO(buffer.getvalue())).to_pylist()
+    if back[0]["bbox"] != [0.1, 0.2, 0.3, 0.4] or back[0]["image"]["path"] != "a.png":
+        raise AssertionError(f"read back {back!r}")
+    return f"pyarrow {pa.__version__}: a nested row written and read back"
+
+
 @check("playwright driver")
 def playwright_driver() -> str:
     from playwright._impl._driver import compute_driver_executable
 
+    from desktop_app.render.node_runtime import ensure_node
+
+    unpacking = time.perf_counter()
+    ensure_node()  # the bundle ships node.xz (Linux, Windows): unpacked into the cache on first use
+    unpacked = time.perf_counter() - unpacking
     node, cli = compute_driver_executable()
     if not (os.path.isfile(node) and os.access(node, os.X_OK)):
         raise FileNotFoundError(f"node driver missing or not executable: {node}")
@@ -159,7 +180,8 @@ def playwright_driver() -> str:
 
     started = time.perf_counter()
     pw = _playwright()  # starts node + the driver package over pipes
-    return f"driver started in {time.perf_counter() - started:.2f} s ({node}); browsers API {type(pw.chromium).__name__}"
+    return (f"node ready in {unpacked:.2f} s, driver started in {time.perf_counter() - started:.2f} s ({node}); "
+            f"browsers API {type(pw.chromium).__name__}")
 
 
 @check("render with a browser", required=False)
@@ -262,7 +284,7 @@ def _findable(util, name: str) -> bool:
         return False
 
 
-CHECKS = [paths, migrations, postgres_driver, templates, ocr, cv, playwright_driver, render, openai_client, keyring_backend, qt,
+CHECKS = [paths, migrations, postgres_driver, templates, ocr, cv, parquet, playwright_driver, render, openai_client, keyring_backend, qt,
           excluded]
 
 

@@ -19,6 +19,7 @@ def _isolated_user_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("SCREENLAB_DATA_DIR", str(base / "data"))
     monkeypatch.setenv("SCREENLAB_CONFIG_DIR", str(base / "config"))
     monkeypatch.setenv("SCREENLAB_LOG_DIR", str(base / "log"))
+    monkeypatch.setenv("SCREENLAB_CACHE_DIR", str(base / "cache"))
     monkeypatch.setenv("SCREENLAB_USER", "tester")
 
 

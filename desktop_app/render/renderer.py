@@ -112,6 +112,9 @@ def _playwright():
     if pw is None:
         from playwright.sync_api import sync_playwright
 
+        from desktop_app.render.node_runtime import ensure_node
+
+        ensure_node()  # an installer's Node.js ships compressed
         pw = sync_playwright().start()
         _drivers.pw = pw
         atexit.register(_stop, pw)
