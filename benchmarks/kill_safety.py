@@ -15,8 +15,9 @@ The harness is tests/test_kill_safety.py's (the test runs it with 10 kills each 
   an answer the server had sent that the killed process had not committed yet (lost with the process: the
   price of a kill), or a request still unanswered at the kill.
 
-`figures()` returns the table's rows for benchmarks/reliability.py. The 1-minute load average is printed with
-them: on a 2-core machine shared with other work the timing of the kills, not their outcome, moves.
+`measure()` runs the loops and `rows()` words their outcome; benchmarks/reliability.py calls both. The 1-minute
+load average is printed with them: on a 2-core machine shared with other work the timing of the kills, not their
+outcome, moves.
 """
 
 from __future__ import annotations
@@ -34,13 +35,20 @@ sys.path.insert(0, str(ROOT / "tests"))
 import test_kill_safety as harness  # noqa: E402  (the kill loops and their checks)
 
 
-def figures(import_kills: int = 20, images: int = 2000, run_kills: int = 20, samples: int = 600,
-            latency: float = harness.LATENCY_S, concurrency: int = 8, seed: int = harness.SEED) -> list[tuple[str, str]]:
-    """(what was tried, what came of it) rows, measured now in a temporary folder."""
+def measure(import_kills: int = 20, images: int = 2000, run_kills: int = 20, samples: int = 600,
+            latency: float = harness.LATENCY_S, concurrency: int = 8,
+            seed: int = harness.SEED) -> tuple[harness.ImportKills, harness.RunKills]:
+    """The kill loops, now, in a temporary folder: (import kills, run kills)."""
     with tempfile.TemporaryDirectory(prefix="screenlab-kills-") as tmp:
         imports = harness.kill_imports(Path(tmp) / "imports", import_kills, images, seed)
         runs = harness.kill_runs(Path(tmp) / "runs", run_kills, samples, seed, concurrency, latency)
-    return rows(imports, runs)
+    return imports, runs
+
+
+def figures(import_kills: int = 20, images: int = 2000, run_kills: int = 20, samples: int = 600,
+            latency: float = harness.LATENCY_S, concurrency: int = 8, seed: int = harness.SEED) -> list[tuple[str, str]]:
+    """(what was tried, what came of it) rows, measured now in a temporary folder."""
+    return rows(*measure(import_kills, images, run_kills, samples, latency, concurrency, seed))
 
 
 def rows(imports: harness.ImportKills, runs: harness.RunKills) -> list[tuple[str, str]]:

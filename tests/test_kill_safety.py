@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pytest
+from scoped_env import environment
 
 from desktop_app.store.project import DB_FILE, MEDIA_DIR
 
@@ -60,16 +61,8 @@ def cli_env(base: Path, **extra: str) -> dict:
 def user_dirs(env: dict):
     """This process's commands use the same folders as the ones started with `env`, for the block."""
     names = ("SCREENLAB_CONFIG_DIR", "SCREENLAB_DATA_DIR", "SCREENLAB_LOG_DIR")
-    saved = {name: os.environ.get(name) for name in names}
-    os.environ.update({name: env[name] for name in names})
-    try:
+    with environment(**{name: env[name] for name in names}):
         yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def cli(env: dict, *args: str) -> subprocess.Popen:
@@ -393,7 +386,9 @@ def test_kills_during_imports_leave_a_sound_project_and_nothing_the_sweep_misses
 def test_kills_during_a_run_ask_no_committed_answer_again(tmp_path):
     figures = kill_runs(tmp_path, kills=10, samples=400)
     show(f"kill -9 during `screenlab run` + `--resume` ({LATENCY_S * 1000:.0f} ms answers)", figures)
-    assert figures.kills >= 8  # a start-up kill may come after that short execution ended
+    # a kill planned for a resume's start or its n-th request misses when that resume finishes first (a fast start,
+    # few samples left): half of them landing still kills every stage of a run several times
+    assert figures.kills >= 5
     assert (figures.unanswered, figures.answered_twice, figures.failures) == (0, 0, [])
     assert figures.answered_once
     assert figures.final_status == "done"

@@ -6,244 +6,28 @@ a known prefix in the keyring) go through synthesis, two agent runs, a judge run
 one does (in a 401 message, in a gateway's 400 passing that on, inside a 200 answer). Then
 every file under the project, the export / report folders and the config, data and log folders, every
 SQLite database there as a `.dump`, and everything printed is searched for each key, whole or in part.
+The scenario and the sweep are tests/secrets_sweep.py's (benchmarks/reliability.py prints the same figures).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import sqlite3
-import subprocess
-import sys
-import textwrap
-from contextlib import closing
-from pathlib import Path
-
-import keyring
-from keyring.backend import KeyringBackend
+from secrets_sweep import KEYS, leak_sweep
 from sqlalchemy import select
 
-from desktop_app import api, crash
-from desktop_app.cli.main import main
-from desktop_app.formats.transfer import import_path
-from desktop_app.paths import demo_dataset_dir, judge_demo_dataset_dir
-from desktop_app.settings import Settings, save_settings
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
-from openai_server import FakeOpenAI, Response
 
-OPENAI_KEY = "sk-proj-N4vQ7rT2xW9zB6cE1gH8jK3mP5sU0yA7dF2hJ9kL4nR6tV1w"
-GROQ_KEY = "gsk_Q8wE3rT6yU1iO4pA7sD2fG5hJ0kL9zX3cV6bN8mQ1wE4rT7y"
-VAULT_KEY = "Zr4Kp9Tq2Wm7Xv5Bn8Lc3Hd6Fg1Js0Ay"  # a local server's or a proxy's key: no prefix to spot it by
-KEYS = {"OpenAI-style key (environment)": OPENAI_KEY, "Groq-style key (environment)": GROQ_KEY,
-        "keyring-held key without a prefix": VAULT_KEY}
-# a key cut short is still a leak (messages are truncated): any 12 characters of a key count as a hit
-FRAGMENT = 12
-VAULT_FILE_VAR = "SCREENLAB_TEST_VAULT_FILE"  # not named like a secret: its value is a path
-
-
-class FileKeyring(KeyringBackend):
-    """A real keyring back end (the `keyring` package's interface, as the OS ones implement it) keeping its
-    entries in one JSON file, so a second process started by the test reads the same entries. It stands in
-    for the OS keyring, which a test must not touch; its file is outside every folder searched."""
-
-    priority = 1
-
-    def _entries(self) -> dict:
-        path = Path(os.environ[VAULT_FILE_VAR])
-        return json.loads(path.read_text()) if path.exists() else {}
-
-    def get_password(self, service, username):
-        return self._entries().get(f"{service}/{username}")
-
-    def set_password(self, service, username, password):
-        entries = self._entries()
-        entries[f"{service}/{username}"] = password
-        Path(os.environ[VAULT_FILE_VAR]).write_text(json.dumps(entries))
-
-    def delete_password(self, service, username):
-        entries = self._entries()
-        entries.pop(f"{service}/{username}", None)
-        Path(os.environ[VAULT_FILE_VAR]).write_text(json.dumps(entries))
-
-
-def careless(answer):
-    """A server echoing the key it was sent, request by request in turn: in a 401 message (as OpenAI's
-    "Incorrect API key provided"), in a gateway's 400 passing that message on, appended to a 200 answer with
-    the Authorization header (a debugging proxy), or not at all. `answer(body)` is the model's text."""
-    holder: dict = {}
-
-    def respond(body, n):
-        auth = holder["server"].auth_headers[n]  # recorded before the responder is called
-        key = auth.removeprefix("Bearer ")
-        turn = n % 4
-        if turn == 0:
-            message = f"Incorrect API key provided: {key}. You can find your API key at https://example.test/keys."
-            return Response(status=401, raw_body=json.dumps(
-                {"error": {"message": message, "type": "invalid_request_error", "code": "invalid_api_key"}}).encode())
-        if turn == 1:
-            # a gateway passing on the upstream's message; the client prefixes "Error code: 400 - ", so the key
-            # starts 16 characters before the 200th, where a stored error is cut, and no "Bearer" or "key=" marks it
-            lead = ("Bad Request from the gateway: the upstream model server answered 401 for this request "
-                    "(trace {trace}). Upstream said: Incorrect API key provided: ")
-            trace = "0" * (184 - len("Error code: 400 - ") - len(lead.format(trace="")))
-            return Response(status=400, raw_body=json.dumps(
-                {"error": {"message": lead.format(trace=trace) + f"{key}.", "type": "gateway_error"}}).encode())
-        if turn == 2:
-            return Response(text=answer(body) + f"\n\n[proxy debug] forwarded with authorization: {auth}")
-        return Response(text=answer(body))
-
-    server = FakeOpenAI(respond)
-    holder["server"] = server
-    return server
-
-
-# every field the popup steps ask for (goal, distraction, pop-up text): each step reads the ones it needs
-PAGE_TEXT = {"goal": "Find a queen-size duvet cover under $120.", "actual_purpose": "Collect e-mail addresses.",
-             "expression": "A 15% discount for joining the list.", "headline": "Take 15% off today",
-             "body": "Join our list and save on your order.", "accept": "Yes, save 15%", "reject": "No thanks"}
-
-
-def synth_server():
-    """Synthesis: the first sample's answers carry the key inside the page text the model writes (the goal, the
-    pop-up's body: rendered into a screenshot if not taken out), then a 401 echoing it ends the batch."""
-    holder: dict = {}
-
-    def respond(body, n):
-        key = holder["server"].auth_headers[n].removeprefix("Bearer ")
-        if n >= 3:
-            return Response(status=401, raw_body=json.dumps(
-                {"error": {"message": f"Incorrect API key provided: {key}", "code": "invalid_api_key"}}).encode())
-        fields = {**PAGE_TEXT, "goal": f"{PAGE_TEXT['goal']} (key {key})", "body": f"{PAGE_TEXT['body']} {key}"}
-        return Response(text=json.dumps(fields))
-
-    server = FakeOpenAI(respond)
-    holder["server"] = server
-    return server
-
-
-def cli(printed: list[str], capsys, *args: str) -> int:
-    code = main(list(args))
-    out = capsys.readouterr()
-    printed.append(f"$ screenlab {' '.join(args)}\n{out.out}\n{out.err}")
-    return code
-
-
-def test_no_key_in_any_file_database_log_or_output(tmp_path, tmp_path_factory, monkeypatch, capsys, caplog):
+def test_no_key_in_any_file_database_log_or_output(tmp_path, tmp_path_factory):
     vault = tmp_path_factory.mktemp("os-keyring") / "entries.json"  # the "OS keyring": not searched
-    monkeypatch.setenv(VAULT_FILE_VAR, str(vault))
-    monkeypatch.setenv("OPENAI_API_KEY", OPENAI_KEY)
-    monkeypatch.setenv("GROQ_LLM", GROQ_KEY)  # a variable whose name does not say it holds a key
-    previous = keyring.get_keyring()
-    keyring.set_keyring(FileKeyring())
-    printed: list[str] = []
-    project = tmp_path / "p"
-    try:
-        keyring.set_password("ScreenLab", "llm-endpoint", VAULT_KEY)  # as Settings > LLM endpoint stores it
-        keyring.set_password("ScreenLab", "local-judge", VAULT_KEY)
-        with Project.init(project) as p:
-            import_path(p, demo_dataset_dir(), "screenlab")
-        assert cli(printed, capsys, "judge", "import", str(project), str(judge_demo_dataset_dir())) == 0
-
-        # synthesis, with the endpoint and its keyring key from Settings
-        with synth_server() as server:
-            save_settings(Settings(llm_base_url=server.base_url, llm_model="writer", llm_use_keyring=True))
-            cli(printed, capsys, "synth", "popup", str(project), "--count", "2", "--layout", "two_options",
-                "--seed", "1")
-            assert server.auth_headers and set(server.auth_headers) == {f"Bearer {VAULT_KEY}"}
-        assert "generated 1 pending samples" in printed[-1] and "HTTP 401" in printed[-1]
-
-        # two agent runs and a judge run against the careless server
-        def click(body):
-            return '{"action_type": "click", "point": [640, 400]}'
-
-        def judge(body):
-            return 'Thoughts: the last screen shows the result.\nStatus: "success"'
-
-        with careless(click) as server:
-            for name, how in (("gpt", ["--api-key-env", "OPENAI_API_KEY"]), ("groq", ["--api-key-env", "GROQ_LLM"])):
-                assert cli(printed, capsys, "agents", "add", name, "--base-url", server.base_url, "--model", "m",
-                           "--convention", "point-px", *how) == 0
-                cli(printed, capsys, "run", str(project), "--agent", name, "--where", "scenario=popup")
-            assert {f"Bearer {OPENAI_KEY}", f"Bearer {GROQ_KEY}"} == set(server.auth_headers)
-        with careless(judge) as server:
-            assert cli(printed, capsys, "agents", "add", "local-judge", "--base-url", server.base_url, "--model",
-                       "judge-model", "--keyring", "--concurrency", "4") == 0
-            cli(printed, capsys, "judge", "run", str(project), "--judge", "local-judge")
-            assert set(server.auth_headers) == {f"Bearer {VAULT_KEY}"} and len(server.auth_headers) >= 4
-        with Project.open(project) as p:
-            (judge_run,) = api.judge_runs(p)
-
-        # everything a user reads or hands on
-        out = tmp_path / "out"
-        for fmt in ("screenlab", "unified-trajectory"):
-            assert cli(printed, capsys, "export", str(project), str(out / fmt), "--format", fmt) == 0
-        assert cli(printed, capsys, "judge", "export", str(project), "evals", str(out / "evals"),
-                   "--run", str(judge_run.id)) == 0
-        assert cli(printed, capsys, "report", str(project), "--out", str(out / "report")) == 0
-        for args in (["eval", str(project)], ["eval", str(project), "--per-sample"],
-                     ["judge", "agreement", str(project)], ["judge", "disagreements", str(project), str(judge_run.id)]):
-            assert cli(printed, capsys, *args) == 0
-
-        # a crash in this process, which resolved all three keys, with the keys in the exception's message
-        log_dir = Path(os.environ["SCREENLAB_LOG_DIR"])
-        crash.install(log_dir, dialog=False)
-        try:
-            raise RuntimeError("the endpoint said: " + "; ".join(f"Incorrect API key provided: {k}" for k in KEYS.values()))
-        except RuntimeError:
-            sys.excepthook(*sys.exc_info())  # what Python does with an uncaught exception
-        finally:
-            crash.uninstall()
-        printed.append(capsys.readouterr().err)
-
-        # and in a fresh process that never asked ScreenLab for a key: a library reads the environment and the
-        # keyring itself and puts them in its message. Only the profiles and Settings say which values are keys.
-        fresh = subprocess.run([sys.executable, "-c", textwrap.dedent("""
-            import os, keyring
-            from desktop_app import crash
-            crash.install(dialog=False)
-            keys = [os.environ["OPENAI_API_KEY"], os.environ["GROQ_LLM"],
-                    keyring.get_password("ScreenLab", "local-judge")]
-            raise RuntimeError("; ".join(f"Incorrect API key provided: {k}" for k in keys))
-        """)], capture_output=True, text=True, timeout=60, env={
-            **os.environ, "PYTHON_KEYRING_BACKEND": f"{__name__}.FileKeyring",
-            "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path])})
-        printed += [fresh.stdout, fresh.stderr]
-        assert fresh.returncode == 1 and "Incorrect API key provided: ***" in fresh.stderr
-    finally:
-        keyring.set_keyring(previous)
-
-    logs = sorted(log_dir.glob("crash-*.log"))
-    assert len(logs) == 2 and all("RuntimeError: " in log.read_text() for log in logs)
-    printed.append(caplog.text)
-
-    # the sweep
-    folders = [tmp_path, *(Path(os.environ[v]) for v in ("SCREENLAB_CONFIG_DIR", "SCREENLAB_DATA_DIR",
-                                                            "SCREENLAB_LOG_DIR"))]
-    found: list[str] = []
-    files = size = 0
-    for folder in folders:
-        for path in sorted(folder.rglob("*")):
-            if not path.is_file() or path.is_symlink():
-                continue
-            data = path.read_bytes()
-            files, size = files + 1, size + len(data)
-            found += hits(str(path), data)
-            if data.startswith(b"SQLite format 3\x00"):
-                with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
-                    dump = "\n".join(db.iterdump()).encode()  # what `sqlite3 .dump` prints
-                size += len(dump)
-                found += hits(f"{path} (.dump)", dump)
-    for n, text in enumerate(printed):
-        found += hits(f"printed output #{n} ({text.splitlines()[0] if text else ''})", text.encode())
-        size += len(text.encode())
-    print(f"searched {files} files, {len(printed)} outputs, {size:,} bytes for {len(KEYS)} keys")
-    assert files > 50 and not found, "keys found:\n" + "\n".join(found)
+    sweep = leak_sweep(tmp_path, vault)
+    print(f"searched {sweep.files} files, {sweep.outputs} outputs, {sweep.size:,} bytes for {len(KEYS)} keys")
+    assert sweep.files > 50 and not sweep.found, "keys found:\n" + "\n".join(sweep.found)
+    assert len(sweep.crash_logs) == 2 and all("RuntimeError: " in log.read_text() for log in sweep.crash_logs)
+    assert "Incorrect API key provided: ***" in sweep.fresh_stderr
 
     # what a user still sees: the failures named, the answers and the synthesized page kept, the key taken out
-    with Project.open(project) as p, p.reading() as s:
+    with Project.open(sweep.project) as p, p.reading() as s:
         errors = s.execute(select(m.Prediction.error).where(m.Prediction.error != "")).scalars().all()
         answers = s.execute(select(m.Prediction.raw_text).where(m.Prediction.raw_text != "")).scalars().all()
         goal = s.execute(select(m.Episode.goal).where(m.Episode.goal.startswith("Find a queen-size"))).scalar_one()
@@ -251,20 +35,3 @@ def test_no_key_in_any_file_database_log_or_output(tmp_path, tmp_path_factory, m
     assert any(e.startswith("HTTP 400") and e.endswith("Incorrect API key provided: ***.") for e in errors)
     assert any(a.endswith("forwarded with authorization: Bearer ***") for a in answers)
     assert goal == "Find a queen-size duvet cover under $120. (key ***)"
-
-def hits(where: str, data: bytes) -> list[str]:
-    """Per key found in `data` (whole, or any FRAGMENT characters of it): where, how often, the text around the
-    first place."""
-    out = []
-    for label, key in KEYS.items():
-        pieces = re.compile(b"|".join(re.escape(key[i:i + FRAGMENT].encode())
-                                      for i in range(len(key) - FRAGMENT + 1)))
-        places, end = [], -1
-        for match in pieces.finditer(data):
-            if match.start() > end:  # not the next piece of the same occurrence
-                places.append(match.start())
-            end = match.end()
-        if places:
-            around = data[max(0, places[0] - 60):places[0] + 60].decode("utf-8", "replace").replace("\n", " ")
-            out.append(f"{where}: {label}, {len(places)}x, first at byte {places[0]}: ...{around}...")
-    return out

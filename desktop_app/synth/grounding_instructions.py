@@ -99,7 +99,12 @@ class Written:
     failed: list[str] = field(default_factory=list)  # "key: why"
 
     def summary(self) -> str:
-        return f"{self.written} instructions written" + (f"; {len(self.failed)} failed" if self.failed else "")
+        """One line (the window's status bar, the CLI): with the first failure's reason, which names the endpoint
+        and what to check when the endpoint failed."""
+        if not self.failed:
+            return f"{self.written} instructions written"
+        return f"{self.written} instructions written; {len(self.failed)} failed, the first: " \
+               f"{self.failed[0].split(': ', 1)[-1]}"
 
 
 def write_instructions(project: Project, endpoint: LlmEndpoint, temperature: float = TEMPERATURE,

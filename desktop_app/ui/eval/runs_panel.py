@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QColor, QFontDatabase
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
+from desktop_app.runs.endpoint_problem import problem_line, run_endpoints
 from desktop_app.runs.engine import RunRequest, error_kinds
 from desktop_app.runs.evaluate import summary_lines
 from desktop_app.runs.protocols import PROTOCOLS
@@ -67,6 +68,7 @@ STATUS_WORDS = {RunState.PENDING: "not started", RunState.RUNNING: "running", Ru
                 RunState.DONE_WITH_ERRORS: "done, some errors", RunState.FAILED: "failed",
                 RunState.CANCELLED: "cancelled"}
 STATUS_ROLE = Qt.UserRole  # the machine status ("done_with_errors") of the Status cell
+PROBLEM_COLOUR = QColor("#c0392b")  # the line under a run whose requests failed or that stopped
 
 
 @dataclass
@@ -85,6 +87,8 @@ class RunRow:
     protocol: str = "screen"
     errors: str = ""  # failed requests by kind: "APIConnectionError x 12"
     excluded: int = 0  # samples of its selection left out (no goal, no labelled action)
+    kinds: dict[str, int] = field(default_factory=dict)  # failed requests by kind: {"HTTP 500": 4}
+    endpoint: str = ""  # the base URL its profile asked ('' for an offline baseline)
 
     @property
     def answered(self) -> int:
@@ -101,8 +105,11 @@ def load_run_rows(project: Project) -> list[RunRow]:
         rows = [RunRow(run.id, run.name, run.agent, run.pattern, run.model, run.status, run.samples,
                        tally, run.failure, run.protocol, excluded=run.excluded) for run, tally in runs_with_tallies(s)]
     kinds = error_kinds(project, [r.id for r in rows])
+    endpoints = run_endpoints(project, [r.id for r in rows])
     for row in rows:
         row.errors = error_summary(kinds[row.id])
+        row.kinds = dict(kinds[row.id])
+        row.endpoint = endpoints.get(row.id, "")
     return rows
 
 
@@ -299,11 +306,13 @@ class RunsPanel(QWidget):
             total, answered, errors = live.total or row.total, live.skipped + live.done - live.errors, live.errors
             rate = self.controller.throughput(run_id)
             summary = error_summary(live.error_kinds)
+            kinds = live.error_kinds
         else:
             verdicts = {k: v for k, v in row.verdicts.items() if k != "error"}
             total, answered, errors = row.total, row.answered, row.verdicts.get("error", 0)
             rate = self.controller.throughput(run_id) if live is not None else 0.0
             summary = row.errors
+            kinds = row.kinds
         item.setText(STATUS, status)
         item.setData(STATUS, STATUS_ROLE, str(state))
         item.setToolTip(STATUS, status_tip(status, failure, summary or (f"{errors} requests" if errors else "")))
@@ -318,8 +327,28 @@ class RunsPanel(QWidget):
         letters = EPISODE_LETTERS if row.protocol == "episode" else VERDICT_LETTERS
         item.setText(VERDICTS, verdicts_compact(verdicts, letters))
         item.setToolTip(VERDICTS, verdicts_in_words(verdicts, letters, errors))
+        self._show_problem(item, run_id, problem_line(kinds, row.endpoint, row.model, "" if running else failure))
         if not self._loading:
             self._fit_columns()
+
+    def _show_problem(self, item: QTreeWidgetItem, run_id: int, text: str) -> None:
+        """A line under the run's row, across the list, naming the endpoint and what to check; none when
+        nothing failed. It belongs to the run: choosing it chooses the run, it has no box to tick."""
+        line = item.child(0) if item.childCount() else None
+        if not text:
+            if line is not None:
+                item.removeChild(line)
+            return
+        if line is None:
+            line = QTreeWidgetItem(item)
+            line.setFlags(Qt.ItemIsEnabled)
+            line.setData(0, Qt.UserRole, run_id)
+            line.setForeground(0, PROBLEM_COLOUR)
+            line.setFirstColumnSpanned(True)
+            item.setExpanded(True)
+        if line.text(0) != text:
+            line.setText(0, text)
+            line.setToolTip(0, text)
 
     # column widths ------------------------------------------------------------------------
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
@@ -397,7 +426,7 @@ class RunsPanel(QWidget):
         self.runsVisibilityChanged.emit(self.visible_runs())
 
     def _item_changed(self, item: QTreeWidgetItem, column: int) -> None:
-        if self._loading or column != 0:
+        if self._loading or column != 0 or item.parent() is not None:  # a run's problem line has no tick box
             return
         run_id = item.data(0, Qt.UserRole)
         visible = item.checkState(0) == Qt.Checked

@@ -29,7 +29,7 @@ class TrajectoryDisplay(QWidget):
         big.setBold(True)
         self.intent.setFont(big)
         self.intent.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.details = QLabel(wordWrap=True)
+        self.details = PlainLabel()  # the key and the policy are a dataset's or an agent's text: never markup
         self.details.setStyleSheet("color: gray")
         self.response = QLabel(wordWrap=True)
         self.response.setTextFormat(Qt.RichText)
