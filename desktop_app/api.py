@@ -20,7 +20,7 @@ FormatError with the file / line / field for a bad import, ValueError for an unk
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,7 +37,9 @@ from desktop_app.capability.reference import check_task as _check_task
 from desktop_app.capability.reference import set_completion as _set_completion
 from desktop_app.capability.reference import set_evaluators as _set_evaluators
 from desktop_app.evaluation import rescore as _rescore  # noqa: F401  (re-scores after box edits, ADR 0024)
-from desktop_app.evaluation.rows import prediction_rows
+from desktop_app.evaluation.rows import iter_prediction_rows, prediction_rows
+from desktop_app.formats.folder_open import FolderReport
+from desktop_app.formats.folder_open import open_folder as _open_folder
 from desktop_app.formats.ingest import ImportOptions, ImportReport
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.spec import ExportReport
@@ -115,8 +117,9 @@ from desktop_app.vaf.study import variants as _variants
 from desktop_app.vaf.study import verify_variant as _verify_variant
 
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError", "RunProgress", "agent",
-           "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_project",
-           "per_sample", "plan_run", "run", "runs", "where", "write_report",
+           "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_folder",
+           "open_project",
+           "iter_per_sample", "per_sample", "plan_run", "run", "runs", "where", "write_report",
            "agreement", "disagreements", "export_evals", "export_judge_csv", "export_passed", "export_steps",
            "import_judge_verdicts", "judge_runs", "judges_in_file", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
@@ -147,9 +150,20 @@ def import_data(project: Project, path: str | Path, format: str | None = None, i
     and lists the skipped in report.bad_images_skipped.
     `bbox_format`: the box layout, for the formats that read one (FORMATS[format].options): a key of
     formats.box_layout.LAYOUTS ("xywh", "xyxy", "xyxy-normalised"); None: the format's own rule.
-    `options`: other ImportOptions fields (split, max_pixels, skip_bad_images)."""
+    `options`: other ImportOptions fields (split, max_pixels, skip_bad_images, clip_boxes: cut boxes reaching past
+    their picture's edge at the edge, listed in report.boxes_clipped)."""
     return import_path(project, Path(path), format,
                        ImportOptions(images_dir=Path(images) if images else None, bbox_format=bbox_format, **options))
+
+
+def open_folder(folder: str | Path, project: Project | str | Path | None = None,
+                progress: Callable[[FolderReport], None] | None = None) -> FolderReport:
+    """A folder of screenshots into a project, the first at once and the rest in batches, each its own
+    transaction (edits made meanwhile are kept); pictures that cannot be read are skipped and named in the
+    report, pictures the project holds already are not imported again (so calling it again imports only what
+    is new). `project`: an open Project, a location, or None for the folder's own project in the user data
+    folder (the one the window opens for it; report.project says where). `progress(report)` after each batch."""
+    return _open_folder(folder, project, progress)
 
 
 def export_data(project: Project, out: str | Path, format: str, where: Where = None) -> ExportReport:
@@ -240,6 +254,11 @@ def evaluate(project: Project, run_ids: list[int] | None = None, rules: tuple[st
 def per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DEFAULT_RULES) -> list[dict]:
     """One dict per prediction of single-screen runs: the answer, its parse, each rule set's flags."""
     return prediction_rows(project, run_ids, tuple(rules))
+
+
+def iter_per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DEFAULT_RULES) -> Iterator[dict]:
+    """per_sample one row at a time, read a chunk at a time: a million predictions in bounded memory."""
+    return iter_prediction_rows(project, run_ids, tuple(rules))
 
 
 def write_report(project: Project, out: str | Path, runs: list[int] | None = None, plots: bool = True,

@@ -273,3 +273,22 @@ def test_the_offer_goes_away_when_the_source_changes(qtbot, project, tmp_path):
     dialog.source.setText(str(_images_folder(tmp_path / "other")))
 
     assert not dialog.import_rest.isVisible()  # it would import the other folder's files, unchecked
+
+
+def test_a_box_past_the_picture_s_edge_is_refused_until_clipping_is_ticked(qtbot, project, tmp_path):
+    make_image(tmp_path / "screenspot_imgs" / "mob.png", size=(400, 800))
+    path = tmp_path / "screenspot_mobile.json"
+    path.write_text(json.dumps([{"img_filename": "mob.png", "bbox": [350, 20, 100, 50], "instruction": "open menu",
+                                 "data_type": "icon", "data_source": "android"}]))  # x 350 + width 100 > 400
+    dialog = _dialog(qtbot, project)
+    dialog.source.setText(str(path))
+    before = snapshot(project)
+
+    _wait(qtbot, dialog, dialog.start)
+    assert dialog.report is None and "Clip boxes at the picture's edge" in dialog.result.text()
+    assert snapshot(project) == before
+
+    dialog.clip_boxes.setChecked(True)
+    _wait(qtbot, dialog, dialog.start)
+    assert dialog.report is not None and dialog.report.episodes == 1
+    assert "clipped 1 boxes" in dialog.result.text() + dialog.details.toPlainText()

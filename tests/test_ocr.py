@@ -1,7 +1,7 @@
 """OCR, element proposals and the OCR cache, on screens rendered from our own templates.
 
 The truth (text and boxes) comes from the DOM; OCR is the real rapidocr with its bundled
-models. Only two screens are OCR'd for the whole module (plus one refresh), ~1 s each.
+models. Only two screens are OCR'd for the whole module (plus one refresh), under 1 s each.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import json
 import socket
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
@@ -170,13 +169,8 @@ def test_bulk_ocr_then_everything_is_cached_and_survives_reopening(ocr_done):
         assert (again.computed, again.skipped) == (0, 2)
         first = ocr_screen(project, screens["demo-popup-01"])
         assert first.cached and first.engine == "rapidocr" and first.duration_ms > 0
-        timings = []
-        for _ in range(5):
-            t0 = time.perf_counter()
-            hit = ocr_screen(project, screens["demo-popup-01"].id)  # by id works too
-            timings.append(time.perf_counter() - t0)
+        hit = ocr_screen(project, screens["demo-popup-01"].id)  # by id works too; its speed: benchmarks/ocr.py
         assert hit.cached and hit.words == first.words and hit.elements == first.elements
-        assert min(timings) < 0.05  # goal 10 ms; lenient on a busy test machine
 
 
 @pytest.mark.browser
@@ -201,6 +195,28 @@ def test_cache_key_holds_language_and_pipeline_but_not_paths():
     b = registry.settings_json("easyocr", "en", model_dir="/b")
     assert a == b and json.loads(a) == {"language": "en", "pipeline": registry.PIPELINE_VERSION}
     assert registry.settings_json("rapidocr", "de") != registry.settings_json("rapidocr", "en")
+
+
+@pytest.mark.browser
+def test_a_row_read_with_another_rapidocr_configuration_is_not_served(ocr_done):
+    folder, screens, _, _ = ocr_done
+    with Project.open(folder) as project:
+        screen = screens["demo-popup-01"]
+        assert cached_outcome(project, screen) is not None
+        # rapidocr's own detector scale reads other words: that row is not this one
+        assert cached_outcome(project, screen, det_scale=1.0) is None
+        # the number of threads changes the speed, not the words
+        assert cached_outcome(project, screen, threads=2) is not None
+
+
+def test_rapidocr_options_are_checked_by_name():
+    ok, reason = RapidOcrEngine.available("en", det_scale=0)
+    assert not ok and "'det_scale'" in reason and "from 0.1 to 4.0" in reason and "not 0" in reason
+    assert not RapidOcrEngine.available("en", rec_batch=2.5)[0]
+    assert not RapidOcrEngine.available("en", threads=True)[0]
+    with pytest.raises(OcrUnavailable, match="unknown rapidocr option 'speed'.*det_scale"):
+        registry.get_engine("rapidocr", "en", speed="fast")
+    assert RapidOcrEngine.available("en", det_scale=1, rec_batch=6.0, rec_min_width=320) == (True, "")
 
 
 def test_cancelled_bulk_run_reads_nothing(project, rendered):

@@ -112,3 +112,56 @@ def test_the_command_line_imports_a_real_file_without_being_told_its_format(tmp_
     stray.write_text("shopping list\n")
     assert main(["import", proj, str(stray)]) != 0
     assert "--format" in capsys.readouterr().err
+
+
+def test_the_seeclick_release_imports_with_its_box_left_of_the_picture_left_out(project, tmp_path):
+    """Task [35] of SeeClick's Mind2Web test file has a box at x -63 to -8, left of its picture: refused, naming it
+    and --clip-boxes; with clip_boxes the action is kept without a box and listed, the rest imported as released."""
+    import json
+
+    from conftest import make_image
+
+    tasks = json.loads((REAL / "seeclick_mind2web_data_test_task.json").read_text(encoding="utf-8"))[33:36]
+    source = tmp_path / "mind2web_data_test_task.json"
+    source.write_text(json.dumps(tasks), encoding="utf-8")
+    images = tmp_path / "mind2web_imgs"
+    for task in tasks:
+        for action in task["actions"]:
+            if (box := action.get("bbox")) is not None:  # SeeClick's crops are 1280 x 1000
+                size = (max(1280, int(box["x"] + box["width"]) + 1), max(1000, int(box["y"] + box["height"]) + 1))
+                make_image(images / f"{task['annotation_id']}-{action['action_uid']}.jpg", size=size)
+    before = snapshot(project)
+    with pytest.raises(FormatError) as caught:
+        import_path(project, source, "mind2web-seeclick")
+    assert "[2].actions[0].bbox" in str(caught.value) and "--clip-boxes" in str(caught.value)
+    assert snapshot(project) == before
+
+    report = import_path(project, source, "mind2web-seeclick", ImportOptions(clip_boxes=True))
+    steps = sum(len(t["actions"]) for t in tasks)
+    assert (report.episodes, report.steps) == (3, steps) and len(report.boxes_clipped) == 1
+    assert "[2].actions[0].bbox" in report.boxes_clipped[0] and "left out" in report.boxes_clipped[0]
+    assert "clipped 1 boxes" in report.summary()
+    with project.reading() as s:
+        placed = s.exec(select(ActionBox).where(ActionBox.x1.is_not(None))).all()
+        unplaced = s.exec(select(ActionBox).where(ActionBox.x1.is_(None))).all()
+    assert len(placed) == steps - 1 and len(unplaced) == 1
+    assert all(0 <= b.x1 < b.x2 and 0 <= b.y1 < b.y2 for b in placed)
+
+
+def test_the_command_line_clips_boxes_when_asked(tmp_path, capsys):
+    import json
+
+    from desktop_app.cli.main import main
+
+    from conftest import make_image
+
+    make_image(tmp_path / "screenspot_imgs" / "mob.png", size=(400, 800))
+    path = tmp_path / "screenspot_mobile.json"
+    path.write_text(json.dumps([{"img_filename": "mob.png", "bbox": [350, 20, 100, 50], "instruction": "open menu",
+                                 "data_type": "icon", "data_source": "android"}]))
+    proj = str(tmp_path / "p")
+    assert main(["init", proj]) == 0
+    assert main(["import", proj, str(path), "--format", "screenspot", "--quiet"]) == 2
+    assert "--clip-boxes" in capsys.readouterr().err
+    assert main(["import", proj, str(path), "--format", "screenspot", "--quiet", "--clip-boxes"]) == 0
+    assert "clipped 1 boxes" in capsys.readouterr().out

@@ -117,7 +117,7 @@ class OcrMatchAgent:
     async def act(self, sample: Sample) -> Answer:
         from desktop_app.textmatch import token_f1
 
-        # OCR takes about a second of CPU on a fresh screen: keep it off the event loop
+        # OCR takes about 0.75 s of CPU on a fresh screen (benchmarks/ocr.py): keep it off the event loop
         words = await asyncio.to_thread(self.ocr_lookup, sample) if self.ocr_lookup else []
         best, best_score = None, 0.0
         for text, box in words:

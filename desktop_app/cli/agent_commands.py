@@ -197,7 +197,7 @@ def cmd_eval(args) -> int:
         ids = [r.id for r in runs]
         if args.per_sample:
             screen = [r.id for r in runs if r.protocol == "screen"]
-            for row in api.per_sample(project, screen, rules):
+            for row in api.iter_per_sample(project, screen, rules):  # streamed: a million rows in bounded memory
                 print(json.dumps(row, ensure_ascii=False))
             result = api.evaluate(project, [r.id for r in runs if r.protocol != "screen"], rules)
             for run_id, info in result["runs"].items():

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter
+if TYPE_CHECKING:  # imported when used: `screenlab --version` and `--help` need no database library
+    from desktop_app.store.project import Project
+    from desktop_app.store.queries import EpisodeFilter
 
 
 def csv_values(value: str) -> tuple[str, ...]:
@@ -31,6 +33,8 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
 
 
 def filter_of(args) -> EpisodeFilter:
+    from desktop_app.store.queries import EpisodeFilter
+
     return EpisodeFilter(scenarios=args.scenario, review_statuses=args.status, splits=args.split)
 
 
@@ -45,6 +49,8 @@ def rules_argument(text: str) -> tuple[str, ...]:
 
 
 def open_project(args) -> Project:
+    from desktop_app.store.project import Project
+
     return Project.open(args.project, args.media)
 
 

@@ -1,4 +1,8 @@
-"""`screenlab` command line: a thin layer over the same functions the GUI uses."""
+"""`screenlab` command line: a thin layer over the same functions the GUI uses.
+
+Only the chosen command's arguments are built (COMMANDS): they import what the command needs (the format
+registry, agents, OCR...), which `screenlab --version`, `--help` or `info` should not wait for.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +12,22 @@ import sys
 from pathlib import Path
 
 from desktop_app import __version__
-from desktop_app.agents.profiles import ProfileError
 from desktop_app.cli.common import add_filters, add_project, filter_of, open_project
-from desktop_app.formats import FORMATS
-from desktop_app.formats.box_layout import LAYOUTS
-from desktop_app.formats.ingest import ImportOptions
-from desktop_app.formats.records import FormatError
-from desktop_app.images import DEFAULT_MAX_PIXELS
-from desktop_app.store.migrate import SchemaTooNew
-from desktop_app.store.project import Project, ProjectError
 
-# Errors caused by the user's input: reported in one line, exit status 2.
-USER_ERRORS = (FormatError, ProjectError, SchemaTooNew, ProfileError)
+# Errors caused by the user's input: reported in one line, exit status 2. Named by module, and looked up only
+# in modules already loaded: an error whose module was never imported cannot have been raised.
+USER_ERRORS = (("desktop_app.formats.records", "FormatError"), ("desktop_app.store.project", "ProjectError"),
+               ("desktop_app.store.migrate", "SchemaTooNew"), ("desktop_app.agents.profiles", "ProfileError"))
+
+
+def is_user_error(exc: BaseException) -> bool:
+    return any(isinstance(exc, cls) for module, name in USER_ERRORS
+               if (cls := getattr(sys.modules.get(module), name, None)) is not None)
 
 
 def cmd_init(args) -> int:
+    from desktop_app.store.project import Project
+
     with Project.init(args.project, args.media, media_in_database=args.media_in_database) as project:
         where = "in the database" if project.media.in_database else f"in {project.media.root}"
         print(f"created project {project.folder or project.url} (images {where})")
@@ -30,10 +35,10 @@ def cmd_init(args) -> int:
 
 
 def cmd_info(args) -> int:
-    from desktop_app.store.queries import project_counts
+    from desktop_app.store.counts import project_counts
 
-    with open_project(args) as project, project.reading() as session:
-        counts = project_counts(session)
+    with open_project(args) as project, project.engine.connect() as conn:
+        counts = project_counts(conn)
     if args.json:
         print(json.dumps(counts, indent=2, sort_keys=True))
         return 0
@@ -54,12 +59,12 @@ def cmd_info(args) -> int:
 
 def cmd_import(args) -> int:
     from desktop_app.cli.progress import ProgressBar
-    from desktop_app.formats.ingest import BadImagesError
+    from desktop_app.formats.ingest import BadImagesError, ImportOptions
     from desktop_app.formats.transfer import detected_format, import_path
 
     options = ImportOptions(images_dir=Path(args.images) if args.images else None, max_pixels=args.max_pixels,
                             bbox_format=args.bbox_format, split=args.set_split,
-                            skip_bad_images=args.skip_bad_images)
+                            skip_bad_images=args.skip_bad_images, clip_boxes=args.clip_boxes)
     with open_project(args) as project:
         try:
             fmt = args.format
@@ -95,15 +100,7 @@ def cmd_gui(args) -> int:
                     smoke=getattr(args, "smoke", False))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="screenlab",
-        description="Label screens, synthesize distracting screens and evaluate GUI agents. "
-                    "Without a command, opens the GUI on the demo project.")
-    parser.add_argument("--version", action="version", version=f"screenlab {__version__}")
-    parser.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
+def add_project_commands(sub) -> None:
     p = sub.add_parser("init", help="create an empty project")
     add_project(p)
     p.add_argument("--media-in-database", action="store_true",
@@ -115,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_project(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_info)
+
+
+def add_transfer_commands(sub) -> None:
+    from desktop_app.formats import FORMATS
+    from desktop_app.formats.box_layout import LAYOUTS
+    from desktop_app.images import DEFAULT_MAX_PIXELS
 
     readable = [n for n, s in FORMATS.items() if s.read]
     p = sub.add_parser("import", help="import a dataset (all or nothing)",
@@ -134,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-bad-images", action="store_true",
                    help="import the rest when some images cannot be read (corrupt, truncated, too large); "
                         "the report names each one skipped. Without it a bad image stops the whole import")
+    p.add_argument("--clip-boxes", action="store_true",
+                   help="cut a box that reaches past its picture's edge at the edge, and leave out one wholly outside "
+                        "(its action kept without a box); the report lists each one. Without it such a box stops "
+                        "the whole import")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_import)
@@ -147,47 +154,149 @@ def build_parser() -> argparse.ArgumentParser:
     add_filters(p)
     p.set_defaults(func=cmd_export)
 
-    from desktop_app.cli import (
-        agent_commands,
-        box_commands,
-        capability_commands,
-        judge_commands,
-        synth_commands,
-        team_commands,
-        vaf_commands,
-    )
+
+def add_ocr_commands(sub) -> None:
     from desktop_app.cli.ocr_command import add_ocr_command
-    from desktop_app.cli.report_command import add_report_command
 
     add_ocr_command(sub, add_project)
+
+
+def add_report_commands(sub) -> None:
+    from desktop_app.cli.report_command import add_report_command
+
     add_report_command(sub, add_project)
+
+
+def add_synth_commands(sub) -> None:
+    from desktop_app.cli import synth_commands
+
     synth_commands.add_commands(sub, add_project)
+
+
+def add_verify_commands(sub) -> None:
+    from desktop_app.cli import synth_commands
+
     synth_commands.add_verify_command(sub, add_project)
+
+
+def add_agent_commands(sub) -> None:
+    from desktop_app.cli import agent_commands
+
     agent_commands.add_commands(sub, add_project)
+
+
+def add_judge_commands(sub) -> None:
+    from desktop_app.cli import judge_commands
+
     judge_commands.add_commands(sub, add_project)
+
+
+def add_capability_commands(sub) -> None:
+    from desktop_app.cli import capability_commands
+
     capability_commands.add_commands(sub, add_project)
+
+
+def add_vaf_commands(sub) -> None:
+    from desktop_app.cli import vaf_commands
+
     vaf_commands.add_commands(sub, add_project)
+
+
+def add_team_commands(sub) -> None:
+    from desktop_app.cli import team_commands
+
     team_commands.add_commands(sub, add_project)
+
+
+def add_box_commands(sub) -> None:
+    from desktop_app.cli import box_commands
+
     box_commands.add_commands(sub, add_project)
 
+
+def add_open_folder_command(sub) -> None:
+    from desktop_app.cli.open_folder_command import add_open_folder_command as add
+
+    add(sub)
+
+
+def add_gui_command(sub) -> None:
     p = sub.add_parser("gui", help="open the annotation window on a project")
     p.add_argument("project", nargs="?", help="project folder (default: the demo project)")
     p.add_argument("--media", metavar="DIR", help="media folder for a database-URL project")
     p.add_argument("--smoke", action="store_true", help="open, draw one screen, save a screenshot, exit")
     p.set_defaults(func=cmd_gui)
+
+
+# Every command in the order `screenlab --help` lists it, with the line it shows there and the function that
+# adds its arguments (with the other commands that function adds). tests/test_cli_start.py checks this table
+# against the parser built in full.
+COMMANDS = {
+    "init": ("create an empty project", add_project_commands),
+    "info": ("counts by scenario, label and review status", add_project_commands),
+    "import": ("import a dataset (all or nothing)", add_transfer_commands),
+    "export": ("export episodes to a new folder", add_transfer_commands),
+    "open-folder": ("open a folder of screenshots: the first at once, the rest imported behind it",
+                    add_open_folder_command),
+    "ocr": ("read the text and find UI elements on every screen (cached in the project)", add_ocr_commands),
+    "report": ("result tables (CSV, Markdown, LaTeX) and plots of runs", add_report_commands),
+    "synth": ("generate samples (they land as pending, for verification)", add_synth_commands),
+    "verify": ("accept or reject a generated sample, as the verification queue does", add_verify_commands),
+    "agents": ("list output conventions and your agents; add or remove agents", add_agent_commands),
+    "run": ("run an agent on samples and score every answer", add_agent_commands),
+    "prelabel": ("accept a run's answers as boxes on screens nobody labelled yet", add_agent_commands),
+    "eval": ("metrics of runs (default: every run), under both rule sets side by side", add_agent_commands),
+    "parse-action": ("parse a model answer the way a run would (debug coordinates)", add_agent_commands),
+    "judge": ("trajectories, human labels, model judges and their agreement", add_judge_commands),
+    "capability": ("recorded app tasks (Sphinx): check evaluators, show observations", add_capability_commands),
+    "vaf": ("page variants: one target restyled, agents browsing them (VAF)", add_vaf_commands),
+    "team": ("a team on one project: assign, states, progress, agreement, adjudicate", add_team_commands),
+    "labels": ("the project's box labels: gold, distracted, other and its own", add_box_commands),
+    "box-attributes": ("show or set a box's attributes (free key-value pairs)", add_box_commands),
+    "gui": ("open the annotation window on a project", add_gui_command),
+}
+
+
+def chosen_command(argv: list[str]) -> str | None:
+    """The command on a command line: its first word that is not an option (no top-level option takes a value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(commands: set[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with every command's arguments, or only those of `commands` (the others are listed by
+    name and help line, which is all `screenlab --help` and an unknown command's error show of them)."""
+    parser = argparse.ArgumentParser(
+        prog="screenlab",
+        description="Label screens, synthesize distracting screens and evaluate GUI agents. "
+                    "Without a command, opens the GUI on the demo project.")
+    parser.add_argument("--version", action="version", version=f"screenlab {__version__}")
+    parser.add_argument("--smoke", action="store_true", help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wanted = {add for name, (_, add) in COMMANDS.items() if commands is None or name in commands}
+    for name, (help_line, add) in COMMANDS.items():
+        if name in sub.choices:  # added with an earlier command of its group
+            continue
+        if add in wanted:
+            add(sub)
+        else:
+            sub.add_parser(name, help=help_line)
     return parser
 
 
 def main(argv: list[str] | None = None, gui=None) -> int:
     """`gui(project, media=, smoke=) -> exit code` opens the window (no command, or `gui`). The CLI
     never imports the UI itself: desktop_app/__main__.py passes it in."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser({chosen_command(argv)} - {None})
     args = parser.parse_args(argv)
     args.gui_launcher = gui
     func = getattr(args, "func", cmd_gui)
     try:
         return func(args)
-    except USER_ERRORS as exc:
+    except Exception as exc:
+        if not is_user_error(exc):
+            raise
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

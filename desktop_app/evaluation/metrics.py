@@ -50,21 +50,22 @@ class Metric:
     def add(self, verdict: str, wrong_format: bool = False) -> None:
         self.add_row({"verdict": verdict, "wrong_format": wrong_format})
 
-    def add_row(self, row: dict) -> None:
+    def add_row(self, row: dict, times: int = 1) -> None:
+        """Count the row, as `times` predictions that have it (metrics of a million count distinct rows)."""
         if row.get("verdict") == "error":
-            self.errors += 1
+            self.errors += times
             return
         if row.get("excluded"):
-            self.excluded += 1
+            self.excluded += times
             return
         gold, distracted, available = row_flags(row)
-        self.n += 1
-        self.gold += gold
-        self.distracted += distracted
-        self.other += available and not gold and not distracted
-        self.invalid += not available
-        self.both += gold and distracted
-        self.wrong_format += bool(row.get("wrong_format"))
+        self.n += times
+        self.gold += gold * times
+        self.distracted += distracted * times
+        self.other += (available and not gold and not distracted) * times
+        self.invalid += (not available) * times
+        self.both += (gold and distracted) * times
+        self.wrong_format += bool(row.get("wrong_format")) * times
 
     def rate(self, name: str) -> float | None:
         return getattr(self, name) / self.n if self.n else None
@@ -82,12 +83,17 @@ class Metric:
 
 def summarize(rows: Iterable[dict], by: tuple[str, ...] = ()) -> dict:
     """rows: prediction rows (see the module docstring) -> overall and grouped metrics."""
+    return summarize_counted(((row, 1) for row in rows), by)
+
+
+def summarize_counted(counted: Iterable[tuple[dict, int]], by: tuple[str, ...] = ()) -> dict:
+    """summarize() of (row, how many predictions have it) pairs (rows.counted_rows)."""
     overall = Metric()
     groups: dict[str, dict[str, Metric]] = {key: defaultdict(Metric) for key in by}
-    for row in rows:
-        overall.add_row(row)
+    for row, times in counted:
+        overall.add_row(row, times)
         for key in by:
-            groups[key][str(row.get(key, "") or "")].add_row(row)
+            groups[key][str(row.get(key, "") or "")].add_row(row, times)
     out = {"overall": overall.as_dict()}
     for key in by:
         out["by_" + key] = {name: m.as_dict() for name, m in sorted(groups[key].items())}

@@ -7,18 +7,28 @@ tokens) around this.
 
 from __future__ import annotations
 
-from desktop_app.evaluation.metrics import summarize
-from desktop_app.evaluation.rows import rule_rows
+from sqlalchemy import select
+
+from desktop_app.evaluation.columns import gc_paused
+from desktop_app.evaluation.metrics import summarize_counted
+from desktop_app.evaluation.rows import counted_rows
+from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
 
 def screen_metrics(project: Project, run_ids: list[int], rules: tuple[str, ...] = ("screenlab",)) -> dict:
-    """{"runs": {run_id: {rules: {"overall", "by_scenario"}}}, "combined": {rules: {...}}}"""
+    """{"runs": {run_id: {rules: {"overall", "by_scenario"}}}, "combined": {rules: {...}}}. Counted, not listed:
+    a million predictions are a few thousand distinct rows (rows.counted_rows)."""
+    with project.reading() as s:
+        runs = {r.id: r for r in s.execute(select(m.Run).where(m.Run.id.in_(run_ids))).scalars()}
     per_run: dict[int, dict] = {r: {} for r in run_ids}
     combined = {}
     for name in rules:
-        rows = rule_rows(project, run_ids, name)
+        with gc_paused():  # one collection after, not one per chunk (columns.gc_paused)
+            counted = [({**row, "agent": runs[row["run"]].agent, "pattern": runs[row["run"]].pattern}, n)
+                       for row, n in counted_rows(project, run_ids, name)]
         for run_id in run_ids:
-            per_run[run_id][name] = summarize([r for r in rows if r["run"] == run_id], by=("scenario",))
-        combined[name] = summarize(rows, by=("agent", "pattern", "scenario"))
+            per_run[run_id][name] = summarize_counted([(row, n) for row, n in counted if row["run"] == run_id],
+                                                      by=("scenario",))
+        combined[name] = summarize_counted(counted, by=("agent", "pattern", "scenario"))
     return {"runs": per_run, "combined": combined}

@@ -3,7 +3,13 @@
     verdict_rows(project, run_ids)                 ScreenLab's stored verdicts: light and fast (SQL only)
     rule_rows(project, run_ids, "envdistraction")  every answer scored again from its raw text and the
                                                    step's current boxes, with independent flags
-    prediction_rows(project, run_ids, rules)       the full per-sample record (`eval --per-sample`)
+    iter_prediction_rows(project, run_ids, rules)  the full per-sample record (`eval --per-sample`), streamed
+    prediction_rows(project, run_ids, rules)       the same, as a list
+    counted_rows(project, run_ids, rules)          (row, how many) pairs: what metrics count, for a million
+                                                   predictions in seconds (evaluation/report.py)
+
+Every list is in run, episode and step order. Predictions are read as columns a chunk at a time
+(evaluation/columns.py), never as an ORM object each.
 
 Row keys: run, agent, pattern, scenario, verdict, wrong_format, episode_id, step_id, rules, and for
 rule sets with independent flags gold, distracted, available, excluded (metrics.row_flags).
@@ -11,20 +17,30 @@ rule sets with independent flags gold, distracted, available, excluded (metrics.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from desktop_app.agents.actions import ParsedAction
+from desktop_app.evaluation.columns import (
+    SOURCE_TARGET,
+    gc_paused,
+    prediction_chunks,
+    scoring_columns,
+    step_actions,
+)
 from desktop_app.evaluation.rules import RULES, get_rules
-from desktop_app.evaluation.rules.base import ScoringInput, Target, target_of
+from desktop_app.evaluation.rules.base import ScoringInput
+from desktop_app.evaluation.rules.envdistraction import EnvDistractionRules
+from desktop_app.evaluation.rules.envdistraction_batch import reads, score_chunk
 from desktop_app.evaluation.rules.screenlab import flags_of
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
-CHUNK = 5000
 DEFAULT_RULES = "screenlab"
+DETAILS = ("verdict", "gold", "distracted", "available", "excluded", "matched_box", "how", "score", "note")
 
 
 def parsed_action(raw: str, parsed: dict | None) -> ParsedAction:
@@ -59,27 +75,17 @@ def verdict_rows(project: Project, run_ids: list[int]) -> list[dict]:
     return out
 
 
+_INPUT_COLUMNS = (m.Prediction.run_id, m.Prediction.step_id, m.Prediction.raw_text, m.Prediction.parsed,
+                  m.Prediction.verdict, m.Prediction.wrong_format, m.Episode.id, m.Episode.scenario, SOURCE_TARGET,
+                  m.Screen.width, m.Screen.height)
+
+
 def scoring_inputs(project: Project, run_ids: list[int]) -> Iterator[tuple[dict, ScoringInput | None]]:
-    """(row keys, what a rule set needs) per prediction; None for requests that failed."""
-    target_path = m.Episode.meta["envdistraction"]["target"].as_string()
+    """(row keys, what a rule set needs) per prediction, streamed; None for requests that failed."""
     with project.reading() as s:
         runs = _runs(s, run_ids)
-        rows = s.execute(
-            select(m.Prediction.run_id, m.Prediction.step_id, m.Prediction.raw_text, m.Prediction.parsed,
-                   m.Prediction.verdict, m.Prediction.wrong_format, m.Episode.id, m.Episode.scenario, target_path,
-                   m.Screen.width, m.Screen.height)
-            .join(m.Step, m.Step.id == m.Prediction.step_id)
-            .join(m.Episode, m.Episode.id == m.Step.episode_id)
-            .join(m.Screen, m.Screen.id == m.Step.screen_id)
-            .where(m.Prediction.run_id.in_(run_ids)).order_by(m.Prediction.run_id, m.Episode.id, m.Step.index)).all()
-        for start in range(0, len(rows), CHUNK):
-            chunk = rows[start:start + CHUNK]
-            boxes: dict[int, list[Target]] = {}
-            step_ids = sorted({r[1] for r in chunk})
-            for part in range(0, len(step_ids), 500):
-                for b in s.execute(select(m.ActionBox).where(m.ActionBox.step_id.in_(step_ids[part:part + 500]))
-                                   .order_by(m.ActionBox.id)).scalars():
-                    boxes.setdefault(b.step_id, []).append(target_of(b))
+        for chunk in prediction_chunks(s, run_ids, _INPUT_COLUMNS):
+            actions = step_actions(s, [r[1] for r in chunk])
             for (run_id, step_id, raw, parsed, verdict, wrong_format, episode_id, scenario, source, width,
                  height) in chunk:
                 run = runs[run_id]
@@ -89,8 +95,29 @@ def scoring_inputs(project: Project, run_ids: list[int]) -> Iterator[tuple[dict,
                 if verdict == "error":
                     yield keys, None
                     continue
-                yield keys, ScoringInput(raw or "", parsed_action(raw or "", parsed), tuple(boxes.get(step_id, ())),
+                yield keys, ScoringInput(raw or "", parsed_action(raw or "", parsed), actions.targets(step_id),
                                          scenario, source or "", run.convention, width, height)
+
+
+def _batched(rule_set) -> bool:
+    """Rule sets scored a chunk at a time (envdistraction_batch); the others one answer at a time."""
+    return isinstance(rule_set, EnvDistractionRules)
+
+
+def _chunk_rows(project: Project, run_ids: list[int], rule_set, ordered: bool) -> Iterator[tuple[list, dict, object]]:
+    """(rows of columns.scoring_columns(), runs, their ChunkFlags) per chunk, for a batched rule set; a run at
+    a time (in id order), reading only what its agent's output convention needs."""
+    with project.reading() as s:
+        runs = _runs(s, run_ids)
+        conventions = {run_id: run.convention for run_id, run in runs.items()}
+        for run_id in sorted(set(run_ids)):
+            raw, source, texts, sizes = reads(conventions.get(run_id, ""), rule_set)
+            for chunk in prediction_chunks(s, [run_id], scoring_columns(raw, source, sizes), ordered=ordered,
+                                           typed=False):
+                actions = step_actions(s, [r[1] for r in chunk], texts)
+                with gc_paused():
+                    flags = score_chunk(chunk, actions, conventions, rule_set)
+                yield chunk, runs, flags
 
 
 def rule_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES, details: bool = False) -> list[dict]:
@@ -98,51 +125,125 @@ def rule_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES, 
     if rules == DEFAULT_RULES and not details:
         return verdict_rows(project, run_ids)
     rule_set = get_rules(rules)
-    out = []
-    for keys, item in scoring_inputs(project, run_ids):
-        keys.pop("stored_wrong_format")
-        stored = keys.pop("stored_verdict")
-        if item is None:
-            out.append({**keys, "verdict": "error", "wrong_format": False, "rules": rules})
-            continue
-        f = rule_set.score(item)
-        if rules == DEFAULT_RULES:  # the stored verdict is what every other view shows (rescore keeps it current)
-            f = replace(flags_of(stored, f.wrong_format), target_id=f.target_id, how=f.how, score=f.score)
-        row = {**keys, "verdict": f.verdict, "wrong_format": f.wrong_format, "gold": f.gold,
-               "distracted": f.distracted, "available": f.available, "excluded": f.excluded, "rules": rules}
-        if details:
-            row.update(matched_box=f.target_id, how=f.how, score=round(f.score, 6), note=f.note)
-        out.append(row)
-    return out
+    if _batched(rule_set) and not details:
+        return [row for chunk, runs, flags in _chunk_rows(project, run_ids, rule_set, ordered=True)
+                for row in _flag_rows(chunk, runs, flags, rules)]
+    return [_scored_row(keys, item, rule_set, rules, details) for keys, item in scoring_inputs(project, run_ids)]
+
+
+def _flag_rows(chunk: list, runs: dict, flags, rules: str) -> Iterator[dict]:
+    for (run_id, step_id, episode_id, scenario, *_), verdict, error, excluded, gold, distracted, available, \
+            wrong_format in zip(chunk, flags.verdicts(), flags.error.tolist(), flags.excluded, flags.gold.tolist(),
+                                flags.distracted.tolist(), flags.available.tolist(), flags.wrong_format.tolist(),
+                                strict=True):
+        run = runs[run_id]
+        keys = {"run": run_id, "agent": run.agent, "pattern": run.pattern, "scenario": scenario,
+                "episode_id": episode_id, "step_id": step_id}
+        if error:
+            yield {**keys, "verdict": "error", "wrong_format": False, "rules": rules}
+        else:
+            yield {**keys, "verdict": verdict, "wrong_format": wrong_format, "gold": gold, "distracted": distracted,
+                   "available": available, "excluded": excluded, "rules": rules}
+
+
+def _scored_row(keys: dict, item: ScoringInput | None, rule_set, rules: str, details: bool) -> dict:
+    keys.pop("stored_wrong_format")
+    stored = keys.pop("stored_verdict")
+    if item is None:
+        return {**keys, "verdict": "error", "wrong_format": False, "rules": rules}
+    f = rule_set.score(item)
+    if rules == DEFAULT_RULES:  # the stored verdict is what every other view shows (rescore keeps it current)
+        f = replace(flags_of(stored, f.wrong_format), target_id=f.target_id, how=f.how, score=f.score)
+    row = {**keys, "verdict": f.verdict, "wrong_format": f.wrong_format, "gold": f.gold,
+           "distracted": f.distracted, "available": f.available, "excluded": f.excluded, "rules": rules}
+    if details:
+        row.update(matched_box=f.target_id, how=f.how, score=round(f.score, 6), note=f.note)
+    return row
+
+
+def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES) -> Iterator[tuple[dict, int]]:
+    """What metrics.summarize_counted counts: (row, how many predictions have it), rows with keys run,
+    scenario, verdict, wrong_format (and the flags of rule sets that have them). In no particular order."""
+    if rules == DEFAULT_RULES:  # stored verdicts: the database counts them
+        with project.reading() as s:
+            result = s.execute(
+                select(m.Prediction.run_id, m.Episode.scenario, m.Prediction.verdict, m.Prediction.wrong_format,
+                       func.count())
+                .join(m.Step, m.Step.id == m.Prediction.step_id).join(m.Episode, m.Episode.id == m.Step.episode_id)
+                .where(m.Prediction.run_id.in_(run_ids))
+                .group_by(m.Prediction.run_id, m.Episode.scenario, m.Prediction.verdict, m.Prediction.wrong_format)
+            ).all()
+        for run_id, scenario, verdict, wrong_format, n in result:
+            yield {"run": run_id, "scenario": scenario, "verdict": verdict, "wrong_format": bool(wrong_format)}, n
+        return
+    rule_set = get_rules(rules)
+    counts: Counter = Counter()
+    if _batched(rule_set):
+        for chunk, _, flags in _chunk_rows(project, run_ids, rule_set, ordered=False):
+            with gc_paused():
+                counts.update(zip((r[0] for r in chunk), (r[3] for r in chunk), flags.verdicts(), flags.excluded,
+                                  flags.gold.tolist(), flags.distracted.tolist(), flags.available.tolist(),
+                                  flags.wrong_format.tolist(), strict=True))
+    else:
+        for keys, item in scoring_inputs(project, run_ids):
+            row = _scored_row(keys, item, rule_set, rules, False)
+            counts[(row["run"], row["scenario"], row["verdict"], row.get("excluded"), row.get("gold"),
+                    row.get("distracted"), row.get("available"), row["wrong_format"])] += 1
+    for (run_id, scenario, verdict, excluded, gold, distracted, available, wrong_format), n in counts.items():
+        if verdict == "error":
+            yield {"run": run_id, "scenario": scenario, "verdict": "error", "wrong_format": False}, n
+        else:
+            yield {"run": run_id, "scenario": scenario, "verdict": verdict, "wrong_format": wrong_format,
+                   "gold": gold, "distracted": distracted, "available": available, "excluded": excluded}, n
+
+
+_SAMPLE_COLUMNS = (m.Prediction.run_id, m.Prediction.step_id, m.Prediction.raw_text, m.Prediction.parsed,
+                   m.Prediction.verdict, m.Prediction.wrong_format, m.Episode.scenario, SOURCE_TARGET,
+                   m.Screen.width, m.Screen.height, m.Screen.id, m.Episode.key, m.Episode.goal, m.Step.index,
+                   m.Prediction.x, m.Prediction.y, m.Prediction.element_text, m.Prediction.matched_box_id,
+                   m.Prediction.latency_ms, m.Prediction.error)
+
+
+def iter_prediction_rows(project: Project, run_ids: list[int],
+                         rules: tuple[str, ...] = (DEFAULT_RULES,)) -> Iterator[dict]:
+    """One dict per prediction with the answer, the parse and each rule set's flags (`eval --per-sample`),
+    streamed a chunk at a time. Never an API key: rows hold what the model said, not what was sent."""
+    rule_sets = {name: get_rules(name) for name in rules}
+    with project.reading() as s:
+        runs = _runs(s, run_ids)
+        for chunk in prediction_chunks(s, run_ids, _SAMPLE_COLUMNS, all_steps=True):
+            actions = step_actions(s, [r[1] for r in chunk])
+            with gc_paused():
+                rows = [_sample_row(r, runs[r[0]], actions, rule_sets) for r in chunk]
+            yield from rows
+
+
+def _sample_row(columns, run: m.Run, actions, rule_sets: dict) -> dict:
+    (run_id, step_id, raw, parsed, verdict, wrong_format, scenario, source, width, height, screen_id, key, goal,
+     index, x, y, element, matched_box, latency, error) = columns
+    row = {"run": run_id, "protocol": run.protocol, "agent": run.agent, "pattern": run.pattern,
+           "convention": run.convention, "episode": key, "step": index, "goal": goal, "scenario": scenario,
+           "action_type": (parsed or {}).get("action_type"), "point": [x, y] if x is not None else None,
+           "element": element or None, "verdict": verdict, "wrong_format": wrong_format, "matched_box": matched_box,
+           "latency_ms": latency, "error": error or None, "raw": raw}
+    item = None
+    if screen_id is not None and verdict != "error":
+        item = ScoringInput(raw or "", parsed_action(raw or "", parsed), actions.targets(step_id), scenario,
+                            source or "", run.convention, width, height)
+    for name, rule_set in rule_sets.items():
+        if screen_id is None:  # scoring needs the screen: such a prediction is not scored
+            scored = {}
+        else:
+            scored = _scored_row({"stored_verdict": verdict, "stored_wrong_format": wrong_format}, item, rule_set,
+                                 name, True)
+        row[name] = {k: scored.get(k) for k in DETAILS}
+    return row
 
 
 def prediction_rows(project: Project, run_ids: list[int], rules: tuple[str, ...] = (DEFAULT_RULES,)) -> list[dict]:
-    """One dict per prediction with the answer, the parse and each rule set's flags (`eval --per-sample`).
-    Never an API key: rows hold what the model said, not what was sent."""
-    with project.reading() as s:
-        runs = _runs(s, run_ids)
-        result = s.execute(
-            select(m.Prediction, m.Episode.key, m.Episode.goal, m.Episode.scenario, m.Step.index)
-            .join(m.Step, m.Step.id == m.Prediction.step_id)
-            .join(m.Episode, m.Episode.id == m.Step.episode_id)
-            .where(m.Prediction.run_id.in_(run_ids)).order_by(m.Prediction.run_id, m.Episode.id, m.Step.index)).all()
-    scored = {name: {(r["run"], r["step_id"]): r for r in rule_rows(project, run_ids, name, details=True)}
-              for name in rules}
-    out = []
-    for p, key, goal, scenario, index in result:
-        run = runs[p.run_id]
-        row = {"run": p.run_id, "protocol": run.protocol, "agent": run.agent, "pattern": run.pattern,
-               "convention": run.convention, "episode": key, "step": index, "goal": goal, "scenario": scenario,
-               "action_type": (p.parsed or {}).get("action_type"),
-               "point": [p.x, p.y] if p.x is not None else None, "element": p.element_text or None,
-               "verdict": p.verdict, "wrong_format": p.wrong_format, "matched_box": p.matched_box_id,
-               "latency_ms": p.latency_ms, "error": p.error or None, "raw": p.raw_text}
-        for name in rules:
-            r = scored[name].get((p.run_id, p.step_id), {})
-            row[name] = {k: r.get(k) for k in ("verdict", "gold", "distracted", "available", "excluded",
-                                                "matched_box", "how", "score", "note")}
-        out.append(row)
-    return out
+    """iter_prediction_rows as a list."""
+    return list(iter_prediction_rows(project, run_ids, rules))
 
 
-__all__ = ["DEFAULT_RULES", "RULES", "parsed_action", "prediction_rows", "rule_rows", "scoring_inputs", "verdict_rows"]
+__all__ = ["DEFAULT_RULES", "RULES", "counted_rows", "iter_prediction_rows", "parsed_action", "prediction_rows",
+           "rule_rows", "scoring_inputs", "verdict_rows"]

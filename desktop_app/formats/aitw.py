@@ -31,8 +31,10 @@ beside it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from desktop_app.formats.json_stream import Item, JsonArrays
 from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
@@ -47,7 +49,6 @@ from desktop_app.formats.records import (
     input_files,
     names_to_try,
     optional,
-    read_json,
     require,
     shown,
 )
@@ -150,35 +151,60 @@ def _episode(steps, where: Where, bases: list[Path], prefix: str, key: str, cate
                          meta={"aitw": {"category": category}}, steps=records)
 
 
-def _episodes(data, file: Path) -> list[tuple[str, str, list]]:
-    """(category, field prefix, episode) of a file: an object of categories, or a bare list of episodes."""
+def _where_in(item: Item, file: Path) -> tuple[str, str]:
+    """(category, field prefix) of an episode the file holds: an object of categories, or a bare list of
+    episodes."""
     where = Where(file)
-    if isinstance(data, dict):
-        out = []
-        for category, episodes in data.items():
-            if not isinstance(episodes, list):
-                raise where.error(f"expected a list of episodes, got {got(episodes)}", category)
-            out += [(category, f"{category}[{i}]", episode) for i, episode in enumerate(episodes)]
-        return out
-    if isinstance(data, list):
-        return [("", f"[{i}]", episode) for i, episode in enumerate(data)]
-    raise where.error(f"expected an object of categories (general, single, ...) holding lists of episodes, "
-                      f"got {got(data)}")
+    if item.index is None:
+        if item.key is not None:
+            raise where.error(f"expected a list of episodes, got {got(item.value)}", item.key)
+        raise where.error(f"expected an object of categories (general, single, ...) holding lists of episodes, "
+                          f"got {got(item.value)}")
+    if item.key is None:
+        return "", f"[{item.index}]"
+    return item.key, f"{item.key}[{item.index}]"
 
 
-def read(path: Path, options) -> list[EpisodeRecord]:
-    records = []
-    for file in input_files(Path(path), ".json"):
-        data = read_json(file)
-        bases = image_bases(file, options.images_dir, *IMAGE_FOLDERS)
-        named = FILE_NAME.search(file.name)
-        split = named.group(1).lower() if named else ""
-        for category, prefix, steps in _episodes(data, file):
-            key = f"{file.stem}-{prefix}"
-            records.append(_episode(steps, Where(file), bases, prefix, key, category, split))
-    if not records:
-        raise FormatError("no episodes found", path)
-    return records
+def _size(file: Path) -> int:
+    try:
+        return file.stat().st_size
+    except OSError:  # JsonArrays says what is wrong with it when it comes to it
+        return 0
+
+
+class _Episodes:
+    """The episodes of the files, read one at a time (a release's train file is hundreds of MB): ingest takes
+    them as they come, and asks read_fraction() how far it got."""
+
+    def __init__(self, path: Path, options):
+        self.path, self.options = path, options
+        self.files = input_files(path, ".json")
+        self.sizes = [_size(f) for f in self.files]
+        self.done_bytes = 0
+        self.reading: JsonArrays | None = None
+
+    def read_fraction(self) -> float:
+        current = self.reading.bytes_read if self.reading is not None else 0
+        return min((self.done_bytes + current) / max(sum(self.sizes), 1), 1.0)
+
+    def __iter__(self) -> Iterator[EpisodeRecord]:
+        found = False
+        for file, size in zip(self.files, self.sizes, strict=True):
+            bases = image_bases(file, self.options.images_dir, *IMAGE_FOLDERS)
+            named = FILE_NAME.search(file.name)
+            split = named.group(1).lower() if named else ""
+            self.reading = JsonArrays(file)
+            for item in self.reading:
+                category, prefix = _where_in(item, file)
+                yield _episode(item.value, Where(file), bases, prefix, f"{file.stem}-{prefix}", category, split)
+                found = True
+            self.reading, self.done_bytes = None, self.done_bytes + size
+        if not found:
+            raise FormatError("no episodes found", self.path)
+
+
+def read(path: Path, options) -> Iterable[EpisodeRecord]:
+    return _Episodes(Path(path), options)
 
 
 _OPENING = re.compile(r'\{\s*"(?:general|single|webshopping|install|googleapps)"\s*:\s*\[\s*\[\s*\{')

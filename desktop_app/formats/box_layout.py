@@ -82,28 +82,37 @@ def image_size(path: Path | None = None, data: bytes | None = None) -> tuple[int
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # decompression-bomb warnings: ingest refuses those pictures itself
             with Image.open(io.BytesIO(data) if data is not None else path) as picture:
-                return picture.size
+                width, height = picture.size
     except Exception:  # noqa: BLE001 - any way Pillow fails means "size unknown"; ingest names the bad image
         return None
+    return (width, height) if width > 0 and height > 0 else None
 
 
-def refuse_pixels_that_look_normalised(boxes: list[tuple[Where, str, tuple[float, ...]]],
-                                       images: list[tuple[Path | None, bytes | None]], layout: str) -> None:
-    """Refuse a file read as pixels whose every box lies within 0-1.5 while its screenshots are far larger.
-    `boxes`: (where, field, the four numbers as written) of each box of one file; `images`: its pictures, as
-    (file, None) or (None, bytes)."""
-    if not boxes or is_normalised(layout):
-        return
-    if any(v < 0 or v > NORMALISED_AT_MOST for _, _, numbers in boxes for v in numbers):
-        return
+def looks_normalised(boxes: list[tuple[Where, str, tuple[float, ...]]],
+                     images: list[tuple[Path | None, bytes | None]]) -> tuple[Where, str, tuple, tuple[int, int]] | None:
+    """When every box of a file lies within 0-1.5 while its screenshots are far larger (fractions of the image
+    that, read as pixels, would be specks in its corner every later check accepts): the first box (where, field,
+    numbers) and a screenshot's size; else None. `boxes`: (where, field, the four numbers as written) of each box
+    of one file; `images`: its pictures, as (file, None) or (None, bytes)."""
+    if not boxes or any(v < 0 or v > NORMALISED_AT_MOST for _, _, numbers in boxes for v in numbers):
+        return None
     for path, data in images[:SIZES_TRIED]:
         size = image_size(path, data)
         if size is None:
             continue
         if min(size) < FAR_LARGER:
-            return
-        where, field, numbers = boxes[0]
-        raise where.error(
-            f"every box of this file lies within 0-{NORMALISED_AT_MOST:g} (the first: {shown(list(numbers))}), "
-            f"yet its screenshots are {size[0]}x{size[1]} pixels: these boxes are normalised (fractions of the "
-            f"image), not pixels. Import again with {choice('xyxy-normalised')}", field)
+            return None
+        return (*boxes[0], size)
+    return None
+
+
+def refuse_pixels_that_look_normalised(boxes: list[tuple[Where, str, tuple[float, ...]]],
+                                       images: list[tuple[Path | None, bytes | None]], layout: str) -> None:
+    """Refuse a file read as pixels whose boxes look normalised (looks_normalised), naming the layout to use."""
+    if is_normalised(layout) or (found := looks_normalised(boxes, images)) is None:
+        return
+    where, field, numbers, size = found
+    raise where.error(
+        f"every box of this file lies within 0-{NORMALISED_AT_MOST:g} (the first: {shown(list(numbers))}), "
+        f"yet its screenshots are {size[0]}x{size[1]} pixels: these boxes are normalised (fractions of the "
+        f"image), not pixels. Import again with {choice('xyxy-normalised')}", field)

@@ -1,9 +1,12 @@
 """All-or-nothing import of EpisodeRecords into a project, shared by every format.
 
-Three passes: parse everything (the reader), check every image and box and copy
-new images into the media store, then write all rows in one transaction. Any
-error undoes the copies and leaves the database as it was. Images that cannot be
-read are all named at once; with ImportOptions.skip_bad_images the others are
+Two passes: take the records as the reader gives them (a list, or one at a time
+from a file of any size), checking each, its images and boxes, and copying new
+images into the media store; then write all rows in one transaction. What passed
+the checks waits in a spool (memory, then a temporary file) until then, so a
+bad record half-way leaves the project as one at the start does. Any error
+undoes the copies and leaves the database as it was. Images that cannot be read
+are all named at once; with ImportOptions.skip_bad_images the others are
 imported and the report names the skipped ones.
 """
 
@@ -12,12 +15,15 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import pickle
+import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sized
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from pathlib import Path
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 
 from desktop_app.a11y.tree import UiTree
 from desktop_app.formats.records import EpisodeRecord, FormatError, Where, unstorable
@@ -50,6 +56,10 @@ FSYNC_EACH_BELOW = 64  # small imports (a generated sample) fsync each image; bi
 BAD_LISTED = 50  # bad images named in a message; the rest are counted, so a broken folder stays readable
 DUPLICATES_LISTED = 10  # duplicate pairs named in a summary
 REPORT_LIST_CAP = 1000  # entries of a list kept in the report's dict (it goes into the audit log)
+CHECK_BATCH = 1000  # steps (of whole records) checked together: their ids are looked up in the project at once
+KNOWN_NAMES = 20_000  # image files remembered as checked (a file named again later is read again)
+WRITE_BATCH = 2000  # steps (of whole records) per round of INSERTs
+SPOOL_IN_MEMORY = 2000  # steps of checked records held in memory; past this they wait in a temporary file
 
 
 @dataclass
@@ -60,6 +70,9 @@ class ImportOptions:
     split: str | None = None  # overrides the split the source gives
     dedupe_images: bool = False  # skip an episode whose image is already stored
     skip_bad_images: bool = False  # import the rest when images cannot be read; the report names the skipped
+    # a box reaching past its picture's edge is cut at the edge, one wholly outside it left out (its action kept
+    # without a box), each listed in the report: releases hold a few (SeeClick's Mind2Web test file: x -63 to -8)
+    clip_boxes: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,6 +128,7 @@ class ImportReport:
     duplicates: list[tuple[str, str]] = field(default_factory=list)  # (image skipped, image kept for it)
     bad_images_skipped: list[BadImage] = field(default_factory=list)  # with ImportOptions.skip_bad_images
     orphans_swept: int = 0  # images and temporary files a killed earlier import left, removed first
+    boxes_clipped: list[str] = field(default_factory=list)  # with ImportOptions.clip_boxes: where, before -> after
 
     def summary(self) -> str:
         labels = ", ".join(f"{self.boxes[k]} {k}" for k in LABELS if self.boxes[k]) or "none"
@@ -142,6 +156,11 @@ class ImportReport:
             lines.append(f"  skipped {self.existing_episodes_skipped} episodes whose id is already in the project")
         if self.orphans_swept:
             lines.append(f"  removed {self.orphans_swept} image files an interrupted import had left unnamed")
+        if self.boxes_clipped:
+            lines.append(f"  clipped {len(self.boxes_clipped)} boxes at the edge of their picture (or left out):")
+            lines += [f"    {where}" for where in self.boxes_clipped[:DUPLICATES_LISTED]]
+            if len(self.boxes_clipped) > DUPLICATES_LISTED:
+                lines.append(f"    and {len(self.boxes_clipped) - DUPLICATES_LISTED} more")
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
@@ -150,6 +169,7 @@ class ImportReport:
             "screens_new": self.screens_new, "screens_reused": self.screens_reused,
             "boxes": dict(self.boxes), "duplicate_images_skipped": self.duplicate_images_skipped,
             "existing_episodes_skipped": self.existing_episodes_skipped, "orphans_swept": self.orphans_swept,
+            "boxes_clipped": len(self.boxes_clipped),
             "trajectories": self.trajectories, "trajectory_labels": self.trajectory_labels, "captions": self.captions,
             "trees": self.trees,
             "duplicates": [{"skipped": d, "kept": k} for d, k in self.duplicates[:REPORT_LIST_CAP]],
@@ -233,7 +253,10 @@ def _check_record(record: EpisodeRecord, labels: tuple[str, ...]) -> None:
                 raise where.error(f"unknown source '{box.source}'", box.field)
 
 
-def _check_boxes(record: EpisodeRecord, step_index: int, info: ImageInfo) -> None:
+def _check_boxes(record: EpisodeRecord, step_index: int, info: ImageInfo, clip: bool = False) -> list[str]:
+    """Refuses a box that cannot be right for its picture; with `clip`, one reaching past the picture's edge is
+    cut at the edge instead, one wholly outside left out. The clipped boxes' places (record, field, before -> after)."""
+    clipped = []
     step = record.steps[step_index]
     for box in step.boxes:
         if box.box is None:
@@ -248,8 +271,19 @@ def _check_boxes(record: EpisodeRecord, step_index: int, info: ImageInfo) -> Non
             raise record.where.error(f"box {shown} has x2 < x1 or y2 < y1 (expected [x1, y1, x2, y2])",
                                      box.field)
         if x1 < 0 or y1 < 0 or x2 > info.width or y2 > info.height:
-            raise record.where.error(
-                f"box {shown} lies outside the {info.width}x{info.height} image {step.image.name}", box.field)
+            if not clip:
+                raise record.where.error(
+                    f"box {shown} lies outside the {info.width}x{info.height} image {step.image.name}; to cut such "
+                    "boxes at the picture's edge (and leave out the box of an action wholly outside it), import again "
+                    "with --clip-boxes (Import dialog: 'Clip boxes at the picture's edge')", box.field)
+            inside = (max(x1, 0.0), max(y1, 0.0), min(x2, float(info.width)), min(y2, float(info.height)))
+            if inside[0] < inside[2] and inside[1] < inside[3]:
+                box.box = inside
+                cut = "[" + ", ".join(f"{v:g}" for v in inside) + "]"
+            else:  # nothing of it on the picture: the action is kept, without a place
+                box.box, cut = None, "left out (wholly outside the picture; the action kept without a box)"
+            clipped.append(str(record.where.error(f"{shown} -> {cut}", box.field)))
+    return clipped
 
 
 def _grid_to_pixels(record: EpisodeRecord, box, info: ImageInfo) -> None:
@@ -269,39 +303,103 @@ def _grid_to_pixels(record: EpisodeRecord, box, info: ImageInfo) -> None:
     box.grid = None  # in pixels now: a second look (the same record checked again) must not scale it twice
 
 
-def ingest(project: Project, records: list[EpisodeRecord], fmt: str, source: str,
+def ingest(project: Project, records: Iterable[EpisodeRecord], fmt: str, source: str,
            options: ImportOptions | None = None, progress: Progress = no_progress) -> ImportReport:
+    """`records`: a list, or any iterable, taken once as it comes (a reader streaming a big file; one with a
+    read_fraction() method tells how far it got). A bad record, or a reader's error, anywhere in it leaves
+    the project as it was."""
     options = options or ImportOptions()
     report = ImportReport(format=fmt, source=source)
-
-    seen_keys: dict[str, Where] = {}
-    project_labels = label_set.labels(project.engine)
-    for record in records:
-        _check_record(record, project_labels)
-        if record.key in seen_keys:
-            first = seen_keys[record.key]
-            raise record.where.error(f"episode id '{record.key}' repeats line {first.line} of {first.file.name}")
-        seen_keys[record.key] = record.where
-
-    with project.reading() as session:
-        existing_keys = _existing(session, Episode.key, seen_keys)
-    records = [r for r in records if r.key not in existing_keys]
-    report.existing_episodes_skipped = len(seen_keys) - len(records)
-
-    # what a killed import left (images no row names) goes first; cheap unless a writer died (media_sweep.py)
-    report.orphans_swept = sweep_orphans(project).removed
+    stream = iter(records)
+    head = list(islice(stream, FSYNC_EACH_BELOW))
+    durable = len(head) < FSYNC_EACH_BELOW
+    tick = _Ticks(progress, len(records) if isinstance(records, Sized) else None,
+                  getattr(records, "read_fraction", None))
     created: list[tuple[str, str]] = []  # media files this import added, removed again on failure
     try:
-        kept, infos = _check_and_copy(project, records, options, report, created, progress)
-        with project.media.locked():  # a failed import elsewhere cannot remove a file between check and commit
-            _restore_missing(project, kept, infos)
-            _write(project, kept, infos, fmt, source, options, report, progress)
+        with _Spool(spill=not isinstance(records, Sized)) as spool:
+            _check_and_copy(project, chain(head, stream), options, report, created, durable, spool, tick)
+            with project.media.locked():  # a failed import elsewhere cannot remove a file between check and commit
+                _write(project, spool, fmt, source, options, report, progress, durable)
     except BaseException:
         _remove_unreferenced(project, created)
         raise
     if report.bad_images_skipped:  # a skipped episode's good images were copied, and nothing names them
         _remove_unreferenced(project, created)
     return report
+
+
+class _Ticks:
+    """The checking stage's progress: records done of the list's length, or the percentage of the input a
+    streaming reader has read (held below 100 until the end: it reads ahead of the records it gives)."""
+
+    def __init__(self, progress: Progress, total: int | None, fraction: Callable[[], float] | None):
+        self.progress, self.total, self.fraction = progress, total, fraction
+
+    def __call__(self, done: int) -> None:
+        if self.total is not None:
+            self.progress("checking images", done, self.total)
+        elif self.fraction is not None:
+            self.progress("checking images", min(int(self.fraction() * 100), 99), 100)
+
+    def end(self, done: int) -> None:
+        if self.total is None:
+            self.progress("checking images", 100, 100)
+
+
+class _Spool:
+    """The records that passed the checks, with their images' infos, in order until they are written. Those
+    of a reader that streams (`spill`) stay in memory while few, then are pickled to an unnamed temporary file
+    (gone with the process, however it ends) and read back one at a time, so an import of any size holds a
+    bounded amount; a list's are in memory anyway."""
+
+    def __init__(self, spill: bool):
+        self.spill = spill
+        self.count = self.steps = 0
+        self.held: list[tuple[EpisodeRecord, list]] = []
+        self.file = None
+
+    def __enter__(self) -> _Spool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.file is not None:
+            self.file.close()
+
+    def add(self, record: EpisodeRecord, infos: list) -> None:
+        self.count += 1
+        self.steps += len(record.steps)
+        if self.file is not None:
+            pickle.dump((record, infos), self.file, pickle.HIGHEST_PROTOCOL)
+            return
+        self.held.append((record, infos))
+        if self.spill and self.steps > SPOOL_IN_MEMORY:
+            self.file = tempfile.TemporaryFile(prefix="screenlab-import-")  # noqa: SIM115 (closed by __exit__)
+            for item in self.held:
+                pickle.dump(item, self.file, pickle.HIGHEST_PROTOCOL)
+            self.held = []
+
+    def __iter__(self) -> Iterator[tuple[EpisodeRecord, list]]:
+        if self.file is None:
+            yield from self.held
+            return
+        self.file.flush()
+        self.file.seek(0)
+        for _ in range(self.count):
+            yield pickle.load(self.file)  # what add() wrote, in this process, to a file no one else can open
+
+
+def _batches(items: Iterable, size: int, weight: Callable[[object], int] = lambda _: 1) -> Iterator[list]:
+    """Lists of items weighing about `size` together (at least one item each)."""
+    batch, held = [], 0
+    for item in items:
+        batch.append(item)
+        held += weight(item)
+        if held >= size:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
 
 
 def _remove_unreferenced(project, created: list[tuple[str, str]]) -> None:
@@ -332,19 +430,27 @@ def _restore_missing(project, records, infos) -> None:
 
 
 class _ImageChecker:
-    """Checks each image once (a file named twice is read once) and copies the good ones into the media
+    """Checks each image once (a file named twice is read once: the last KNOWN_NAMES files named are
+    remembered, so an import of any size holds a bounded number) and copies the good ones into the media
     store. Once an import is sure to be refused it copies nothing more, but checks on, to name every
     bad file."""
 
     def __init__(self, project, options: ImportOptions, created: list[tuple[str, str]], durable: bool):
         self.project, self.options, self.created, self.durable = project, options, created, durable
-        self.known: dict[Path, ImageInfo | ImageProblem] = {}
+        self.known: dict[str, ImageInfo | ImageProblem] = {}
         self.copying = True
+        self.clipped: list[str] = []  # boxes cut at their picture's edge (ImportOptions.clip_boxes)
+
+    def _remember(self, name: str, what: ImageInfo | ImageProblem) -> None:
+        self.known[name] = what
+        if len(self.known) > KNOWN_NAMES:
+            del self.known[next(iter(self.known))]
 
     def check(self, step) -> ImageInfo:
         """The image's metadata, not its pixels (a big dataset must not sit in memory); ImageProblem if bad."""
         from_file = step.image_bytes is None
-        known = self.known.get(step.image) if from_file else None
+        name = str(step.image) if from_file else ""
+        known = self.known.get(name) if from_file else None
         if isinstance(known, ImageProblem):
             raise known
         if known is not None:
@@ -354,14 +460,14 @@ class _ImageChecker:
                     else inspect_bytes(step.image_bytes, self.options.max_pixels, step.image))
         except ImageProblem as problem:
             if from_file:
-                self.known[step.image] = problem
+                self._remember(name, problem)
             self.copying = self.options.skip_bad_images
             raise
         if self.copying and self.project.media.put(info.sha256, info.ext, info.data, durable=self.durable):
             self.created.append((info.sha256, info.ext))
         slim = ImageInfo(info.sha256, info.ext, info.width, info.height, b"")
         if from_file:
-            self.known[step.image] = slim
+            self._remember(name, slim)
         return slim
 
 
@@ -396,7 +502,7 @@ def _check_images(record: EpisodeRecord, images: _ImageChecker) -> tuple[list[Im
                 f"the record gives this screenshot as {width}x{height} pixels, but the image {step.image.name} is "
                 f"{info.width}x{info.height} (another picture, or a resized copy: the record's pixel coordinates "
                 "would not fit it)", step.size_field or step.field + "size")
-        _check_boxes(record, index, info)
+        images.clipped += _check_boxes(record, index, info, images.options.clip_boxes)
         record_infos.append(info)
     return record_infos, bad
 
@@ -447,115 +553,161 @@ def _drop_stored_duplicates(project, kept, infos, report) -> list[EpisodeRecord]
     return remaining
 
 
-def _check_and_copy(project, records, options, report, created, progress):
-    images = _ImageChecker(project, options, created, durable=len(records) < FSYNC_EACH_BELOW)
+def _check_and_copy(project, records, options, report, created, durable, spool, tick) -> None:
+    """Each record as it comes: its fields and id, then (unless the project has its id) its images, copied
+    into the media store; those to import go to the spool. Raises at the first bad record, and at the end
+    when images cannot be read (every one of them named)."""
+    images = _ImageChecker(project, options, created, durable)
+    labels = label_set.labels(project.engine)
+    seen_keys: dict[str, Where] = {}
     kept_as: dict[str, str] = {}
-    kept: list[EpisodeRecord] = []
-    infos: dict[int, list[ImageInfo | None]] = {}
     bad: dict[str, BadImage] = {}  # by file: a bad image named by two records is listed once
-    for done, record in enumerate(records, start=1):
-        record_infos, record_bad = _check_images(record, images)
-        progress("checking images", done, len(records))
-        for problem in record_bad:
-            bad.setdefault(problem.path, problem)
-        if record_bad or (options.dedupe_images and _is_duplicate(record, record_infos, kept_as, report)):
-            continue
-        infos[id(record)] = record_infos
-        kept.append(record)
-    if options.dedupe_images and kept:
-        kept = _drop_stored_duplicates(project, kept, infos, report)
+    swept, done, importable = False, 0, 0
+    for batch in _batches(records, CHECK_BATCH, lambda record: len(record.steps)):
+        for record in batch:
+            _check_record(record, labels)
+            if record.key in seen_keys:
+                first = seen_keys[record.key]
+                raise record.where.error(f"episode id '{record.key}' repeats line {first.line} of {first.file.name}")
+            seen_keys[record.key] = record.where
+        with project.reading() as session:
+            existing = _existing(session, Episode.key, [r.key for r in batch])
+        if not swept:  # what a killed import left (images no row names) goes first; cheap unless a writer died
+            report.orphans_swept = sweep_orphans(project).removed
+            swept = True
+        kept: list[EpisodeRecord] = []
+        infos: dict[int, list[ImageInfo | None]] = {}
+        for record in batch:
+            done += 1
+            if record.key in existing:
+                report.existing_episodes_skipped += 1
+                tick(done)
+                continue
+            record_infos, record_bad = _check_images(record, images)
+            tick(done)
+            for problem in record_bad:
+                bad.setdefault(problem.path, problem)
+            if record_bad or (options.dedupe_images and _is_duplicate(record, record_infos, kept_as, report)):
+                continue
+            infos[id(record)] = record_infos
+            kept.append(record)
+        if options.dedupe_images and kept:
+            kept = _drop_stored_duplicates(project, kept, infos, report)
+        importable += len(kept)
+        if not bad or options.skip_bad_images:  # an import sure to be refused keeps nothing more
+            for record in kept:
+                spool.add(record, infos[id(record)])
+    if not swept:
+        report.orphans_swept = sweep_orphans(project).removed
+    report.boxes_clipped = images.clipped
+    tick.end(done)
     if bad:
-        if not (options.skip_bad_images and kept):  # all or nothing, unless asked (and something is left)
-            raise BadImagesError(list(bad.values()), len(kept))
+        if not (options.skip_bad_images and importable):  # all or nothing, unless asked (and something is left)
+            raise BadImagesError(list(bad.values()), importable)
         report.bad_images_skipped = list(bad.values())
-    return kept, infos
 
 
-def _write(project, records, infos, fmt, source, options, report, progress) -> None:
-    if len(records) >= FSYNC_EACH_BELOW and hasattr(os, "sync"):
+def _write(project, spool, fmt, source, options, report, progress, durable) -> None:
+    if not durable and spool.count and hasattr(os, "sync"):
         os.sync()  # one flush for all copied images instead of an fsync per file
     now = utcnow()
+    screen_ids: dict[str, int] = {}  # sha256 -> id of every screen this import names
+    captioned: set[tuple[int, str]] = set()  # (screen id, captioner) of the captions this import wrote
+    written = 0
     with project.transaction() as session:
-        conn = session.connection()
-        all_infos = {i.sha256: i for r in records for i in infos[id(r)] if i is not None}
-        screen_ids = _existing(session, Screen.sha256, all_infos)
-        report.screens_reused = len(screen_ids)
-        new_screens = []
-        for record in records:
-            for step, info in zip(record.steps, infos[id(record)], strict=True):
-                if info is None or info.sha256 in screen_ids:
-                    continue
-                screen_ids[info.sha256] = -1  # placeholder so a repeat within the batch is stored once
-                new_screens.append({
-                    "sha256": info.sha256, "ext": info.ext, "width": info.width, "height": info.height,
-                    "platform": step.platform, "source": step.screen_source or str(step.image),
-                    "meta": step.screen_meta, "created_at": now,
-                })
-        if new_screens:
-            rows = conn.execute(insert(Screen).returning(Screen.id, Screen.sha256, sort_by_parameter_order=True),
-                                new_screens)
-            screen_ids.update({sha: sid for sid, sha in rows})
-        report.screens_new = len(new_screens)
-        progress("writing", 1, 3)
-
-        episode_rows = [{
-            "key": r.key, "goal": r.goal, "scenario": r.scenario,
-            "split": options.split if options.split is not None else r.split,
-            "review_status": r.review_status, "meta": r.meta, "created_at": now, "updated_at": now, "version": 1,
-            "kind": r.kind,
-        } for r in records]
-        episode_ids = [row.id for row in conn.execute(
-            insert(Episode).returning(Episode.id, sort_by_parameter_order=True), episode_rows)] if records else []
-
-        step_rows = []
-        for record, episode_id in zip(records, episode_ids, strict=True):
-            for index, (step, info) in enumerate(zip(record.steps, infos[id(record)], strict=True)):
-                meta = {**step.meta, "tree": tree_hash(step.tree_xml)} if step.tree_xml else step.meta
-                step_rows.append({"episode_id": episode_id, "index": index,
-                                  "screen_id": screen_ids[info.sha256] if info is not None else None,
-                                  "instruction": step.instruction, "meta": meta})
-        step_ids = [row.id for row in conn.execute(
-            insert(Step).returning(Step.id, sort_by_parameter_order=True), step_rows)] if step_rows else []
-        progress("writing", 2, 3)
-
-        box_rows, review_rows = [], []
-        step_iter = iter(step_ids)
-        for record, episode_id in zip(records, episode_ids, strict=True):
-            for step in record.steps:
-                step_id = next(step_iter)
-                for b in step.boxes:
-                    x1, y1, x2, y2 = b.box if b.box is not None else (None,) * 4
-                    box_rows.append({
-                        "step_id": step_id, "x1": x1, "y1": y1, "x2": x2, "y2": y2, "label": b.label,
-                        "action_type": b.action_type, "element_text": b.element_text, "type_text": b.type_text,
-                        "source": b.source, "author": b.author, "meta": b.meta,
-                        "created_at": b.created_at or now, "updated_at": b.updated_at or now, "version": b.version,
-                    })
-                    report.boxes[b.label] += 1
-            for review in record.reviews:
-                review_rows.append({
-                    "episode_id": episode_id, "kind": review.get("kind", ""),
-                    "generator": review.get("generator", ""), "prompt": review.get("prompt", ""),
-                    "payload": review.get("payload", {}), "status": review.get("status", "pending"),
-                    "reviewer": review.get("reviewer", ""), "reason": review.get("reason", ""),
-                    "created_at": review.get("created_at") or now, "updated_at": review.get("updated_at") or now,
-                })
-        for start in range(0, len(box_rows), 20_000):
-            conn.execute(insert(ActionBox), box_rows[start:start + 20_000])
-        if review_rows:
-            conn.execute(insert(ReviewItem), review_rows)
-        report.trajectory_labels, report.captions = _write_trajectory_parts(session, records, episode_ids, infos,
-                                                                            screen_ids, now)
-        report.trees = _write_trees(conn, records, infos, screen_ids, now)
-        report.trajectories = sum(1 for r in records if r.kind == "trajectory")
-        report.episodes = len(records)
-        report.steps = len(step_rows)
+        for batch in _batches(spool, WRITE_BATCH, lambda item: len(item[0].steps)):
+            records = [record for record, _ in batch]
+            infos = {id(record): record_infos for record, record_infos in batch}
+            _restore_missing(project, records, infos)
+            _write_batch(session, records, infos, screen_ids, captioned, now, options, report)
+            written += len(records)
+            progress("writing", written, spool.count)
         audit.record(session, "import", "project", None, report.as_dict())
-        progress("writing", 3, 3)
+    if not spool.count:
+        progress("writing", 1, 1)
 
 
-def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, now) -> tuple[int, int]:
-    """Human labels of trajectories and screen captions (a caption already stored is kept); how many of each."""
+def _write_batch(session, records, infos, screen_ids, captioned, now, options, report) -> None:
+    """The rows of some of the import's records, in the import's one transaction."""
+    conn = session.connection()
+    batch_infos = {i.sha256: i for r in records for i in infos[id(r)] if i is not None}
+    found = _existing(session, Screen.sha256, [sha for sha in batch_infos if sha not in screen_ids])
+    report.screens_reused += len(found)
+    screen_ids.update(found)
+    new_screens = []
+    for record in records:
+        for step, info in zip(record.steps, infos[id(record)], strict=True):
+            if info is None or info.sha256 in screen_ids:
+                continue
+            screen_ids[info.sha256] = -1  # placeholder so a repeat within the batch is stored once
+            new_screens.append({
+                "sha256": info.sha256, "ext": info.ext, "width": info.width, "height": info.height,
+                "platform": step.platform, "source": step.screen_source or str(step.image),
+                "meta": step.screen_meta, "created_at": now,
+            })
+    if new_screens:
+        rows = conn.execute(insert(Screen).returning(Screen.id, Screen.sha256, sort_by_parameter_order=True),
+                            new_screens)
+        screen_ids.update({sha: sid for sid, sha in rows})
+    report.screens_new += len(new_screens)
+
+    episode_rows = [{
+        "key": r.key, "goal": r.goal, "scenario": r.scenario,
+        "split": options.split if options.split is not None else r.split,
+        "review_status": r.review_status, "meta": r.meta, "created_at": now, "updated_at": now, "version": 1,
+        "kind": r.kind,
+    } for r in records]
+    episode_ids = [row.id for row in conn.execute(
+        insert(Episode).returning(Episode.id, sort_by_parameter_order=True), episode_rows)] if records else []
+
+    step_rows = []
+    for record, episode_id in zip(records, episode_ids, strict=True):
+        for index, (step, info) in enumerate(zip(record.steps, infos[id(record)], strict=True)):
+            meta = {**step.meta, "tree": tree_hash(step.tree_xml)} if step.tree_xml else step.meta
+            step_rows.append({"episode_id": episode_id, "index": index,
+                              "screen_id": screen_ids[info.sha256] if info is not None else None,
+                              "instruction": step.instruction, "meta": meta})
+    step_ids = [row.id for row in conn.execute(
+        insert(Step).returning(Step.id, sort_by_parameter_order=True), step_rows)] if step_rows else []
+
+    box_rows, review_rows = [], []
+    step_iter = iter(step_ids)
+    for record, episode_id in zip(records, episode_ids, strict=True):
+        for step in record.steps:
+            step_id = next(step_iter)
+            for b in step.boxes:
+                x1, y1, x2, y2 = b.box if b.box is not None else (None,) * 4
+                box_rows.append({
+                    "step_id": step_id, "x1": x1, "y1": y1, "x2": x2, "y2": y2, "label": b.label,
+                    "action_type": b.action_type, "element_text": b.element_text, "type_text": b.type_text,
+                    "source": b.source, "author": b.author, "meta": b.meta,
+                    "created_at": b.created_at or now, "updated_at": b.updated_at or now, "version": b.version,
+                })
+                report.boxes[b.label] += 1
+        for review in record.reviews:
+            review_rows.append({
+                "episode_id": episode_id, "kind": review.get("kind", ""),
+                "generator": review.get("generator", ""), "prompt": review.get("prompt", ""),
+                "payload": review.get("payload", {}), "status": review.get("status", "pending"),
+                "reviewer": review.get("reviewer", ""), "reason": review.get("reason", ""),
+                "created_at": review.get("created_at") or now, "updated_at": review.get("updated_at") or now,
+            })
+    for start in range(0, len(box_rows), 20_000):
+        conn.execute(insert(ActionBox), box_rows[start:start + 20_000])
+    if review_rows:
+        conn.execute(insert(ReviewItem), review_rows)
+    labels, captions = _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, captioned, now)
+    report.trajectory_labels += labels
+    report.captions += captions
+    report.trees += _write_trees(conn, records, infos, screen_ids, now)
+    report.trajectories += sum(1 for r in records if r.kind == "trajectory")
+    report.episodes += len(records)
+    report.steps += len(step_rows)
+
+
+def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, captioned, now) -> tuple[int, int]:
+    """Human labels of trajectories and screen captions (a caption already stored is kept, one this import
+    wrote is replaced by a later one); how many of each were added."""
     conn = session.connection()
     labels = [{"episode_id": eid, "annotator": lab["annotator"], "outcome": lab["outcome"],
                "step_labels": list(lab.get("step_labels") or []), "comment": lab.get("comment", ""),
@@ -570,6 +722,11 @@ def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, no
                 continue
             for captioner, text in step.captions.items():
                 captions[(screen_ids[info.sha256], captioner)] = text
+    for (sid, name), text in captions.items():
+        if (sid, name) in captioned:  # written by an earlier batch of this import: the last one wins
+            conn.execute(update(ScreenCaption).where(ScreenCaption.screen_id == sid, ScreenCaption.captioner == name)
+                         .values(text=text))
+    captions = {k: v for k, v in captions.items() if k not in captioned}
     if captions:
         have = set(session.execute(select(ScreenCaption.screen_id, ScreenCaption.captioner)
                                    .where(ScreenCaption.screen_id.in_({k[0] for k in captions}))).all())
@@ -577,6 +734,7 @@ def _write_trajectory_parts(session, records, episode_ids, infos, screen_ids, no
                 for (sid, name), text in captions.items() if (sid, name) not in have]
         if rows:
             conn.execute(insert(ScreenCaption), rows)
+            captioned.update((row["screen_id"], row["captioner"]) for row in rows)
         return len(labels), len(rows)
     return len(labels), 0
 

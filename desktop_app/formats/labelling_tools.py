@@ -17,16 +17,13 @@ episode) and a rectangle as a box, by the same rules in every one of them:
 
 from __future__ import annotations
 
-import io
 import os
 import re
-import warnings
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from PIL import Image
-
+from desktop_app.formats.box_layout import image_size  # noqa: F401  (the tools' readers take it from here)
 from desktop_app.formats.images import shown_name
 from desktop_app.formats.records import Where, finite, got, shown
 from desktop_app.store.attributes import attributes_of, with_attributes
@@ -122,19 +119,6 @@ def box_values(box) -> dict[str, str]:
     if box.action_type != "click":
         values["action_type"] = box.action_type
     return values
-
-
-def image_size(path: Path | None, data: bytes | None = None) -> tuple[int, int] | None:
-    """A picture's width and height from its header; None when it cannot be read (ingest then says why,
-    with every other picture that cannot be read)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with Image.open(io.BytesIO(data) if data is not None else path) as im:
-                width, height = im.size
-    except Exception:  # noqa: BLE001 - any picture Pillow cannot open is ingest's to report
-        return None
-    return (width, height) if width > 0 and height > 0 else None
 
 
 def check_size(declared: tuple[Any, Any], actual: tuple[int, int] | None, where: Where, field: str,

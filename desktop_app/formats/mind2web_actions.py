@@ -26,7 +26,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_app.formats.box_layout import image_size
+from desktop_app.formats.box_layout import NORMALISED_AT_MOST, looks_normalised
 from desktop_app.formats.records import BoxRecord, Where, finite, optional, shown
 from desktop_app.formats.writing import json_number
 
@@ -41,9 +41,6 @@ _REPR = re.compile(r"^\s*\[[^\]]*\]\s*(.*?)\s*->")
 # mind2web_data_test_task.json, test_website-00000-of-00004.parquet)
 _SPLIT = re.compile(r"(?<![A-Za-z])(train|test_task|test_website|test_domain)(?![A-Za-z])")
 
-NORMALISED_AT_MOST = 1.5  # a fraction of the image, rounded or padded, stays below this; a pixel box does not
-FAR_LARGER = 32  # pixels: on a screenshot this wide and high, boxes all within 1.5 px cannot be meant
-SIZES_TRIED = 5  # screenshots whose size is read to tell a file of fractions
 
 
 LAYOUTS = ("mind2web", "mind2web-seeclick")  # the JSON layouts, told apart by their actions' keys
@@ -204,23 +201,17 @@ def refuse_fractions(boxes: list[tuple[Where, str, tuple]], images: list[tuple[P
     """Refuse a file whose every box lies within 0-1.5 while its screenshots are far larger: those boxes are
     fractions of the image, and read as pixels they would be specks in its corner that every later check
     accepts. `boxes`: (where, field, x1 y1 x2 y2) of one file's boxes; `images`: its pictures (file or bytes)."""
-    if not boxes or any(v < 0 or v > NORMALISED_AT_MOST for _, _, box in boxes for v in box):
-        return
     if not any(x2 > x1 and y2 > y1 for _, _, (x1, y1, x2, y2) in boxes):  # zero-size boxes at the origin
         return
-    for path, data in images[:SIZES_TRIED]:
-        size = image_size(path, data)
-        if size is None:
-            continue
-        if min(size) < FAR_LARGER:
-            return
-        where, field, box = boxes[0]
-        raise where.error(
-            f"every box of this file lies within 0-{NORMALISED_AT_MOST:g} (the first: "
-            f"{shown([json_number(v) for v in box])}), yet its screenshots are {size[0]}x{size[1]} pixels: these "
-            "are fractions of the image, but Mind2Web's boxes are pixels of the screenshot and no option reads "
-            "fractions here. Convert them to pixels (x and width times the image's width, y and height times its "
-            "height) and import again", field)
+    if (found := looks_normalised(boxes, images)) is None:
+        return
+    where, field, box, size = found
+    raise where.error(
+        f"every box of this file lies within 0-{NORMALISED_AT_MOST:g} (the first: "
+        f"{shown([json_number(v) for v in box])}), yet its screenshots are {size[0]}x{size[1]} pixels: these "
+        "are fractions of the image, but Mind2Web's boxes are pixels of the screenshot and no option reads "
+        "fractions here. Convert them to pixels (x and width times the image's width, y and height times its "
+        "height) and import again", field)
 
 
 # ---------- writing ----------

@@ -40,7 +40,6 @@ from desktop_app.formats.records import (
     Where,
     input_files,
     is_file,
-    is_within,
     optional,
     read_json,
     require,
@@ -58,11 +57,30 @@ def _bases(file: Path, images_dir: Path | None) -> list[Path]:
     return [file.parent / IMAGES_DIR, file.parent] + ([Path(images_dir)] if images_dir else [])
 
 
-def _find(name: str, bases: list[Path], where: Where, field: str) -> Path | None:
+def _real_folders(bases: list[Path]) -> dict[Path, Path | None]:
+    """Each folder with symlinks resolved, once for all of a file's actions (None: it cannot be resolved)."""
+    real = {}
+    for base in bases:
+        try:
+            real[base] = base.resolve()
+        except OSError:
+            real[base] = None
+    return real
+
+
+def _inside(path: Path, folder: Path | None) -> bool:
+    """records.is_within, the folder resolved already."""
+    try:
+        return folder is not None and path.resolve().is_relative_to(folder)
+    except OSError:
+        return False
+
+
+def _find(name: str, bases: list[Path], real: dict[Path, Path | None], where: Where, field: str) -> Path | None:
     for base in bases:
         path = base / name
         if is_file(path):
-            if not is_within(path, base):
+            if not _inside(path, real[base]):
                 raise where.error(f"screenshot {short_path(path)} lies outside the folders this import reads "
                                   f"({', '.join(str(b) for b in bases)}); copy it inside them or point --images at "
                                   "its folder", field)
@@ -81,7 +99,8 @@ def _not_found(where: Where, first: tuple[str, str], bases: list[Path], missing:
         "with --images (the Import dialog's 'Images folder')", field)
 
 
-def _task(obj, where: Where, bases: list[Path], prefix: str, split: str, missing: list, total: list):
+def _task(obj, where: Where, bases: list[Path], real: dict[Path, Path | None], prefix: str, split: str,
+          missing: list, total: list):
     if not isinstance(obj, dict):
         raise where.error("expected a task object", prefix.rstrip(".") or None)
     key = str(require(obj, "annotation_id", (str, int), where, prefix))
@@ -104,7 +123,7 @@ def _task(obj, where: Where, bases: list[Path], prefix: str, split: str, missing
         if box is not None:  # the element's tag and node, for the record (its page rect does not fit the picture)
             _, _, details = m2w.candidate_box(action.get("pos_candidates"), where, name)
         picture = PATTERN.format(annotation_id=key, action_uid=uid)
-        image = _find(picture, bases, where, name)
+        image = _find(picture, bases, real, where, name)
         if box is not None:
             total.append(1)
         if image is None:
@@ -137,8 +156,9 @@ def read(path: Path, options) -> list[EpisodeRecord]:
         tasks = data if isinstance(data, list) else [data]
         missing: list[tuple[str, str]] = []
         total: list[int] = []
-        file_records = [_task(obj, where, bases, f"[{i}]." if isinstance(data, list) else "", m2w.split_of(file),
-                              missing, total) for i, obj in enumerate(tasks)]
+        real = _real_folders(bases)
+        file_records = [_task(obj, where, bases, real, f"[{i}]." if isinstance(data, list) else "",
+                              m2w.split_of(file), missing, total) for i, obj in enumerate(tasks)]
         if missing:
             raise _not_found(where, missing[0], bases, len(missing), len(total))
         steps = [s for r in file_records for s in r.steps]

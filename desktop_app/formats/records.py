@@ -155,7 +155,7 @@ def _loads(text: str, path: Path, line: int | None):
     except json.JSONDecodeError as exc:
         raise FormatError(f"invalid JSON: {exc.msg} at column {exc.colno}", path, line or exc.lineno) from None
     except RecursionError:  # the parser recurses once per level: thousands of nested lists exhaust its stack
-        index = _too_deep_at(text)
+        index = too_deep_at(text)
         problem = f"lists or objects nested more than {MAX_DEPTH} levels deep"
     except ValueError:
         found = _LONG_INTEGER.search(text)
@@ -174,10 +174,12 @@ def _loads(text: str, path: Path, line: int | None):
     raise FormatError(f"{problem} (column {column})", path, line or text.count("\n", 0, index) + 1)
 
 
-def _too_deep_at(text: str) -> int | None:
-    """Where lists or objects first nest deeper than MAX_DEPTH (brackets inside strings do not count)."""
-    depth, in_string, escaped = 0, False, False
-    for i, ch in enumerate(text):
+def too_deep_at(text: str, start: int = 0, depth: int = 0) -> int | None:
+    """Where lists or objects first nest deeper than MAX_DEPTH (brackets inside strings do not count), reading
+    `text` from `start` at nesting `depth` (json_stream.py reads a file piece by piece)."""
+    in_string, escaped = False, False
+    for i in range(start, len(text)):
+        ch = text[i]
         if in_string:
             if escaped:
                 escaped = False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PureWindowsPath
@@ -43,26 +44,52 @@ def json_box(box) -> list[float | int] | None:
 
 
 class ImageWriter:
-    """Copies each stored image into the export once, under the name the format wants."""
+    """Copies each stored image into the export once, under the name the format wants.
+
+    Under the default name (images/<sha256>.<ext>, formats that do not name their images) an image was
+    written when its file is there: the export's folder starts empty, so a million screens need no table
+    of what was written, only the last few names (a screen shared by many steps is asked for in a row).
+    Names a format chooses are remembered, as two images may want one name (the later is written too)."""
+
+    RECENT = 4096
 
     def __init__(self, root: Path, image_bytes: Callable[[str, str], bytes]):
         self.root = root
         self._image_bytes = image_bytes
         self._written: dict[str, str] = {}
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._default_files = 0
 
     @property
     def count(self) -> int:
-        return len(set(self._written.values()))
+        return len(set(self._written.values())) + self._default_files
 
     def add(self, screen, name: str | None = None) -> str:
         """Relative path of the image in the export; `name` defaults to images/<sha256>.<ext>."""
-        rel = name or f"images/{screen.sha256}.{screen.ext}"
+        if not name:
+            return self._add_default(screen)
+        rel = name
         key = f"{screen.sha256}|{rel}"
         if key not in self._written:
             target = inside(self.root, rel)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(self._image_bytes(screen.sha256, screen.ext))
             self._written[key] = rel
+        return rel
+
+    def _add_default(self, screen) -> str:
+        rel = f"images/{screen.sha256}.{screen.ext}"
+        if rel in self._recent:
+            self._recent.move_to_end(rel)
+            return rel
+        if not (self.root / rel).exists():
+            target = inside(self.root, rel)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(self._image_bytes(screen.sha256, screen.ext))
+            self._default_files += 1
+        self._recent[rel] = None
+        if len(self._recent) > self.RECENT:
+            self._recent.popitem(last=False)
         return rel
 
 

@@ -1,7 +1,8 @@
 """OCR results cached in the project database, per (image hash, engine, settings).
 
-Reopening a screen reads one indexed row (a few ms) instead of running OCR (~1 s). The
-row holds the refined words and the element proposals, so the GUI gets both at once.
+Reopening a screen reads one indexed row (a few ms) instead of running OCR (0.7 s for a
+1280x800 screen on one core, ADR 0026). The row holds the refined words and the element
+proposals, so the GUI gets both at once.
 Each stored result is its own short transaction: a bulk run that is cancelled or crashes
 keeps everything finished before it.
 """

@@ -4,6 +4,10 @@ The models ship inside the rapidocr wheel (rapidocr/models/*.onnx). We pass thei
 explicitly: given only a model folder, rapidocr would check each file's SHA-256 and
 download it when the check fails; with an explicit path it opens the file and nothing else.
 
+How it runs is set in CONFIG (ADR 0026): 0.74 s for a 1280x800 screen on one core of the
+dev box, against 1.19 s with rapidocr's own settings, for 97.4 % word recall against 97.9 %
+(benchmarks/ocr.py). Options of the same names override it, e.g. for that comparison.
+
 Word boxes: rapidocr 3.10 has `return_word_box=True`, which places each word from the
 recogniser's CTC column positions inside the detected line (rapidocr/cal_rec_boxes). It
 returns the words grouped per line, but drops lines whose words got no box and then
@@ -14,7 +18,10 @@ equal the line's) and split any unmatched line proportionally (base.split_line).
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import logging
+import platform
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,6 +34,44 @@ MODEL_FILES = {"Det": "PP-OCRv6_det_small.onnx", "Rec": "PP-OCRv6_rec_small.onnx
                "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx"}
 # the bundled multilingual PP-OCRv6 recogniser; our settings use ISO 639-1 codes
 _ALIASES = {"zh": "ch", "zh-cn": "ch", "zh-tw": "chinese_cht", "ja": "japan"}
+
+# The default configuration. The recogniser (48 px high lines) costs in proportion to the
+# width it is fed, padding included, so most of the saving is not feeding it padding.
+CONFIG: dict[str, Any] = {
+    # The detector sees the screen at 3/4 size: UI text (13-16 px) is still 10+ px high, and
+    # detection costs half as much. A scale, not rapidocr's fixed side length: a 1920x1080
+    # screen shrunk to 960 px wide loses small text (recall -4 points), at 3/4 it does not.
+    "det_scale": 0.75,
+    # Lines recognised one at a time: a batch is padded to its widest line, and on one core
+    # batching gains nothing (the cost is the same per pixel of width).
+    "rec_batch": 1,
+    # Each line is padded to at least this width (rapidocr: 320, four times an "OK"). At 96 a
+    # lone glyph such as the close button's "×" was no longer read; 120 and 160 read it.
+    "rec_min_width": 160,
+    # ONNX Runtime threads per session. Its own default, one per core, spins on every core
+    # and ignores the process's CPU affinity; on a busy 2-core machine one thread was faster
+    # (wall-clock) than two, and bulk OCR keeps the other core for the window.
+    "threads": 1,
+}
+_LIMITS = {"det_scale": (float, 0.1, 4.0), "rec_batch": (int, 1, 64), "rec_min_width": (int, 16, 2048),
+           "threads": (int, 1, 256)}
+
+
+def _config(options: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """CONFIG with the options of the same names applied, or ({}, what is wrong)."""
+    config = dict(CONFIG)
+    for key, value in options.items():
+        if key in OcrEngine.runtime_options:
+            continue
+        if key not in _LIMITS:
+            return {}, f"unknown rapidocr option '{key}' (known: {', '.join(_LIMITS)})"
+        kind, low, high = _LIMITS[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and value != int(value)) \
+                or not low <= value <= high:
+            return {}, f"rapidocr option '{key}' must be {'an integer' if kind is int else 'a number'} " \
+                       f"from {low} to {high}, not {value!r}"
+        config[key] = kind(value)
+    return config, ""
 
 
 def _package_dir() -> Path | None:
@@ -49,6 +94,29 @@ def _quiet() -> None:
     logging.getLogger("RapidOCR").setLevel(logging.ERROR)
 
 
+@functools.cache
+def _malloc_trim():
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def release_freed_memory() -> None:
+    """Hand the heap memory freed by a read back to the system.
+
+    ONNX Runtime allocates a screen's activations with malloc (the detector's reach ~150 MB
+    at 960x608) and frees them after the read, but glibc keeps freed heap memory for reuse:
+    without this the process stays ~140 MB larger once OCR has run (benchmarks/ocr_memory.py).
+    It costs ~5 ms. Other C libraries (macOS, Windows) are left to do as they do.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
 def _norm(text: str) -> str:
     return "".join(text.split())
 
@@ -56,6 +124,7 @@ def _norm(text: str) -> str:
 class RapidOcrEngine(OcrEngine):
     name = "rapidocr"
     description = "RapidOCR PP-OCRv6 small (bundled, offline)"
+    runtime_options = OcrEngine.runtime_options | {"threads"}
 
     def __init__(self, language: str = "en", **options: Any):
         super().__init__(language, **options)
@@ -65,6 +134,7 @@ class RapidOcrEngine(OcrEngine):
         _quiet()
         from rapidocr import RapidOCR
 
+        self._config = _config(options)[0]
         models = _package_dir() / "models"
         params: dict[str, Any] = {f"{task}.model_path": str(models / file) for task, file in MODEL_FILES.items()}
         params.update({
@@ -72,6 +142,9 @@ class RapidOcrEngine(OcrEngine):
             # screenshots have no upside-down text; the 180-degree classifier only costs time
             "Global.use_cls": False,
             "Rec.lang_type": _ALIASES.get(language.lower(), language.lower()),
+            "Rec.rec_batch_num": self._config["rec_batch"],
+            "Rec.rec_img_shape": [3, 48, self._config["rec_min_width"]],
+            "EngineConfig.onnxruntime.intra_op_num_threads": self._config["threads"],
         })
         self._engine = RapidOCR(params=params)
         # rapidocr opens its ONNX sessions on first use; open them now, so the first screen
@@ -79,7 +152,13 @@ class RapidOcrEngine(OcrEngine):
         for loader in ("_load_det_model", "_load_rec_model"):
             getattr(self._engine, loader, lambda: None)()
         _quiet()
-        self._lock = threading.Lock()  # one inference at a time per instance; ORT uses all cores anyway
+        self._lock = threading.Lock()  # one image at a time per instance: the detector size is set per image
+
+    @classmethod
+    def settings_for(cls, language: str = "en", **options: Any) -> dict[str, Any]:
+        # the configuration in force is part of the cache key, so rows read with another one miss
+        config, _ = _config(options)
+        return {"language": language, **{k: v for k, v in config.items() if k not in cls.runtime_options}}
 
     @classmethod
     def available(cls, language: str = "en", **options: Any) -> tuple[bool, str]:
@@ -90,6 +169,9 @@ class RapidOcrEngine(OcrEngine):
 
         if importlib.util.find_spec("onnxruntime") is None:
             return False, "onnxruntime is not installed (pip install onnxruntime)"
+        _, problem = _config(options)
+        if problem:
+            return False, problem
         missing = [f for f in MODEL_FILES.values() if not (root / "models" / f).is_file()]
         if missing:
             return False, (f"rapidocr's bundled models are missing from {root / 'models'}: {', '.join(missing)}; "
@@ -105,13 +187,26 @@ class RapidOcrEngine(OcrEngine):
     def read(self, image: np.ndarray) -> list[Word]:
         bgr = np.ascontiguousarray(image[:, :, ::-1])
         with self._lock:
+            self._size_detector(*bgr.shape[:2])
             try:
                 result = self._engine(bgr, return_word_box=True)
             except (IndexError, ValueError):
                 # rapidocr's word-box bookkeeping can fail on odd lines; lines alone still work
                 result = self._engine(bgr, return_word_box=False)
+            finally:
+                release_freed_memory()
         return reading_order(convert_rapidocr(result.boxes, result.txts, result.scores,
                                               getattr(result, "word_results", None)))
+
+    def _size_detector(self, height: int, width: int) -> None:
+        # rapidocr sizes the detector's input by one side's length (then rounds both to a
+        # multiple of 32), read from these attributes on every call
+        detector = self._engine._load_det_model()
+        scale = self._config["det_scale"]
+        if scale <= 1:
+            detector.limit_type, detector.limit_side_len = "max", max(32, round(scale * max(height, width)))
+        else:
+            detector.limit_type, detector.limit_side_len = "min", round(scale * min(height, width))
 
 
 def convert_rapidocr(boxes, txts, scores, word_results) -> list[Word]:

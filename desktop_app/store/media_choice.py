@@ -7,15 +7,17 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import column, select, table
 from sqlalchemy.engine import Engine
 
 from desktop_app.paths import user_data_dir
-from desktop_app.store.models import ProjectSetting
 
 MEDIA = "media"
 IN_FOLDER = "folder"
 IN_DATABASE = "database"
+
+# read as a plain SQL table: opening a project needs no ORM model (store/counts.py says why)
+_SETTING = table("project_setting", column("key"), column("value"))
 
 
 def stored_choice(engine: Engine) -> str:
@@ -30,10 +32,12 @@ def has_choice(engine: Engine) -> bool:
 
 def _recorded(engine: Engine) -> str | None:
     with engine.connect() as conn:
-        return conn.execute(select(ProjectSetting.value).where(ProjectSetting.key == MEDIA)).scalar()
+        return conn.execute(select(_SETTING.c.value).where(_SETTING.c.key == MEDIA)).scalar()
 
 
 def record_choice(engine: Engine, choice: str) -> None:
+    from desktop_app.store.models import ProjectSetting
+
     with engine.begin() as conn:
         conn.execute(ProjectSetting.__table__.insert().values(key=MEDIA, value=choice))
 

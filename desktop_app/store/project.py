@@ -11,16 +11,20 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError
-from sqlmodel import Session
 
 from desktop_app.store import box_listeners, media_choice, migrate
 from desktop_app.store.db import make_engine, public_url
 from desktop_app.store.media import LOCK_FILE, MediaStore
-from desktop_app.store.media_db import DatabaseMedia
+
+if TYPE_CHECKING:  # imported when used: opening a project for `screenlab info` needs neither (store/counts.py)
+    from sqlmodel import Session
+
+    from desktop_app.store.media_db import DatabaseMedia
 
 DB_FILE = "screenlab.sqlite"
 MEDIA_DIR = "media"
@@ -115,6 +119,8 @@ class Project:
         """The store the project recorded at init. For images in the database, a media folder given is where
         this machine caches them (default: one under the user's data folder)."""
         if media_choice.stored_choice(self.engine) == media_choice.IN_DATABASE:
+            from desktop_app.store.media_db import DatabaseMedia
+
             cache = Path(media_root) if media_root and is_url(self.url) else media_choice.cache_root(self.url)
             self.media = DatabaseMedia(self.engine, cache)
         elif self.media is None:
@@ -135,6 +141,8 @@ class Project:
         """One unit of work: committed when the block ends, rolled back on error. `wait_s`: give up after
         this long waiting for another writer's lock (a statistic written from the window must not freeze
         it behind a long import), instead of the connection's usual patience."""
+        from sqlmodel import Session
+
         with Session(self.engine, expire_on_commit=False) as session:
             sqlite = self.url.startswith("sqlite")
             if wait_s is not None:
@@ -170,6 +178,8 @@ class Project:
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
+        from sqlmodel import Session
+
         with Session(self.engine, expire_on_commit=False) as session:
             yield session
 

@@ -191,39 +191,26 @@ def load_bundles(session: Session, ids: Sequence[int]) -> list[EpisodeBundle]:
 
 
 def iter_bundles(session: Session, flt: EpisodeFilter = EpisodeFilter(), batch: int = 500) -> Iterator[EpisodeBundle]:
-    ids = episode_ids(session, flt)
-    for start in range(0, len(ids), batch):
-        yield from load_bundles(session, ids[start:start + batch])
-
-
-def _grouped(session: Session, column, *where) -> dict[str, int]:
-    stmt = select(column, func.count()).where(*where).group_by(column).order_by(column)
-    return {str(key): n for key, n in session.execute(stmt)}
+    """Whole episodes in id order, `batch` at a time. Their ids are read a page at a time (id > the last
+    one), not all first, so a million episodes stream in bounded memory; the highest id selected at the
+    start bounds the pages, so an episode added meanwhile does not join an export under way."""
+    where = flt.where()
+    highest = session.execute(select(func.max(Episode.id)).where(*where)).scalar()
+    last = None
+    while highest is not None and (last is None or last < highest):
+        page = select(Episode.id).where(*where, Episode.id <= highest).order_by(Episode.id).limit(batch)
+        ids = list(session.execute(page if last is None else page.where(Episode.id > last)).scalars())
+        if not ids:
+            return
+        yield from load_bundles(session, ids)
+        last = ids[-1]
 
 
 def project_counts(session: Session) -> dict:
-    """What `screenlab info` shows: totals and counts by scenario, label, review status. An annotator's
-    private copy of a double-annotated sample (teams/copies.py) is counted apart: its boxes are a version of
-    the sample's labels, not more labels."""
-    own = Episode.kind != "copy"
-    in_copy = select(Step.id).join(Episode, Episode.id == Step.episode_id).where(Episode.kind == "copy")
+    """What `screenlab info` shows (store/counts.py)."""
+    from desktop_app.store import counts
 
-    def count(model, *where) -> int:
-        return session.execute(select(func.count()).select_from(model).where(*where)).scalar_one()
-
-    return {
-        "screens": count(Screen),
-        "episodes": count(Episode, own),
-        "steps": count(Step, Step.id.not_in(in_copy)),
-        "actions": count(ActionBox, ActionBox.step_id.not_in(in_copy)),
-        "actions_without_box": count(ActionBox, ActionBox.x1.is_(None), ActionBox.step_id.not_in(in_copy)),
-        "double_annotation_copies": count(Episode, Episode.kind == "copy"),
-        "episodes_by_scenario": _grouped(session, Episode.scenario, own),
-        "episodes_by_split": _grouped(session, Episode.split, own),
-        "episodes_by_review_status": _grouped(session, Episode.review_status, own),
-        "actions_by_label": _grouped(session, ActionBox.label, ActionBox.step_id.not_in(in_copy)),
-        "review_items_by_status": _grouped(session, ReviewItem.status),
-    }
+    return counts.project_counts(session)
 
 
 def last_edited_by(session: Session, actor: str) -> int | None:

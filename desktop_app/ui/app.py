@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -128,4 +129,8 @@ def run_gui(project: str | None = None, media: str | None = None, smoke: bool = 
     report_previous_hard_crash(window)
     show_welcome_once(window)
     ask_annotator(window)
+    # the window's many long-lived objects (Qt wrappers, modules) out of the collector's reach: a full collection
+    # triggered on a worker thread (an import of thousands of screenshots) walked them all, holding the GIL
+    # for 80-270 ms at a time while the window waited (found by benchmarks/open_folder.py)
+    gc.freeze()
     return app.exec()

@@ -66,6 +66,22 @@ class EpisodeTableModel(QAbstractTableModel):
             self._count = count_episodes(s, self.filter)
         self.endResetModel()
 
+    def grow(self) -> None:
+        """Rows were added at the end (a folder's import landing; the list is in id order): insert them, so
+        the selection and the scroll stay where the user left them. Anything else is a refresh."""
+        with self.project.reading() as s:
+            count = count_episodes(s, self.filter)
+        if count == self._count:
+            return
+        if count < self._count:
+            self.refresh()
+            return
+        for number in [n for n in self._pages if n >= self._count // PAGE]:  # the last page was short
+            del self._pages[number]
+        self.beginInsertRows(QModelIndex(), self._count, count - 1)
+        self._count = count
+        self.endInsertRows()
+
     def invalidate_rows(self) -> None:
         """Cached pages are stale (an edit changed counts or goals): drop them, keep the count."""
         self._pages.clear()
@@ -328,6 +344,13 @@ class SampleBrowser(QWidget):
         self._update_count()
         row = self.model.row_of(current) if current is not None else None
         self.select_row(row if row is not None else 0)
+
+    def grow(self) -> None:
+        """Samples were added (a folder's import): the list takes them in; with none chosen yet, the first."""
+        self.model.grow()
+        self._update_count()
+        if self.current_row() < 0 and self.model.rowCount():
+            self.select_row(0)
 
     def refresh(self) -> None:
         """Re-query the list (statuses changed); the filter stays."""

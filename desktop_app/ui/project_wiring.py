@@ -1,4 +1,5 @@
-"""Opening and closing projects (the File menu: open a folder or a server, new, recent, import, export):
+"""Opening and closing projects (the File menu: open a folder or a server, new, recent, import, export; a
+folder of screenshots through folder_wiring.py):
 an opened project gets its workspace, sample list, properties, filmstrip and evaluation panels, all
 connected; closing it ends the visit, stops its runs and lets every one of them go. Only wiring:
 projects are store/project.py's."""
@@ -12,6 +13,7 @@ import shiboken6
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from desktop_app.formats.folder_open import source_folder
 from desktop_app.secrets import redact
 from desktop_app.settings import save_settings
 from desktop_app.store.label_set import labels
@@ -19,6 +21,7 @@ from desktop_app.store.project import Project, ProjectError, is_project_folder
 from desktop_app.store.queries import last_edited_by
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.filmstrip import Filmstrip
+from desktop_app.ui.folder_wiring import FolderWiring
 from desktop_app.ui.properties import PropertiesPanel
 from desktop_app.ui.thumbnail_grid import ThumbnailGrid
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
@@ -33,6 +36,7 @@ class ProjectWiring(QObject):
         super().__init__(window)
         self.window = window
         self.new_project_dialog: QFileDialog | None = None
+        self.folders = FolderWiring(window)  # File > Open Screenshots Folder…: its import in the background
 
     # opening ----------------------------------------------------------------------------------------
     def open(self, location: str | Path, media: str | None = None) -> bool:
@@ -43,7 +47,7 @@ class ProjectWiring(QObject):
         except (ProjectError, Exception) as exc:  # a bad folder or database must not take the window down
             QMessageBox.warning(window, "Cannot open project", redact(f"{location}\n\n{exc}"))
             return False
-        self.close()
+        self.close(keep_import=self.folders.fills(location))  # a folder's first screen landed: its import goes on
         window.project = project
         window.ws = ws = Workspace(project, window.annotator_name(), window)
         window.scene.set_own_labels(labels(project.engine)[3:])
@@ -107,8 +111,10 @@ class ProjectWiring(QObject):
         save_settings(settings)
 
     # closing ----------------------------------------------------------------------------------------
-    def close(self) -> None:
+    def close(self, keep_import: bool = False) -> None:
         window = self.window
+        if not keep_import:
+            self.folders.stop()  # nothing writes into a project after it closed (what is in stays)
         if window.project is None:
             return
         window.set_review_mode(False)
@@ -191,6 +197,11 @@ class ProjectWiring(QObject):
     def fill_recent(self, menu) -> None:
         menu.clear()
         for location in self.window.settings.recent_projects:
+            folder = source_folder(location)  # a screenshots folder's own project: opening it again goes on
+            if folder is not None and folder.is_dir():
+                action = menu.addAction(f"{folder}  (screenshots folder)")
+                action.triggered.connect(lambda _=False, folder=folder: self.folders.open(folder))
+                continue
             action = menu.addAction(location)
             action.triggered.connect(lambda _=False, loc=location: self.open(loc))
         if not self.window.settings.recent_projects:

@@ -16,6 +16,7 @@ class ActionSpec:
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("file.open", "Open project...", ("Ctrl+O",), "File"),
+    ActionSpec("file.open_folder", "Open Screenshots Folder…", ("Ctrl+Shift+O",), "File"),
     ActionSpec("file.new", "New project...", ("Ctrl+N",), "File"),
     ActionSpec("file.import", "Import...", ("Ctrl+I",), "File"),
     ActionSpec("file.export", "Export...", ("Ctrl+E",), "File"),

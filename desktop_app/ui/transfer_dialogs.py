@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -143,6 +145,11 @@ class ImportDialog(_TransferDialog):
         for name, spec in FORMATS.items():
             if spec.read:
                 self.format.addItem(f"{name}: {spec.description}", name)
+        # 22 formats with long descriptions: the box keeps a sane width (its tooltip and the open list show all)
+        self.format.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.format.setMinimumContentsLength(48)
+        self.format.view().setTextElideMode(Qt.ElideNone)
+        self.format.currentIndexChanged.connect(lambda _i: self.format.setToolTip(self.format.currentText()))
         self.format_hint = QLabel()  # why this format is selected: "detected", "last used"
         self.source = QLineEdit(placeholderText="a dataset file, or a folder (of screenshots, or a dataset's)")
         self.images = QLineEdit(placeholderText="optional: folder for relative image paths")
@@ -157,6 +164,11 @@ class ImportDialog(_TransferDialog):
         self.form.addRow(DIALOG_FIELD, self.box_layout)
         # ImportOptions field -> its widget (currentData() is the value); shown for the formats that read it
         self.option_widgets: dict[str, QComboBox] = {"bbox_format": self.box_layout}
+        self.clip_boxes = QCheckBox("Clip boxes at the picture's edge")
+        self.clip_boxes.setToolTip("A box reaching past its picture's edge is cut at the edge, one wholly outside "
+                                   "left out (its action kept); each is listed in the report. Unticked, such a box "
+                                   "stops the whole import")
+        self.form.addRow("", self.clip_boxes)
         self.format.currentIndexChanged.connect(self._show_options)
         self.import_rest = self.buttons.addButton("Import the good files", QDialogButtonBox.ActionRole)
         self.import_rest.setVisible(False)
@@ -236,7 +248,8 @@ class ImportDialog(_TransferDialog):
             return
         chosen = {name: widget.currentData() for name, widget in self.option_widgets.items()
                   if name in self._read_options()}
-        options = ImportOptions(images_dir=Path(self.images.text()) if self.images.text().strip() else None, **chosen)
+        options = ImportOptions(images_dir=Path(self.images.text()) if self.images.text().strip() else None,
+                                clip_boxes=self.clip_boxes.isChecked(), **chosen)
         self._import(self.format.currentData(), Path(self.source.text().strip()), options)
 
     def _import(self, fmt: str, source: Path, options: ImportOptions) -> None:

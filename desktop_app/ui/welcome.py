@@ -1,4 +1,4 @@
-"""The welcome dialog of the first start: the five things to know, on one page.
+"""The welcome dialog of the first start: the things to know, on one page.
 
     from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
 
@@ -42,6 +42,9 @@ def welcome_rows(overrides: dict[str, str] | None = None) -> list[tuple[str, str
     labels = " / ".join(_keys(a, o, k) for a, k in (("label.gold", "1"), ("label.distracted", "2"),
                                                       ("label.other", "3")))
     return [
+        ("Look at your screenshots", "File &gt; Open Screenshots Folder… "
+                                     f"({_keys('file.open_folder', o, 'Ctrl+Shift+O')}): the first one shows at "
+                                     "once, the rest come in behind it"),
         ("Draw a box", f"press {_keys('edit.draw', o, 'W')}, then drag on the screen; "
                        f"{_keys('edit.select_mode', o, 'Esc')} stops drawing"),
         ("Label it", f"{labels}: <b>gold</b> (serves the goal) / <b>distracted</b> (follows the "

@@ -21,7 +21,8 @@ def handlers(w: MainWindow) -> dict:
     """Action id -> what it does. Wiring objects are looked up when the action fires, not now."""
     edit, ws = w.editing, lambda: w.ws
     table = {
-        "file.open": w.projects.choose, "file.new": w.new_project, "file.import": w.projects.import_dialog,
+        "file.open": w.projects.choose, "file.open_folder": w.projects.folders.choose, "file.new": w.new_project,
+        "file.import": w.projects.import_dialog,
         "file.export": w.projects.export_dialog, "file.quit": w.close,
         "edit.undo": lambda: ws() and ws().undo_stack.undo(), "edit.redo": lambda: ws() and ws().undo_stack.redo(),
         "edit.draw": edit.toggle_draw, "edit.select_mode": edit.escape, "edit.delete": edit.delete_selected,
@@ -89,7 +90,7 @@ def apply_shortcuts(w: MainWindow) -> None:
 def make_menus(w: MainWindow) -> None:
     a, bar = w.actions_by_id, w.menuBar()
     menu = bar.addMenu("&File")
-    for key in ("file.open", "file.new"):
+    for key in ("file.open", "file.open_folder", "file.new"):
         menu.addAction(a[key])
     menu.addAction("Open project on a server…").triggered.connect(w.open_server_project)
     recent = menu.addMenu("Recent projects")

@@ -37,6 +37,15 @@ class Target:
         x1, y1, x2, y2 = self.box
         return (x2 - x1) * (y2 - y1)
 
+    @classmethod
+    def quick(cls, id: int, label: str, text: str, box, role: str, out_of_screen: bool) -> Target:
+        """Target(...) without the frozen dataclass's object.__setattr__ per field, the main cost of making
+        the hundreds of thousands `screenlab eval` reads (evaluation/columns.py); the same object."""
+        target = object.__new__(cls)
+        object.__setattr__(target, "__dict__", {"id": id, "label": label, "text": text, "box": box, "role": role,
+                                                "out_of_screen": out_of_screen})
+        return target
+
 
 def target_of(box) -> Target:
     """An ActionBox (or anything with its fields) as scoring sees it."""
@@ -72,6 +81,18 @@ class Flags:
     score: float = 0.0  # best F1 for text answers; 1.0 for a point inside a box
     excluded: str = ""  # non-empty: this rule set does not count the sample, and says why
     note: str = ""  # where the result differs from what a reader might expect (e.g. the authors' code would crash)
+
+    @classmethod
+    def quick(cls, gold: bool, distracted: bool, available: bool, wrong_format: bool, verdict: str,
+              target_id: int | None, how: str, score: float, excluded: str, note: str) -> Flags:
+        """Flags(...) without the frozen dataclass's object.__setattr__ per field (see Target.quick); the same
+        object."""
+        flags = object.__new__(cls)
+        object.__setattr__(flags, "__dict__", {
+            "gold": gold, "distracted": distracted, "available": available, "wrong_format": wrong_format,
+            "verdict": verdict, "target_id": target_id, "how": how, "score": score, "excluded": excluded,
+            "note": note})
+        return flags
 
     @property
     def other(self) -> bool:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -156,7 +155,9 @@ class Bag:
 
 def bag(text: str) -> Bag:
     tokens = normalize_tokens(text)
-    counts = dict(Counter(tokens))
+    counts: dict[str, int] = {}
+    for token in tokens:  # what Counter(tokens) holds; its isinstance(Mapping) test costs more than the count
+        counts[token] = counts.get(token, 0) + 1
     return Bag(len(tokens), counts, frozenset(counts))
 
 

@@ -1,0 +1,139 @@
+"""Evaluation read as columns and scored a chunk at a time (issue 19) gives what scoring each prediction
+on its own gives; exports read episodes a page at a time and copy each image once.
+
+The authors' reference records (tests/data/envdistraction_reference.jsonl: their scorer's flags, their
+crashes) are answered through the real runner by agents of each output convention; the chunked
+scorer (rules/envdistraction_batch.py) must give every prediction the flags EnvDistractionRules.score
+gives it, and the metrics counted from it must equal those summed row by row."""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_envdistraction_end_to_end import REFERENCE, fits, write_dataset  # noqa: E402
+
+from desktop_app.agents.profiles import AgentProfile  # noqa: E402
+from desktop_app.evaluation.metrics import summarize, summarize_counted  # noqa: E402
+from desktop_app.evaluation.rows import counted_rows, rule_rows  # noqa: E402
+from desktop_app.evaluation.rules.envdistraction import seeclick_literal_point, seeclick_point  # noqa: E402
+from desktop_app.formats.ingest import ImportOptions  # noqa: E402
+from desktop_app.formats.transfer import import_path  # noqa: E402
+from desktop_app.formats.writing import ImageWriter  # noqa: E402
+from desktop_app.paths import demo_dataset_dir  # noqa: E402
+from desktop_app.runs.engine import create_run, execute  # noqa: E402
+from desktop_app.store.project import Project  # noqa: E402
+from desktop_app.store.queries import EpisodeFilter, episode_ids, iter_bundles  # noqa: E402
+
+from openai_server import FakeOpenAI, Response, user_text  # noqa: E402
+
+CONVENTIONS = ("json-text", "cogagent", "seeclick", "point-px")
+FLAGS = ("verdict", "wrong_format", "gold", "distracted", "available", "excluded")
+
+
+@pytest.fixture(scope="module")
+def answered(tmp_path_factory):
+    """Every third reference record, answered with its recorded answer by one agent per convention."""
+    base = tmp_path_factory.mktemp("columns")
+    records = [r for r in map(json.loads, REFERENCE.read_text().splitlines())
+               if r["kind"] == "sample" and not r["forced"] and fits(r)][::3]
+    write_dataset(base / "data", records)
+    raw = {f"Reference sample {r['id']}": r["raw"] for r in records}
+    with pytest.MonkeyPatch.context() as mp:
+        for key in ("DATA", "CONFIG", "LOG"):
+            mp.setenv(f"SCREENLAB_{key}_DIR", str(base / key.lower()))
+        project = Project.init(base / "project")
+        import_path(project, base / "data" / "data.jsonl", "envdistraction")
+
+        def respond(body, n):
+            goal = next(line[6:] for line in user_text(body).splitlines() if line.startswith("Task: "))
+            return Response(text=raw[goal]) if n % 97 else Response(status=500)  # and a few failed requests
+
+        runs = []
+        with FakeOpenAI(respond) as server:
+            for convention in CONVENTIONS:
+                agent = AgentProfile(name=convention, base_url=server.base_url, model="m", convention=convention,
+                                     concurrency=8, max_retries=0)
+                runs.append(create_run(project, agent, EpisodeFilter(review_statuses=()), include_unlabelled=True))
+                execute(project, runs[-1])
+        yield project, runs
+        project.close()
+
+
+def test_chunked_flags_equal_the_rules_scoring_each_prediction(answered):
+    project, runs = answered
+    chunked = rule_rows(project, runs, "envdistraction")
+    one_by_one = rule_rows(project, runs, "envdistraction", details=True)
+    assert len(chunked) == len(one_by_one) > 600
+    assert [(r["run"], r["step_id"]) for r in chunked] == [(r["run"], r["step_id"]) for r in one_by_one]
+    differ = [(a, b) for a, b in zip(chunked, one_by_one, strict=True)
+              if [a.get(k) for k in FLAGS] != [b.get(k) for k in FLAGS]]
+    assert not differ, differ[:3]
+    seen = {(r["verdict"], bool(r.get("excluded")), r["wrong_format"]) for r in chunked}
+    assert {("gold", False, False), ("distracted", False, False), ("invalid", True, False), ("error", False, False),
+            ("invalid", False, True)} <= seen  # every path was taken
+
+
+def test_counted_metrics_equal_the_metrics_of_every_row(answered):
+    project, runs = answered
+    for rules in ("screenlab", "envdistraction"):
+        rows = rule_rows(project, runs, rules)
+        for run_id in runs:
+            mine = [r for r in rows if r["run"] == run_id]
+            counted = [(row, n) for row, n in counted_rows(project, [run_id], rules)]
+            assert summarize_counted(counted, by=("scenario",)) == summarize(mine, by=("scenario",)), (rules, run_id)
+
+
+def test_the_plain_seeclick_reading_gives_what_reading_a_python_literal_gives():
+    numbers = ["0", "1", "00", "01", "0.5", "00.5", "1.", ".5", "12345678901234567890", "123456789012345678",
+               "\u0663", "1_0", "-0.2", "0.49", "1e3", "3.14159265358979323846264338327950288", "9" * 5000]
+    spaces, heads, tails = ["", " ", "\t", "  "], ["", " ", "\t", "\n"], ["", " ", "\n", "\t", "\r\n", " x", ")"]
+    rng = random.Random(19)
+    for _ in range(20_000):
+        raw = (f"{rng.choice(heads)}({rng.choice(spaces)}{rng.choice(numbers)}{rng.choice(spaces)},"
+               f"{rng.choice(spaces)}{rng.choice(numbers)}{rng.choice(spaces)}){rng.choice(tails)}")
+        got, want = seeclick_point(raw, 1280, 800), seeclick_literal_point(raw, 1280, 800)
+        assert (got, type(got.x), type(got.y)) == (want, type(want.x), type(want.y)), raw
+
+
+def test_episodes_are_read_a_page_at_a_time_and_one_added_meanwhile_does_not_join(tmp_path):
+    with Project.init(tmp_path / "p") as project:
+        import_path(project, demo_dataset_dir(), "screenlab")
+        flt = EpisodeFilter(scenarios=("popup", "chat"))
+        with project.reading() as s:
+            want = episode_ids(s, flt)
+            got = []
+            for bundle in iter_bundles(s, flt, batch=4):
+                got.append(bundle.episode.id)
+                if len(got) == 5:  # an import lands while the export is under way
+                    copy = tmp_path / "copy.jsonl"
+                    line = json.loads((demo_dataset_dir() / "episodes.jsonl").read_text().splitlines()[0])
+                    copy.write_text(json.dumps({**line, "id": "added-meanwhile"}) + "\n")
+                    import_path(project, copy, "screenlab", ImportOptions(images_dir=demo_dataset_dir()))
+        assert got == want and len(want) > 8
+        with project.reading() as s:
+            assert len(episode_ids(s, flt)) == len(want) + 1
+
+
+def test_each_image_is_copied_once_however_many_steps_show_it(tmp_path):
+    written = []
+
+    def image_bytes(sha, ext):
+        written.append(sha)
+        return sha.encode()
+
+    images = ImageWriter(tmp_path, image_bytes)
+    screens = [SimpleNamespace(sha256=f"{i:064x}", ext="png") for i in range(ImageWriter.RECENT + 50)]
+    for screen in screens + screens[::-1] + screens:  # past what it remembers, and back again
+        assert images.add(screen) == f"images/{screen.sha256}.png"
+    assert len(written) == len(screens) == images.count
+    assert (tmp_path / f"images/{screens[7].sha256}.png").read_bytes() == screens[7].sha256.encode()
+    named = images.add(screens[0], "shots/first.png")
+    assert named == "shots/first.png" and images.count == len(screens) + 1

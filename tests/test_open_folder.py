@@ -1,0 +1,315 @@
+"""Opening a folder of screenshots (issue 19): the first screen at once, the rest in batches behind it, edits
+made meanwhile kept, bad pictures skipped and named, a re-open importing only what is missing; in the core,
+the command line, the API and the window."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from sqlmodel import select
+
+from desktop_app import api
+from desktop_app.formats.folder_open import folder_project, list_screenshots, open_folder, source_folder
+from desktop_app.formats.images import path_order
+from desktop_app.formats.records import FormatError
+from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.project import Project, ProjectError
+
+GOOD = 28  # 30 files: shot7.png is corrupt, shot20.png is the same picture as shot3.png
+
+
+def make_folder(folder: Path, count: int = 30, size=(320, 200)) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(1, count + 1):
+        Image.new("RGB", size, ((i * 37) % 256, (i * 91) % 256, (i * 53) % 256)).save(folder / f"shot{i}.png")
+    if count >= 20:
+        (folder / "shot7.png").write_bytes((folder / "shot7.png").read_bytes()[:60])  # truncated
+        shutil.copyfile(folder / "shot3.png", folder / "shot20.png")
+    return folder
+
+
+@pytest.fixture
+def shots(tmp_path):
+    return make_folder(tmp_path / "shots")
+
+
+def keys_in(location) -> list[str]:
+    with Project.open(location) as project, project.reading() as s:
+        return list(s.execute(select(Episode.key).order_by(Episode.id)).scalars())
+
+
+def assert_consistent(location) -> None:
+    """Every screen's picture is in the media folder and every picture there is a screen's: nothing half-done."""
+    with Project.open(location) as project, project.reading() as s:
+        screens = {(sha, ext) for sha, ext in s.execute(select(Screen.sha256, Screen.ext)).all()}
+        files = {tuple(p.name.split(".")) for p in project.media.root.rglob("*")
+                 if p.is_file() and re.fullmatch(r"[0-9a-f]{64}\.\w+", p.name)}
+    assert files == screens
+
+
+def expected_order(folder: Path) -> list[str]:
+    good = [p for p in folder.iterdir() if p.name not in ("shot7.png", "shot20.png")]
+    return [p.name for p in sorted(good, key=path_order(folder))]
+
+
+# -- the core ------------------------------------------------------------------------------------------------
+def test_the_first_screen_is_stored_before_the_rest_and_every_good_one_comes_in(shots):
+    seen = []  # after each step: the samples the project holds
+
+    def progress(report):
+        seen.append((report.done, keys_in(report.project)))
+
+    report = open_folder(shots, progress=progress)
+    assert seen[0] == (0, [])  # listed, nothing read yet
+    assert seen[1] == (1, ["shot1.png"])  # the first screen alone, before any other picture was read
+    assert report.imported == GOOD and report.total == 30 and not report.cancelled
+    assert keys_in(report.project) == expected_order(shots)  # the images import's order: shot2 before shot10
+    assert report.already == 0 and report.repeated == 1 and report.duplicates[0][0] == "shot20.png"
+    assert [Path(b.path).name for b in report.bad] == ["shot7.png"]
+    assert "shot7.png" in report.summary() and "cannot be read" in report.summary()
+    assert_consistent(report.project)
+
+
+def test_a_bare_folder_gets_its_own_project_in_the_data_folder_and_the_folder_is_left_alone(shots):
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in shots.iterdir())
+    report = open_folder(shots)
+    assert Path(report.project) == folder_project(shots)
+    assert Path(report.project).is_relative_to(Path(os.environ["SCREENLAB_DATA_DIR"]) / "folders")
+    assert source_folder(report.project) == shots.resolve()
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in shots.iterdir()) == before  # nothing written there
+    # another folder of the same name elsewhere is another project
+    other = make_folder(shots.parent / "elsewhere" / "shots", count=3)
+    assert folder_project(other) != folder_project(shots)
+
+
+def test_opening_the_folder_again_imports_nothing_new_and_still_names_the_bad_file(shots):
+    first = open_folder(shots)
+    again = open_folder(shots)
+    assert again.project == first.project
+    assert again.imported == 0 and again.already == GOOD and again.repeated == 1
+    assert [Path(b.path).name for b in again.bad] == ["shot7.png"]
+    assert keys_in(first.project) == expected_order(shots)
+    # a picture added since comes in on the next opening, after the others
+    Image.new("RGB", (320, 200), "navy").save(shots / "shot31.png")
+    third = open_folder(shots)
+    assert third.imported == 1 and keys_in(first.project)[-1] == "shot31.png"
+
+
+def test_an_edit_made_between_batches_is_kept(shots):
+    edited = []
+
+    def progress(report):
+        if report.imported == 1 and not edited:  # the first screen is in, the rest is still to come
+            with api.open_project(report.project) as project:
+                with project.reading() as s:
+                    step_id = s.execute(select(Step.id).join(Episode).where(Episode.key == "shot1.png")).scalar_one()
+                api.add_boxes(project, step_id, [{"x1": 10, "y1": 20, "x2": 110, "y2": 60, "label": "gold",
+                                                  "element_text": "Buy"}], actor="ann")
+            edited.append(step_id)
+
+    report = open_folder(shots, progress=progress)
+    assert edited and report.imported == GOOD
+    with Project.open(report.project) as project, project.reading() as s:
+        boxes = s.execute(select(ActionBox)).scalars().all()
+    assert [(b.step_id, b.element_text, b.label) for b in boxes] == [(edited[0], "Buy", "gold")]
+
+
+class CancelAt(threading.Event):
+    """The user presses Cancel at a given moment: after `checks` looks at whether to stop."""
+
+    def __init__(self, checks: int):
+        super().__init__()
+        self.checks = checks
+
+    def is_set(self) -> bool:
+        self.checks -= 1
+        if self.checks <= 0:
+            self.set()
+        return super().is_set()
+
+
+@pytest.mark.parametrize("checks", [3, 6])  # between two batches; while the second batch's pictures are read
+def test_a_cancelled_opening_leaves_a_consistent_project_that_opening_again_completes(shots, checks):
+    report = open_folder(shots, cancel=CancelAt(checks))
+    assert report.cancelled and report.imported == 1  # the first screen; the batch being read was taken back
+    assert keys_in(report.project) == ["shot1.png"]
+    assert_consistent(report.project)
+    assert "cancelled" in report.summary() and "again" in report.summary()
+    again = open_folder(shots)
+    assert not again.cancelled and again.imported == GOOD - 1 and again.already == 1 and again.repeated == 1
+    assert keys_in(report.project) == expected_order(shots)
+    assert_consistent(report.project)
+
+
+def test_a_folder_opened_into_a_project_of_ones_choice_and_what_is_refused(shots, tmp_path):
+    mine = tmp_path / "mine"
+    report = open_folder(shots, mine)  # a new folder: a project is made there
+    assert Path(report.project) == mine.resolve() and report.imported == GOOD
+    assert source_folder(mine) is None  # not a folder's own project
+    with Project.open(mine) as project:  # an open project is used and left open
+        assert open_folder(shots, project).already == GOOD
+        project.ping()
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine")
+    with pytest.raises(ProjectError, match="neither a ScreenLab project nor an empty folder"):
+        open_folder(shots, tmp_path / "busy")
+    with pytest.raises(ProjectError, match="inside"):
+        open_folder(shots, shots / "project")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FormatError, match="no PNG, JPEG or WebP"):
+        open_folder(tmp_path / "empty")
+    assert not folder_project(tmp_path / "empty").exists()  # no project for a folder with nothing to show
+    with pytest.raises(FormatError, match="no such folder"):
+        open_folder(tmp_path / "nowhere")
+    with pytest.raises(FormatError, match="is a ScreenLab project"):
+        open_folder(mine)
+
+
+def test_a_link_to_a_picture_outside_the_folder_is_skipped_and_named(shots, tmp_path):
+    outside = tmp_path / "private.png"
+    Image.new("RGB", (320, 200), "pink").save(outside)
+    (shots / "link.png").symlink_to(outside)
+    listing = list_screenshots(shots)
+    assert [p.name for p in listing.outside] == ["link.png"]
+    report = open_folder(shots)
+    assert report.imported == GOOD and "link.png" in report.summary() and "outside this folder" in report.summary()
+
+
+def test_the_listing_has_the_images_import_order_and_ids(tmp_path):
+    folder = tmp_path / "deep"
+    for name in ("b/shot10.png", "b/shot2.png", "A/x.PNG", "a10.jpg", "a9.webp", "notes.txt", "c/readme.md"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(b"")
+    (folder / "linked").symlink_to(folder / "b")  # a link to a folder is not followed, as rglob does not
+    from desktop_app.formats.images import read
+
+    records = read(folder, None)
+    listing = list_screenshots(folder)
+    assert listing.keys == [r.key for r in records]
+    assert set(listing.keys) == {"a9.webp", "a10.jpg", "A/x.PNG", "b/shot2.png", "b/shot10.png"}
+    assert listing.keys.index("a9.webp") < listing.keys.index("a10.jpg")
+    assert listing.keys.index("b/shot2.png") < listing.keys.index("b/shot10.png")
+    assert [Path(f) for f in listing.files] == [r.steps[0].image for r in records]
+
+
+# -- command line and API ------------------------------------------------------------------------------------
+def test_the_command_line_prints_the_project_and_the_report(shots):
+    env = dict(os.environ)
+    run = subprocess.run([sys.executable, "-m", "desktop_app", "open-folder", str(shots), "--quiet"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert str(folder_project(shots)) in run.stdout
+    assert f"imported {GOOD} new screens" in run.stdout and "shot7.png" in run.stdout
+    run = subprocess.run([sys.executable, "-m", "desktop_app", "open-folder", str(shots), "--json"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    report = json.loads(run.stdout)
+    assert report["imported"] == 0 and report["already"] == GOOD and report["repeated"] == 1
+    assert [Path(b["path"]).name for b in report["bad"]] == ["shot7.png"]
+    bad = subprocess.run([sys.executable, "-m", "desktop_app", "open-folder", str(shots / "missing")],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2 and "no such folder" in bad.stderr
+
+
+def test_the_api_opens_a_folder(shots):
+    steps = []
+    report = api.open_folder(shots, progress=lambda r: steps.append(r.done))
+    assert report.imported == GOOD and steps[-1] == 30
+    assert keys_in(report.project) == expected_order(shots)
+
+
+# -- the window ----------------------------------------------------------------------------------------------
+@pytest.mark.gui
+def test_the_window_shows_the_first_screen_then_takes_in_the_rest_keeping_the_selection(qtbot, tmp_path):
+    from desktop_app.settings import Settings
+    from desktop_app.store.media import file_lock
+    from desktop_app.ui.canvas.items import ImageItem
+    from desktop_app.ui.main_window import MainWindow
+
+    folder = make_folder(tmp_path / "shots", count=200, size=(1280, 800))
+    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.actions_by_id["file.open_folder"].shortcut().toString() == "Ctrl+Shift+O"
+
+    lock = folder_project(folder) / "media" / "LOCK"
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    assert window.ws.episode.key == "shot1.png" and isinstance(window.scene.background, ImageItem)
+    assert window.project.folder == folder_project(folder).resolve()
+    with file_lock(lock):  # the next batch waits for its commit: the window as it is mid-import
+        qtbot.wait(200)
+        rows = window.browser.model.rowCount()
+        assert 1 <= rows < 198  # not all in yet
+        assert re.fullmatch(r"Importing screenshots: [\d,]+ / 200( · 1 unreadable)?", window.status.folder_import.text())
+        assert window.status.folder_cancel.isVisible()
+        window.browser.select_row(rows - 1)  # the user picks the last screen in so far and labels it
+        chosen = window.ws.episode.key
+        window.ws.add_boxes([{"x1": 100, "y1": 100, "x2": 300, "y2": 160, "label": "gold"}])
+        window.grab().save("/tmp/open_folder_mid.png")
+    qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=120000)
+    assert window.browser.model.rowCount() == 198  # every screen but the bad one and the repeated one
+    assert window.ws.episode.key == chosen and window.browser.current_row() == rows - 1  # still where it was
+    assert len(window.ws.boxes) == 1
+    assert window.status.folder_import.text() == "shots: 198 screenshots · 1 repeated · 1 unreadable"
+    assert "shot7.png" in window.status.folder_import.toolTip()
+    assert not window.status.folder_cancel.isVisible()
+    # opened again: nothing new, the same project, the window stays on the screen it was on
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=60000)
+    assert window.browser.model.rowCount() == 198 and window.ws.episode.key == chosen
+    assert window.settings.recent_projects[0] == str(folder_project(folder).resolve())
+    window.close()
+
+
+@pytest.mark.gui
+def test_closing_the_project_mid_import_stops_it_and_opening_again_completes(qtbot, tmp_path):
+    from desktop_app.settings import Settings
+    from desktop_app.ui.main_window import MainWindow
+
+    folder = make_folder(tmp_path / "shots", count=150, size=(1280, 800))
+    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    task = window.projects.folders.task
+    window.close_project()
+    assert not task.is_running()  # stopped before the project closed: nothing writes into it after
+    assert not window.status.folder_import.isVisible()
+    location = folder_project(folder)
+    assert_consistent(location)
+    assert len(keys_in(location)) < 148
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=120000)
+    assert window.browser.model.rowCount() == 148
+    assert keys_in(location) == expected_order(folder)
+    window.close()
+
+
+@pytest.mark.gui
+def test_closing_the_window_mid_import_stops_it(qtbot, tmp_path):
+    from desktop_app.settings import Settings
+    from desktop_app.ui.main_window import MainWindow
+
+    folder = make_folder(tmp_path / "shots", count=150, size=(1280, 800))
+    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
+    qtbot.addWidget(window)
+    window.show()
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.project is not None, timeout=30000)
+    task = window.projects.folders.task
+    window.close()
+    assert task is None or not task.is_running()
+    assert_consistent(folder_project(folder))
