@@ -1,0 +1,116 @@
+"""The window's memory on a 10,000-episode project with OCR on (issue 19: <= 350 MB).
+
+    .venv/bin/python benchmarks/window_memory.py [--episodes 10000] [--screens 20] [--runs 3]
+
+The project: the demo's 28 screens (1280x800 and 412x915, with their boxes) under 10,000 episodes (the demo's
+lines repeated with new ids, so the list, the thumbnail grid and the queries hold 10,000 rows while the media
+store holds 28 pictures). Each run is a fresh process (offscreen Qt) that opens the project in the real main
+window, then moves to the next screen --screens times, each time letting that screen's OCR finish (the first
+read loads the engine), and prints its resident memory: after opening, after the last screen, and the peak
+(VmHWM). Medians over --runs processes, the load beside them. A second set of runs with OCR off gives the
+share that is OCR's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "datasets" / "demo"
+
+_CHILD = r"""
+import os, sys, time
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from PySide6.QtWidgets import QApplication
+from desktop_app.settings import Settings
+from desktop_app.ui.main_window import MainWindow
+
+def rss():
+    fields = dict(line.split(":", 1) for line in open("/proc/self/status"))
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+project, screens, ocr_on = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "on"
+app = QApplication([])
+window = MainWindow(Settings(annotator="bench", show_suggestions=ocr_on))
+window.resize(1400, 900)
+window.show()
+window.open_project(project)
+reading = {"busy": False}
+window.ocr.busy.connect(lambda busy: reading.update(busy=busy))
+for _ in range(50):
+    app.processEvents()
+opened = rss()[0]
+for _ in range(screens):
+    window.actions_by_id["nav.next"].trigger()
+    if ocr_on:
+        window.ocr.run()  # as the settle timer starts it after a quarter second on the screen
+        started = time.monotonic()
+        while reading["busy"] and time.monotonic() - started < 60:
+            app.processEvents()
+            time.sleep(0.01)
+    for _ in range(20):
+        app.processEvents()
+now, peak = rss()
+window.ocr.shutdown()
+print(f"{opened:.1f} {now:.1f} {peak:.1f}")
+"""
+
+
+def make_project(base: Path, episodes: int, env: dict) -> Path:
+    lines = (DEMO / "episodes.jsonl").read_text(encoding="utf-8").splitlines()
+    data = base / "data"
+    shutil.copytree(DEMO / "images", data / "images")
+    with open(data / "episodes.jsonl", "w", encoding="utf-8") as out:
+        for n in range(episodes):
+            record = json.loads(lines[n % len(lines)])
+            record["id"] = f"{record['id']}-{n:05d}"
+            out.write(json.dumps(record) + "\n")
+    project = base / "project"
+    for args in (["init", str(project)], ["import", str(project), str(data), "--format", "screenlab", "--quiet"]):
+        subprocess.run([sys.executable, "-m", "desktop_app", *args], env=env, check=True, capture_output=True)
+    return project
+
+
+def one_run(project: Path, screens: int, ocr: str, env: dict) -> tuple[float, float, float]:
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(project), str(screens), ocr], env=env, check=True,
+                         capture_output=True, text=True, timeout=1200).stdout.split()
+    return float(out[-3]), float(out[-2]), float(out[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=10_000)
+    parser.add_argument("--screens", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="screenlab-winmem-") as tmp:
+        base = Path(tmp)
+        env = {**os.environ, "SCREENLAB_CONFIG_DIR": str(base / "config"), "SCREENLAB_DATA_DIR": str(base / "user"),
+               "SCREENLAB_LOG_DIR": str(base / "log"), "SCREENLAB_USER": "bench", "PYTHONPATH": str(ROOT)}
+        started = time.perf_counter()
+        project = make_project(base, args.episodes, env)
+        print(f"window memory, {args.episodes:,} episodes on 28 screens (made in {time.perf_counter() - started:.0f} s), "
+              f"{args.screens} screens visited, medians of {args.runs} processes; goal with OCR on: <= 350 MB")
+        for ocr in ("on", "off"):
+            figures = []
+            for n in range(args.runs):  # a fresh copy each time: the OCR cache lives in the project
+                copy = base / f"run-{ocr}-{n}"
+                shutil.copytree(project, copy)
+                figures.append(one_run(copy, args.screens, ocr, env))
+            load = os.getloadavg()[0]
+            opened, last, peak = (statistics.median(f[i] for f in figures) for i in range(3))
+            print(f"  OCR {ocr:<3}  opened {opened:6.0f} MB   after the last screen {last:6.0f} MB   peak {peak:6.0f} MB"
+                  f"   (load {load:.2f})")
+
+
+if __name__ == "__main__":
+    main()
