@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/format_import.py [--runs 3] [--aitw-steps 10000 100000] [--skip-mind2web]
                                                  [--skip-aitw] [--profile]
 
-(a) Mind2Web as SeeClick releases it: tests/data/real_formats/seeclick_mind2web_data_test_task.json (252 tasks,
+(a) Mind2Web as SeeClick releases it: tests/data/real_formats/seeclick_mind2web_data_test_task.json.xz (252 tasks,
     2,094 actions) with a placeholder JPEG for every action that has a bbox, in mind2web_imgs/ beside it, each
     picture different (SeeClick's crops are 1280 x 1000; the few boxes that reach below or right of that get a
     picture tall or wide enough to hold them, as their page cut was). One box starts left of any picture (x -63)
@@ -25,6 +25,7 @@ import argparse
 import cProfile
 import io
 import json
+import lzma
 import os
 import pstats
 import random
@@ -46,7 +47,7 @@ from desktop_app.formats.ingest import ImportOptions  # noqa: E402
 from desktop_app.formats.transfer import import_path  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
 
-MIND2WEB = ROOT / "tests" / "data" / "real_formats" / "seeclick_mind2web_data_test_task.json"
+MIND2WEB = ROOT / "tests" / "data" / "real_formats" / "seeclick_mind2web_data_test_task.json.xz"  # the release, xz
 CROP = (1280, 1000)  # SeeClick's Mind2Web screenshots
 PHONE = (1080, 2400)
 STEPS_PER_EPISODE = 8
@@ -75,7 +76,7 @@ def _crop_jpeg(n: int, size: tuple[int, int]) -> bytes:
 
 def make_mind2web(folder: Path) -> tuple[Path, int, list[str]]:
     """The release's file beside mind2web_imgs/; (file, pictures written, what was changed)."""
-    tasks = json.loads(MIND2WEB.read_text(encoding="utf-8"))
+    tasks = json.loads(lzma.decompress(MIND2WEB.read_bytes()).decode("utf-8"))
     images = folder / "mind2web_imgs"
     images.mkdir(parents=True)
     changed, count = [], 0
@@ -90,7 +91,7 @@ def make_mind2web(folder: Path) -> tuple[Path, int, list[str]]:
             name = f"{task['annotation_id']}-{action['action_uid']}.jpg"
             (images / name).write_bytes(_crop_jpeg(count, size))
             count += 1
-    path = folder / MIND2WEB.name.removeprefix("seeclick_")
+    path = folder / MIND2WEB.name.removeprefix("seeclick_").removesuffix(".xz")
     path.write_text(json.dumps(tasks), encoding="utf-8")
     return path, count, changed
 

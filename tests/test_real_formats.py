@@ -9,6 +9,7 @@ left exactly as it was.
 
 from __future__ import annotations
 
+import lzma
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,17 @@ from desktop_app.store.models import ActionBox, Episode, Step
 from conftest import snapshot
 
 REAL = Path(__file__).parent / "data" / "real_formats"
+SEECLICK_MIND2WEB = "seeclick_mind2web_data_test_task.json"  # kept as .json.xz (2 MB -> 0.3 MB): real_file() unpacks it
+
+
+def real_file(name: str, work: Path) -> Path:
+    """A file of the collection as its release gives it: a compressed copy unpacked under `work` first."""
+    packed = REAL / f"{name}.xz"
+    if not packed.is_file():
+        return REAL / name
+    out = work / name
+    out.write_bytes(lzma.decompress(packed.read_bytes()))
+    return out
 
 
 @dataclass
@@ -40,7 +52,7 @@ class Case:
 
 CASES = [
     # SeeClick's Mind2Web test split: 252 tasks whose screenshots are not in the release
-    Case("seeclick_mind2web_data_test_task.json", "mind2web-seeclick",
+    Case(SEECLICK_MIND2WEB, "mind2web-seeclick",
          refusal=("not found", "--images", "{annotation_id}-{action_uid}.jpg")),
     # its first three tasks, with their screenshots in mind2web_imgs/ beside the file
     Case("mind2web_seeclick/mind2web_data_test_task.json", "mind2web-seeclick", episodes=3, steps=24,
@@ -53,6 +65,7 @@ CASES = [
     Case("screenspot_v1/screenspot_web.json", "screenspot", episodes=2, steps=2, detected="screenspot"),
     # the official v2 layout: the images sit in screenspotv2_image/ beside the file
     Case("screenspot_v2/screenspot_desktop_v2.json", "screenspot", episodes=1, steps=1),
+    Case("screenspot_pro", "screenspot", episodes=1, steps=1, detected="screenspot"),  # the release's folder
     Case("screenspot_pro/annotations/android_studio_macos.json", "screenspot", episodes=1, steps=1),
     # the HF mirror's 0-1 boxes: refused as pixels, read when the user says they are normalised
     Case("ss_hf/screenspot_desktop.json", "screenspot", refusal=("normalised", "--bbox-format xyxy-normalised")),
@@ -75,8 +88,8 @@ def _steps_and_boxes(project):
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.path}-{c.fmt}{'-' + '-'.join(c.options.values()) if c.options else ''}")
-def test_each_real_file_imports_or_is_refused_with_what_to_do(project, case):
-    path = REAL / case.path
+def test_each_real_file_imports_or_is_refused_with_what_to_do(project, case, tmp_path):
+    path = real_file(case.path, tmp_path)
     if case.detected:
         assert detect_format(path) == case.detected
     before = snapshot(project)
@@ -121,7 +134,7 @@ def test_the_seeclick_release_imports_with_its_box_left_of_the_picture_left_out(
 
     from conftest import make_image
 
-    tasks = json.loads((REAL / "seeclick_mind2web_data_test_task.json").read_text(encoding="utf-8"))[33:36]
+    tasks = json.loads(real_file(SEECLICK_MIND2WEB, tmp_path).read_text(encoding="utf-8"))[33:36]
     source = tmp_path / "mind2web_data_test_task.json"
     source.write_text(json.dumps(tasks), encoding="utf-8")
     images = tmp_path / "mind2web_imgs"

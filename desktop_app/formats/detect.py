@@ -27,6 +27,7 @@ from desktop_app.formats import (
     naviplus,
     omniact,
     screenlab_jsonl,
+    screenspot,
     screenspot_parquet,
     sphinx,
     sphinx_probes,
@@ -116,6 +117,10 @@ def _detect_folder(folder: Path) -> str | None:
     if _looks_like_sphinx(folder):
         named.add("sphinx")
     named.update(fmt for sign in _FOLDER_SIGNS if (fmt := sign(folder)))
+    if (folder / screenspot.ANNOTATIONS_DIR).is_dir() and not any(folder.glob("*.json")):  # ScreenSpot-Pro's release
+        annotations = sorted((folder / screenspot.ANNOTATIONS_DIR).glob("*.json"))
+        if annotations and _agreed_format(annotations) == "screenspot":
+            named.add("screenspot")
     if named:
         return named.pop() if len(named) == 1 else None
     files = [e for e in _entries(folder) if e.is_file() and not _harmless(e.name)]

@@ -43,6 +43,7 @@ _PLATFORMS = {"ios": "ios", "android": "android", "windows": "desktop", "macos":
 _KNOWN = {"img_filename", "bbox", "instruction", "id"}
 # Where the releases put their screenshots, beside the annotation file (see the docstring)
 IMAGE_FOLDERS = ("images", "screenspot_imgs", "screenspotv2_image", "../images")
+ANNOTATIONS_DIR = "annotations"  # ScreenSpot-Pro: annotations/*.json beside images/<app>/
 
 
 def platform_of(obj: dict, file: Path, default: str = "web") -> str:
@@ -60,10 +61,18 @@ def _layout(obj: dict, bbox_format: str | None) -> str:
     return bbox_format or ("xyxy" if "img_size" in obj else "xywh")
 
 
+def _data_files(path: Path) -> list[Path]:
+    """The file, or a folder's *.json, or (ScreenSpot-Pro's release: annotations/ beside images/) the *.json of
+    its annotations folder."""
+    if path.is_dir() and not any(path.glob("*.json")) and (path / ANNOTATIONS_DIR).is_dir():
+        return input_files(path / ANNOTATIONS_DIR, ".json")
+    return input_files(path, ".json")
+
+
 def read(path: Path, options) -> list[EpisodeRecord]:
     box_layout.check_option(options.bbox_format)
     records = []
-    for file in input_files(Path(path), ".json"):
+    for file in _data_files(Path(path)):
         data = read_json(file)
         if not isinstance(data, list):
             raise FormatError("expected a JSON list of annotations", file)
