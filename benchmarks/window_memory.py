@@ -7,8 +7,9 @@ lines repeated with new ids, so the list, the thumbnail grid and the queries hol
 store holds 28 pictures). Each run is a fresh process (offscreen Qt) that opens the project in the real main
 window, then moves to the next screen --screens times, each time letting that screen's OCR finish (the first
 read loads the engine), and prints its resident memory: after opening, after the last screen, and the peak
-(VmHWM). Medians over --runs processes, the load beside them. A second set of runs with OCR off gives the
-share that is OCR's.
+(VmHWM), and the peak of the OCR process that read the screens for it (ocr/process.py: the engines live
+there, not in the window). Medians over --runs processes, the load beside them. A second set of runs with
+OCR off gives the share that is OCR's.
 """
 
 from __future__ import annotations
@@ -61,7 +62,13 @@ for _ in range(screens):
         app.processEvents()
 now, peak = rss()
 window.ocr.shutdown()
-print(f"{opened:.1f} {now:.1f} {peak:.1f}")
+from desktop_app.ocr.process import shared_ocr_process
+worker = shared_ocr_process().pid  # the OCR process (ocr/process.py), None when no screen was read
+ocr_peak = 0.0
+if worker:
+    fields = dict(line.split(":", 1) for line in open(f"/proc/{worker}/status"))
+    ocr_peak = int(fields["VmHWM"].split()[0]) / 1024
+print(f"{opened:.1f} {now:.1f} {peak:.1f} {ocr_peak:.1f}")
 """
 
 
@@ -80,10 +87,10 @@ def make_project(base: Path, episodes: int, env: dict) -> Path:
     return project
 
 
-def one_run(project: Path, screens: int, ocr: str, env: dict) -> tuple[float, float, float]:
+def one_run(project: Path, screens: int, ocr: str, env: dict) -> tuple[float, float, float, float]:
     out = subprocess.run([sys.executable, "-c", _CHILD, str(project), str(screens), ocr], env=env, check=True,
                          capture_output=True, text=True, timeout=1200).stdout.split()
-    return float(out[-3]), float(out[-2]), float(out[-1])
+    return float(out[-4]), float(out[-3]), float(out[-2]), float(out[-1])
 
 
 def main() -> None:
@@ -107,9 +114,9 @@ def main() -> None:
                 shutil.copytree(project, copy)
                 figures.append(one_run(copy, args.screens, ocr, env))
             load = os.getloadavg()[0]
-            opened, last, peak = (statistics.median(f[i] for f in figures) for i in range(3))
-            print(f"  OCR {ocr:<3}  opened {opened:6.0f} MB   after the last screen {last:6.0f} MB   peak {peak:6.0f} MB"
-                  f"   (load {load:.2f})")
+            opened, last, peak, ocr_peak = (statistics.median(f[i] for f in figures) for i in range(4))
+            print(f"  OCR {ocr:<3}  window: opened {opened:6.0f} MB   after the last screen {last:6.0f} MB   peak "
+                  f"{peak:6.0f} MB;   the OCR process: peak {ocr_peak:4.0f} MB   (load {load:.2f})")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ Besides starting the app it
 * gives child processes (the Playwright driver, the system Chromium it launches, tesseract)
   the library path the user had: PyInstaller's bootloader puts the bundle's own libraries first
   on LD_LIBRARY_PATH, and a system browser must not load those;
+* lets multiprocessing start its workers from this executable (freeze_support: a worker is the
+  bundle started again with multiprocessing's arguments; evaluation/work_split.py uses them);
 * answers `--bundle-selfcheck` (packaging/bundle_selfcheck.py): checks that everything the
   bundle must contain is there and works (OCR models, migrations, templates, Playwright driver...).
 """
@@ -29,6 +31,9 @@ def _restore_child_environment() -> None:
 
 
 def main() -> int:
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # a worker process runs its task here and exits
     _restore_child_environment()
     try:
         from desktop_app import crash

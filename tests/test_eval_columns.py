@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -24,6 +25,7 @@ from desktop_app.agents.profiles import AgentProfile  # noqa: E402
 from desktop_app.evaluation.metrics import summarize, summarize_counted  # noqa: E402
 from desktop_app.evaluation.rows import counted_rows, rule_rows  # noqa: E402
 from desktop_app.evaluation.rules.envdistraction import seeclick_literal_point, seeclick_point  # noqa: E402
+from desktop_app.evaluation.work_split import split_runs  # noqa: E402
 from desktop_app.formats.ingest import ImportOptions  # noqa: E402
 from desktop_app.formats.transfer import import_path  # noqa: E402
 from desktop_app.formats.writing import ImageWriter  # noqa: E402
@@ -89,6 +91,21 @@ def test_counted_metrics_equal_the_metrics_of_every_row(answered):
             mine = [r for r in rows if r["run"] == run_id]
             counted = [(row, n) for row, n in counted_rows(project, [run_id], rules)]
             assert summarize_counted(counted, by=("scenario",)) == summarize(mine, by=("scenario",)), (rules, run_id)
+
+
+def test_counting_in_worker_processes_gives_the_counts_of_one_process(answered):
+    """A big evaluation is split over processes (work_split.py); here on a small one, with three shares so
+    every run is cut in thirds and two worker processes count their shares from the project's file."""
+    project, runs = answered
+    one = Counter({tuple(sorted(row.items())): n for row, n in counted_rows(project, runs, "envdistraction")})
+    with project.reading() as s:
+        shares = split_runs(s, runs, 3)
+    assert [len(share) for share in shares] == [len(runs)] * 3
+    split = Counter()
+    for row, n in counted_rows(project, runs, "envdistraction", parallel_min=0, processes=3):
+        split[tuple(sorted(row.items()))] += n
+    assert split == one
+    assert sum(one.values()) > 600
 
 
 def test_the_plain_seeclick_reading_gives_what_reading_a_python_literal_gives():

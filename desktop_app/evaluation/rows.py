@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 
 from sqlalchemy import func, select
 
@@ -36,6 +37,14 @@ from desktop_app.evaluation.rules.base import ScoringInput
 from desktop_app.evaluation.rules.envdistraction import EnvDistractionRules
 from desktop_app.evaluation.rules.envdistraction_batch import reads, score_chunk
 from desktop_app.evaluation.rules.screenlab import flags_of
+from desktop_app.evaluation.work_split import (
+    PARALLEL_MIN,
+    Part,
+    on_every_core,
+    prediction_total,
+    share_count,
+    split_runs,
+)
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
@@ -104,16 +113,18 @@ def _batched(rule_set) -> bool:
     return isinstance(rule_set, EnvDistractionRules)
 
 
-def _chunk_rows(project: Project, run_ids: list[int], rule_set, ordered: bool) -> Iterator[tuple[list, dict, object]]:
+def _chunk_rows(project: Project, run_ids: list[int], rule_set, ordered: bool,
+                parts: list[Part] | None = None) -> Iterator[tuple[list, dict, object]]:
     """(rows of columns.scoring_columns(), runs, their ChunkFlags) per chunk, for a batched rule set; a run at
-    a time (in id order), reading only what its agent's output convention needs."""
+    a time (in id order), reading only what its agent's output convention needs. parts: only these parts of
+    the runs (work_split.split_runs), in their order."""
     with project.reading() as s:
         runs = _runs(s, run_ids)
         conventions = {run_id: run.convention for run_id, run in runs.items()}
-        for run_id in sorted(set(run_ids)):
+        for run_id, first, end in parts if parts is not None else [(r, None, None) for r in sorted(set(run_ids))]:
             raw, source, texts, sizes = reads(conventions.get(run_id, ""), rule_set)
             for chunk in prediction_chunks(s, [run_id], scoring_columns(raw, source, sizes), ordered=ordered,
-                                           typed=False):
+                                           typed=False, steps=(first, end)):
                 actions = step_actions(s, [r[1] for r in chunk], texts)
                 with gc_paused():
                     flags = score_chunk(chunk, actions, conventions, rule_set)
@@ -161,9 +172,12 @@ def _scored_row(keys: dict, item: ScoringInput | None, rule_set, rules: str, det
     return row
 
 
-def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES) -> Iterator[tuple[dict, int]]:
+def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES,
+                 parallel_min: int = PARALLEL_MIN, processes: int | None = None) -> Iterator[tuple[dict, int]]:
     """What metrics.summarize_counted counts: (row, how many predictions have it), rows with keys run,
-    scenario, verdict, wrong_format (and the flags of rule sets that have them). In no particular order."""
+    scenario, verdict, wrong_format (and the flags of rule sets that have them). In no particular order.
+    A rule set that scores the answers again does it on every core from `parallel_min` predictions
+    (evaluation/work_split.py), or in `processes` processes then when given."""
     if rules == DEFAULT_RULES:  # stored verdicts: the database counts them
         with project.reading() as s:
             result = s.execute(
@@ -179,11 +193,13 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
     rule_set = get_rules(rules)
     counts: Counter = Counter()
     if _batched(rule_set):
-        for chunk, _, flags in _chunk_rows(project, run_ids, rule_set, ordered=False):
-            with gc_paused():
-                counts.update(zip((r[0] for r in chunk), (r[3] for r in chunk), flags.verdicts(), flags.excluded,
-                                  flags.gold.tolist(), flags.distracted.tolist(), flags.available.tolist(),
-                                  flags.wrong_format.tolist(), strict=True))
+        with project.reading() as s:
+            shares = share_count(prediction_total(s, run_ids), minimum=parallel_min)
+            shares = processes if processes and shares > 1 else shares
+            split = split_runs(s, run_ids, shares) if shares > 1 else [[(r, None, None) for r in sorted(set(run_ids))]]
+        for share in on_every_core(lambda parts: _count_parts(project, run_ids, rule_set, parts), _count_elsewhere,
+                                   split, project.url, str(project.folder or ""), run_ids, rules):
+            counts.update(share)
     else:
         for keys, item in scoring_inputs(project, run_ids):
             row = _scored_row(keys, item, rule_set, rules, False)
@@ -195,6 +211,28 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
         else:
             yield {"run": run_id, "scenario": scenario, "verdict": verdict, "wrong_format": wrong_format,
                    "gold": gold, "distracted": distracted, "available": available, "excluded": excluded}, n
+
+
+def _count_parts(project: Project, run_ids: list[int], rule_set, parts: list[Part]) -> Counter:
+    """The counted rows of some parts of the runs under a batched rule set: what counted_rows adds up. The
+    cycle collector stays off throughout (a worker process has no caller to pause it: columns.gc_paused)."""
+    counts: Counter = Counter()
+    with gc_paused():
+        for chunk, _, flags in _chunk_rows(project, run_ids, rule_set, ordered=False, parts=parts):
+            counts.update(zip((r[0] for r in chunk), (r[3] for r in chunk), flags.verdicts(), flags.excluded,
+                              flags.gold.tolist(), flags.distracted.tolist(), flags.available.tolist(),
+                              flags.wrong_format.tolist(), strict=True))
+    return counts
+
+
+def _count_elsewhere(parts: list[Part], url: str, folder: str, run_ids: list[int], rules: str) -> Counter:
+    """_count_parts in a worker process (work_split.on_every_core), which opens the project again by its
+    address (a server's password comes from the environment or the keyring, as in the parent)."""
+    project = Project(url, None, Path(folder) if folder else None)
+    try:
+        return _count_parts(project, run_ids, get_rules(rules), parts)
+    finally:
+        project.close()
 
 
 _SAMPLE_COLUMNS = (m.Prediction.run_id, m.Prediction.step_id, m.Prediction.raw_text, m.Prediction.parsed,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,21 @@ def analyse_image(image: np.ndarray, engine: OcrEngine) -> tuple[list[Word], lis
     return words, propose(image, words)
 
 
+def analyse_file(path: Path, engine: str, language: str,
+                 options: dict[str, Any]) -> tuple[list[Word], list[Proposal], float]:
+    """analyse_image on an image file with the named engine, in this process (the window hands this work to
+    its OCR process instead: ocr/process.py), and its milliseconds (the models loaded and the file read
+    before the clock starts). Raises OcrUnavailable before reading the file."""
+    ocr = get_engine(engine, language, **options)
+    image = load_rgb(path)
+    started = time.perf_counter()
+    words, proposals = analyse_image(image, ocr)
+    return words, proposals, (time.perf_counter() - started) * 1000
+
+
+Analyser = Callable[[Path, str, str, dict[str, Any]], tuple[list[Word], list[Proposal], float]]
+
+
 def _find_row(project, sha256: str, engine: str, settings: str) -> OcrResult | None:
     with project.reading() as s:
         return s.exec(select(OcrResult).where(OcrResult.sha256 == sha256, OcrResult.engine == engine,
@@ -83,9 +99,10 @@ def cached_outcome(project, screen: Screen | int, engine: str = DEFAULT_ENGINE, 
 
 
 def ocr_screen(project, screen: Screen | int, engine: str = DEFAULT_ENGINE, language: str = "en",
-               refresh: bool = False, **options: Any) -> OcrOutcome:
-    """Words and element proposals of a screen: from the cache when present, else computed
-    and stored. Raises OcrUnavailable (engine missing; message says why) or OSError (image)."""
+               refresh: bool = False, analyse: Analyser = analyse_file, **options: Any) -> OcrOutcome:
+    """Words and element proposals of a screen: from the cache when present, else computed (by `analyse`:
+    here, or another process's) and stored. Raises OcrUnavailable (engine missing; message says why) or
+    OSError (image)."""
     started = time.perf_counter()
     scr = _screen(project, screen)
     settings = settings_json(engine, language, **options)
@@ -94,11 +111,7 @@ def ocr_screen(project, screen: Screen | int, engine: str = DEFAULT_ENGINE, lang
         if row is not None:
             return _outcome(row, language, True, started)
 
-    ocr = get_engine(engine, language, **options)
-    image = load_rgb(project.image_path(scr))
-    t0 = time.perf_counter()
-    words, proposals = analyse_image(image, ocr)
-    duration = (time.perf_counter() - t0) * 1000
+    words, proposals, duration = analyse(project.image_path(scr), engine, language, options)
     row = OcrResult(sha256=scr.sha256, engine=engine, settings=settings, words=words_to_json(words),
                     elements=[p.to_json() for p in proposals], duration_ms=round(duration, 1))
     _store(project, row)

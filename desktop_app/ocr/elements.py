@@ -15,7 +15,6 @@ proposals (links, tabs, menu entries have no border).
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
 from desktop_app.ocr.base import Box, Proposal, Word, reading_order
@@ -45,6 +44,8 @@ def text_inside(box: Box, words: list[Word]) -> str:
 
 
 def edge_map(image: np.ndarray) -> np.ndarray:
+    import cv2  # here, not at the top: the window imports this module long before it snaps a box (20 MB)
+
     edges = np.zeros(image.shape[:2], np.uint8)
     for c in range(image.shape[2]):
         edges |= cv2.Canny(np.ascontiguousarray(image[:, :, c]), CANNY_LOW, CANNY_HIGH, L2gradient=True)
@@ -102,6 +103,8 @@ def refine_rect(image: np.ndarray, x1: int, y1: int, x2: int, y2: int, reach: in
 
 def find_rects(image: np.ndarray) -> list[tuple[Box, float]]:
     """Candidate element rectangles with a 0..1 score (fill ratio x edge strength)."""
+    import cv2
+
     h, w = image.shape[:2]
     contours, _ = cv2.findContours(edge_map(image), cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
     found: list[tuple[Box, float]] = []

@@ -61,9 +61,10 @@ def build_window(project: str | None = None, media: str | None = None) -> MainWi
 
 
 def smoke_check(window: MainWindow) -> int:
-    """Start-up self test for installers and CI: the window shows a screen with its boxes, and
-    OCR reads that screen with the models that ship with the app (fresh, not from the cache)."""
+    """Start-up self test for installers and CI: the window shows a screen with its boxes, and the OCR
+    process reads that screen with the models that ship with the app (fresh, not from the cache)."""
     from desktop_app.ocr.cache import ocr_screen
+    from desktop_app.ocr.process import shared_ocr_process
     from desktop_app.paths import user_log_dir
     from desktop_app.ui.canvas.items import ImageItem
 
@@ -75,7 +76,8 @@ def smoke_check(window: MainWindow) -> int:
     words, ocr_note = 0, "no screen"
     if window.ws is not None:
         try:
-            outcome = ocr_screen(window.project, window.ws.screen, refresh=True)
+            # in the OCR process, as the window reads screens: an installer that cannot start it fails here
+            outcome = ocr_screen(window.project, window.ws.screen, refresh=True, analyse=shared_ocr_process().analyse)
             words, ocr_note = len(outcome.words), f"{outcome.engine} read {len(outcome.words)} words"
         except Exception as exc:  # report it as a failed check, not a traceback
             ocr_note = f"OCR failed: {exc}"

@@ -1,5 +1,6 @@
 """OCR for the window: cached words show at once, missing ones are computed off the UI
-thread, and snapping/auto-text use whatever is known for the current screen (`reading()`)."""
+thread by the OCR process (ocr/process.py), and snapping/auto-text use whatever is known for the
+current screen (`reading()`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_app.ocr.base import OcrOutcome, OcrUnavailable
 from desktop_app.ocr.cache import cached_outcome, load_rgb, ocr_screen
+from desktop_app.ocr.process import shared_ocr_process
 from desktop_app.ocr.screen_reading import ScreenReading
 from desktop_app.ocr.suggested_box import offered
 from desktop_app.priority import background_priority
@@ -19,10 +21,10 @@ SETTLE_MS = 250  # how long a screen is shown before its OCR starts
 
 
 def _read_in_background(project, screen, engine, language, refresh, options):
-    """OCR on its own thread at a lower priority than the window's: on a machine with few cores, drawing and
-    editing come first (the engine's own threads, made on this thread, inherit it)."""
+    """On a worker thread, which reads the cache and stores the result; the reading itself happens in the
+    OCR process (ocr/process.py), so the engines' memory never joins the window's."""
     background_priority()
-    return ocr_screen(project, screen, engine, language, refresh, **options)
+    return ocr_screen(project, screen, engine, language, refresh, analyse=shared_ocr_process().analyse, **options)
 
 
 class OcrAssistant(QObject):

@@ -1,0 +1,139 @@
+"""OCR in a process of its own, for the window (issue 19: the window on a big project with OCR on in
+350 MB; ADR 0027).
+
+The detector's working memory (about 150 MB while it reads a 1280x800 screen, ONNX Runtime's arenas
+that it keeps afterwards) and the models themselves would otherwise stay in the window's process for
+the rest of the session. Here one long-lived worker holds the engines and reads the screens the window
+asks for, one at a time: a request is an image file and the engine's settings, the answer the words and
+element proposals (cache.analyse_file's result), pickled over a pipe. The window keeps the database:
+the cache is read and written there as before, so results are exactly those of reading in-process.
+
+The worker is started on first use with multiprocessing's "spawn" (a fresh interpreter, safe beside the
+window's threads and the same on every OS; the installer's entry point calls freeze_support for it),
+runs at a lower priority than the window, and ends with the window (a daemon process; it also stops when
+its pipe closes). A worker that died (killed, out of memory) is started again for the next request once;
+if that fails too the error says so, and the window goes on without OCR.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from desktop_app.ocr.base import OcrUnavailable, Proposal, Word
+
+_ERRORS: dict[str, type[Exception]] = {"unavailable": OcrUnavailable, "os": OSError, "value": ValueError}
+
+
+class OcrProcess:
+    """The worker, seen from the window: analyse() blocks the calling thread (never the UI thread) until
+    the worker answers."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process = None
+        self._conn = None
+
+    def analyse(self, path: Path, engine: str, language: str,
+                options: dict[str, Any]) -> tuple[list[Word], list[Proposal], float]:
+        with self._lock:
+            for attempt in (1, 2):
+                try:
+                    self._start()
+                    self._conn.send((str(path), engine, language, options))
+                    kind, payload = self._conn.recv()
+                    break
+                except (EOFError, OSError) as exc:  # the worker died mid-request, or could not start
+                    code = self._process.exitcode if self._process is not None else None
+                    self._stop()
+                    if attempt == 2:
+                        raise OcrUnavailable(f"the OCR process stopped (exit code {code}): {exc or 'no answer'}; "
+                                             "see the log for what it printed") from exc
+        if kind == "ok":
+            return payload
+        raise _ERRORS.get(kind, RuntimeError)(payload)
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None and self._process.is_alive() else None
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+    def _start(self) -> None:
+        if self._process is not None and self._process.is_alive():
+            return
+        self._stop()
+        context = multiprocessing.get_context("spawn")
+        mine, theirs = context.Pipe()
+        process = context.Process(target=serve, args=(theirs,), name="screenlab-ocr", daemon=True)
+        process.start()
+        theirs.close()  # the worker's end: once the worker is gone, recv() here ends with EOFError
+        self._process, self._conn = process, mine
+
+    def _stop(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        if self._process is not None:
+            self._process.join(timeout=5)  # it leaves once its pipe closes
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join(timeout=5)
+        self._process = self._conn = None
+
+
+_shared: OcrProcess | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_ocr_process() -> OcrProcess:
+    """The one worker of this process (its engines load once, whichever window or task asks)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = OcrProcess()
+        return _shared
+
+
+def serve(conn) -> None:
+    """The worker's loop: one request at a time, until the window closes the pipe."""
+    _lower_priority()
+    from desktop_app.ocr.cache import analyse_file
+
+    while True:
+        try:
+            path, engine, language, options = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply = ("ok", analyse_file(Path(path), engine, language, options))
+        except OcrUnavailable as exc:
+            reply = ("unavailable", str(exc))
+        except OSError as exc:
+            reply = ("os", str(exc))
+        except ValueError as exc:
+            reply = ("value", str(exc))
+        except Exception as exc:  # anything else: the window shows it and goes on
+            reply = ("other", f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(reply)
+        except (EOFError, OSError):
+            return
+
+
+def _lower_priority() -> None:
+    """Drawing and editing come first on a machine with few cores (the engines' threads inherit this)."""
+    try:
+        if hasattr(os, "nice"):
+            os.nice(10)
+        else:  # Windows
+            import ctypes
+
+            below_normal = 0x00004000
+            ctypes.windll.kernel32.SetPriorityClass(ctypes.windll.kernel32.GetCurrentProcess(), below_normal)
+    except (OSError, AttributeError):  # not allowed here: normal priority is still correct, only less polite
+        pass

@@ -1,0 +1,54 @@
+"""The window's OCR runs in a process of its own (desktop_app/ocr/process.py): the same words and
+proposals as reading in-process, errors that say what went wrong, and a worker that was killed is
+started again for the next screen."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from desktop_app.ocr.base import OcrUnavailable
+from desktop_app.ocr.cache import analyse_file
+from desktop_app.ocr.process import OcrProcess
+from desktop_app.paths import demo_dataset_dir
+
+IMAGES = sorted((demo_dataset_dir() / "images").glob("*.png"))
+
+
+@pytest.fixture(scope="module")
+def worker():
+    process = OcrProcess()
+    yield process
+    process.close()
+
+
+def test_the_worker_reads_what_this_process_reads(worker):
+    for image in IMAGES[:2]:
+        words, proposals, ms = worker.analyse(image, "rapidocr", "en", {})
+        here_words, here_proposals, _ = analyse_file(image, "rapidocr", "en", {})
+        assert words == here_words and proposals == here_proposals, image.name
+        assert len(words) > 5 and ms > 0
+    assert worker.pid not in (None, os.getpid())
+
+
+def test_errors_come_back_as_the_errors_reading_here_raises(worker, tmp_path):
+    missing = tmp_path / "gone.png"
+    with pytest.raises(OSError, match="gone.png"):
+        worker.analyse(missing, "rapidocr", "en", {})
+    with pytest.raises(OcrUnavailable, match="unknown OCR engine 'nope'"):
+        worker.analyse(IMAGES[0], "nope", "en", {})
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"not a picture")
+    with pytest.raises(OSError, match="broken.png"):
+        worker.analyse(broken, "rapidocr", "en", {})
+    assert worker.analyse(IMAGES[0], "rapidocr", "en", {})[0]  # and it still reads
+
+
+def test_a_killed_worker_is_started_again_for_the_next_screen(worker):
+    worker.analyse(IMAGES[0], "rapidocr", "en", {})
+    first = worker.pid
+    os.kill(first, signal.SIGKILL)
+    words, _, _ = worker.analyse(IMAGES[1], "rapidocr", "en", {})
+    assert words and worker.pid not in (None, first)
