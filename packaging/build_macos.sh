@@ -58,7 +58,9 @@ echo "== PyInstaller $PYINSTALLER_VERSION (.app)"
 rm -rf "$APP" "$DIST/ScreenLab" "$DMG"
 CODESIGN_IDENTITY="${CODESIGN_IDENTITY:-}" "$VENV/bin/pyinstaller" --noconfirm --clean --log-level WARN \
     --distpath "$DIST" --workpath "$BUILD/pyinstaller" packaging/screenlab.spec
-codesign --verify --deep --strict "$APP" && echo "signature ok (${CODESIGN_IDENTITY:-ad hoc})"
+# (on its own line: as the left side of `&&` a failed verification would not stop the script under set -e)
+codesign --verify --deep --strict "$APP"
+echo "signature ok (${CODESIGN_IDENTITY:-ad hoc})"
 
 echo "== smoke test (offscreen, fresh user folders)"
 SCRATCH=$(mktemp -d)

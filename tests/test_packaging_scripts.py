@@ -1,0 +1,130 @@
+"""The offline parts of the Windows/macOS build-check (packaging/check_other_platforms.py): the build
+scripts, the Inno Setup script, the entitlements and the spec agree with each other and with
+PyInstaller; every shell script parses (and passes shellcheck where it is installed). The wheel
+resolution for win_amd64 / macOS needs the network and is not run here: run the script itself.
+
+The spec is checked against PyInstaller's source when a build venv is at hand (build/venv, or
+SCREENLAB_PYINSTALLER=path/to/venv); otherwise that test is skipped and says why."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load():
+    name = "check_other_platforms"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "packaging" / "check_other_platforms.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # dataclasses look their module up while the file runs
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+check = _load()
+
+
+def _failures(results) -> list[str]:
+    return [str(r) for r in results if r.status == "FAIL"]
+
+
+def test_scripts_iss_spec_and_entitlements_agree():
+    results = check.static_checks(ROOT)
+    assert [r.status for r in results] == ["ok"] * 6, "\n".join(_failures(results))
+
+
+def test_shell_scripts_parse():
+    results = check.shell_checks(ROOT, shellcheck=shutil.which("shellcheck") is not None)
+    assert len(results) >= 6 and not _failures(results), "\n".join(_failures(results))
+
+
+def test_spec_arguments_exist_in_the_pinned_pyinstaller():
+    results = [r for r in check.spec_checks(ROOT) if not r.name.startswith("spec: Qt")]
+    assert not _failures(results), "\n".join(_failures(results))
+    skipped = [f"{r.name}: {r.detail}" for r in results if r.status == "skip"]
+    if skipped:
+        pytest.skip("; ".join(skipped))
+
+
+def test_spec_qt_filters_apply_on_windows_too():
+    result = next(r for r in check.spec_checks(ROOT) if r.name.startswith("spec: Qt"))
+    assert result.status == "ok", str(result)
+
+
+# ----------------------------------------------------------------------------- the check can fail
+@pytest.fixture
+def mirror(tmp_path):
+    """packaging/ and pyproject.toml copied (to be broken), the rest of the repository linked."""
+    shutil.copytree(ROOT / "packaging", tmp_path / "packaging", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    for name in ("resources", "datasets", "desktop_app", ".ci"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    return tmp_path
+
+
+def _edit(path: Path, pattern: str, replacement: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    new = re.sub(pattern, replacement, text, count=1)
+    assert new != text, f"{pattern!r} not found in {path.name}: update this test"
+    path.write_text(new, encoding="utf-8")
+
+
+BREAKAGES = {
+    "pyinstaller pinned differently": (
+        "packaging/build_macos.sh", r'PYINSTALLER_VERSION="[^"]+"', 'PYINSTALLER_VERSION="0.0.1"',
+        "static: PyInstaller version"),
+    "installer starts an executable the spec does not make": (
+        "packaging/windows/screenlab.iss", r"\{app\}\\ScreenLab\.exe", r"{app}\\ScreenLab-gui.exe",
+        "static: names"),
+    "script names a file that does not exist": (
+        "packaging/build_windows.ps1", r"packaging\\windows\\screenlab\.iss", r"packaging\\windows\\setup.iss",
+        "static: paths"),
+    "entitlements without JIT": (
+        "packaging/macos/entitlements.plist", r"<key>com\.apple\.security\.cs\.allow-jit</key>\s*<true/>",
+        "<key>com.apple.security.cs.allow-jit</key><false/>", "static: macOS entitlements"),
+    "contents directory misspelt": (
+        "packaging/screenlab.spec", r"contents_directory=", "contents_dir=", "static: names"),
+}
+
+
+@pytest.mark.parametrize("breakage", list(BREAKAGES))
+def test_a_broken_file_is_reported(mirror, breakage):
+    rel, pattern, replacement, check_name = BREAKAGES[breakage]
+    _edit(mirror / rel, pattern, replacement)
+    results = {r.name: r for r in check.static_checks(mirror)}
+    failed = [name for name, r in results.items() if r.status == "FAIL"]
+    assert any(name.startswith(check_name) for name in failed), f"{breakage}: FAIL expected in {check_name}, got {failed}"
+
+
+def test_a_shell_syntax_error_is_reported(mirror):
+    (mirror / "packaging" / "broken.sh").write_text("#!/usr/bin/env bash\nif true; then\n  echo missing fi\n")
+    results = check.shell_checks(mirror, shellcheck=False)
+    assert any(r.status == "FAIL" and "broken.sh" in r.name for r in results)
+
+
+def test_an_unknown_pyinstaller_keyword_is_reported(mirror):
+    if check.find_pyinstaller() is None:
+        pytest.skip("no PyInstaller source (build/venv or SCREENLAB_PYINSTALLER)")
+    _edit(mirror / "packaging" / "screenlab.spec", r"bundle_identifier=", "bundle_id=")
+    result = next(r for r in check.spec_checks(mirror) if r.name.startswith("spec: keyword"))
+    assert result.status == "FAIL" and "bundle_id" in str(result), str(result)
+
+
+def test_lowest_macos_version_a_wheel_needs():
+    """The wheel check's reasoning about a missing macOS wheel (no network: file names only)."""
+    onnx = [{"filename": "onnxruntime-1.31.1-cp311-cp311-macosx_14_0_arm64.whl"},
+            {"filename": "onnxruntime-1.31.1-cp311-cp311-win_amd64.whl"}]
+    assert check._lowest_macos(onnx, "arm64") == ((14, 0), onnx[0]["filename"])
+    assert check._lowest_macos(onnx, "x86_64") is None  # no Intel wheel at any version
+    qt = [{"filename": "pyside6_essentials-6.11.3-cp310-abi3-macosx_13_0_universal2.whl"}]
+    assert check._lowest_macos(qt, "x86_64")[0] == (13, 0)
+    old_python = [{"filename": "numpy-2.4.6-cp310-cp310-macosx_11_0_arm64.whl"}]
+    assert check._lowest_macos(old_python, "arm64") is None  # cp310-only wheels do not fit 3.11
