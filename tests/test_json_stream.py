@@ -15,7 +15,7 @@ from sqlmodel import select
 
 from desktop_app.formats import ingest
 from desktop_app.formats.json_stream import JsonArrays
-from desktop_app.formats.records import FormatError, read_json
+from desktop_app.formats.records import FormatError, JsonLines, read_json
 from desktop_app.formats.transfer import import_path
 from desktop_app.store.models import ActionBox, Episode, Step
 
@@ -212,3 +212,36 @@ def test_a_streamed_import_past_the_spool_writes_every_episode(busy_project, tmp
     checking = [(done, total) for stage, done, total in progress if stage == "checking images"]
     assert checking[-1] == (100, 100) and all(d < 100 for d, _ in checking[:-1])
     assert progress[-1] == ("writing", episodes, episodes)
+
+
+# ---------------------------------------------------------------- ScreenLab JSONL read a line at a time
+
+def test_a_jsonl_file_is_read_a_line_at_a_time_not_whole(tmp_path):
+    path = tmp_path / "episodes.jsonl"
+    line = json.dumps({"id": "e", "goal": "open the settings", "ui": "x" * 5000}) + "\n"
+    path.write_text(line * 6000, encoding="utf-8")
+    tracemalloc.start()
+    try:
+        count = sum(1 for _ in JsonLines(path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == 6000
+    assert peak < 2_000_000, f"{peak:,} bytes at the peak reading a {path.stat().st_size:,}-byte file"
+
+
+def test_a_bad_line_far_down_a_screenlab_file_is_named_and_the_project_kept(busy_project, tmp_path):
+    data = tmp_path / "data"
+    (data / "images").mkdir(parents=True)
+    make_image(data / "images" / "a.png")
+    good = json.dumps({"id": "e{}", "goal": "g", "steps": [{"image": "images/a.png", "actions": []}]})
+    lines = [good.replace("e{}", f"e{i}") for i in range(3000)]
+    lines[2950] = '{"id": "broken", "steps": [}'
+    (data / "episodes.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    before = snapshot(busy_project)
+
+    with pytest.raises(FormatError) as caught:
+        import_path(busy_project, data, "screenlab")
+
+    assert str(caught.value).startswith(f"{data / 'episodes.jsonl'}, line 2951: invalid JSON"), caught.value
+    assert snapshot(busy_project) == before, "a refused import changed the project"

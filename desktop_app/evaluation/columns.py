@@ -10,16 +10,15 @@ not "{}", a prediction's parse only on the per-sample path.
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 
 import numpy as np
 from sqlalchemy import String, cast, literal, null, select, type_coerce
 from sqlalchemy.types import NullType
 
 from desktop_app.evaluation.rules.base import Target
+from desktop_app.gc_pause import gc_paused
 from desktop_app.store import models as m
 from desktop_app.store.label_set import scoring_label
 
@@ -80,21 +79,6 @@ def _rows(session, stmt, chunk: int, typed: bool = False) -> Iterator[list]:
             yield rows
     finally:
         result.close()
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Python's cycle collector off while a chunk is read or scored. Each row read is a tuple, which the
-    collector tracks, and it would walk the thousands a chunk holds again and again as more objects are
-    made: without it, reading and scoring cost half as much. What a chunk makes holds no cycles, so
-    reference counting frees it all the same."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 _BOX_COLUMNS = (m.ActionBox.step_id, m.ActionBox.label, m.ActionBox.x1, m.ActionBox.y1, m.ActionBox.x2,

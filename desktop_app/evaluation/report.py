@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from desktop_app.evaluation.columns import gc_paused
 from desktop_app.evaluation.metrics import summarize_counted
 from desktop_app.evaluation.rows import counted_rows
+from desktop_app.gc_pause import gc_paused
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 

@@ -27,7 +27,6 @@ from sqlalchemy import func, select
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.evaluation.columns import (
     SOURCE_TARGET,
-    gc_paused,
     prediction_chunks,
     scoring_columns,
     step_actions,
@@ -45,6 +44,7 @@ from desktop_app.evaluation.work_split import (
     share_count,
     split_runs,
 )
+from desktop_app.gc_pause import gc_paused
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
@@ -215,7 +215,7 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
 
 def _count_parts(project: Project, run_ids: list[int], rule_set, parts: list[Part]) -> Counter:
     """The counted rows of some parts of the runs under a batched rule set: what counted_rows adds up. The
-    cycle collector stays off throughout (a worker process has no caller to pause it: columns.gc_paused)."""
+    cycle collector stays off throughout (a worker process has no caller to pause it: desktop_app/gc_pause.py)."""
     counts: Counter = Counter()
     with gc_paused():
         for chunk, _, flags in _chunk_rows(project, run_ids, rule_set, ordered=False, parts=parts):

@@ -27,6 +27,7 @@ from sqlalchemy import insert, select, update
 
 from desktop_app.a11y.tree import UiTree
 from desktop_app.formats.records import EpisodeRecord, FormatError, Where, unstorable
+from desktop_app.gc_pause import gc_paused
 from desktop_app.images import DEFAULT_MAX_PIXELS, ImageInfo, ImageProblem, inspect_bytes, inspect_file
 from desktop_app.store import audit, label_set
 from desktop_app.store.media_sweep import sweep_orphans
@@ -317,7 +318,9 @@ def ingest(project: Project, records: Iterable[EpisodeRecord], fmt: str, source:
                   getattr(records, "read_fraction", None))
     created: list[tuple[str, str]] = []  # media files this import added, removed again on failure
     try:
-        with _Spool(spill=not isinstance(records, Sized)) as spool:
+        # records and rows by the million, no cycles among them: the collector walking them took a quarter of
+        # the import's time (more as the heap grows) and freed next to nothing (benchmarks/project_1m.py)
+        with gc_paused(), _Spool(spill=not isinstance(records, Sized)) as spool:
             _check_and_copy(project, chain(head, stream), options, report, created, durable, spool, tick)
             with project.media.locked():  # a failed import elsewhere cannot remove a file between check and commit
                 _write(project, spool, fmt, source, options, report, progress, durable)

@@ -46,6 +46,7 @@ from desktop_app.formats.records import (
     read_text,
     require,
     shown,
+    visible,
 )
 from desktop_app.formats.spec import FormatSpec
 
@@ -96,7 +97,7 @@ def _dataset_file(names: list[str], root: Path, where: Where, field: str, what: 
             if not is_within(candidate, root):
                 raise where.error(f"{what} {candidate} lies outside the dataset's folder {root}", field)
             return candidate
-    raise where.error(f"{what} not found: looked for {', '.join(str(root / n)[-200:] for n in names)}; OmniACT's "
+    raise where.error(f"{what} not found: looked for {', '.join(visible(str(root / n))[-200:] for n in names)}; OmniACT's "
                       f"paths are relative to the folder of {where.file.name} (unzip data.zip there)", field)
 
 

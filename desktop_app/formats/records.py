@@ -11,6 +11,7 @@ import json
 import math
 import re
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PureWindowsPath
@@ -110,17 +111,26 @@ class EpisodeRecord:
     labels: list[dict[str, Any]] = field(default_factory=list)  # trajectory labels: annotator, outcome, comment
 
 
-def _read_utf8(path: Path) -> str:
+def _open_binary(path: Path):
+    """The file open for reading bytes, or a FormatError saying why it cannot be."""
     if path.exists() and not path.is_file() and not path.is_dir():
         raise FormatError("not a regular file (a pipe or a device?); reading it would wait forever", path)
     try:
-        raw = path.read_bytes()
+        return open(path, "rb")  # noqa: SIM115 - the caller closes it
     except FileNotFoundError:
         raise FormatError("file not found", path) from None
     except IsADirectoryError:
         raise FormatError("is a folder; expected a file", path) from None
     except OSError as exc:
         raise FormatError(f"cannot read the file ({exc.strerror or exc})", path) from None
+
+
+def _read_utf8(path: Path) -> str:
+    with _open_binary(path) as file:
+        try:
+            raw = file.read()
+        except OSError as exc:
+            raise FormatError(f"cannot read the file ({exc.strerror or exc})", path) from None
     try:
         return raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
@@ -198,13 +208,55 @@ def too_deep_at(text: str, start: int = 0, depth: int = 0) -> int | None:
     return None
 
 
+class JsonLines:
+    """The objects of a JSON Lines file as (Where, object), read a line at a time: a file of a million
+    episodes is never held whole (issue 19: import in bounded memory). Fails as the whole-file reading did,
+    a FormatError naming the line (blank lines skipped, a byte-order mark dropped), only when the reading
+    comes to that line: what ingest takes in one pass and refuses whole. bytes_read: how far it got."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.bytes_read = 0
+
+    def __iter__(self) -> Iterator[tuple[Where, Any]]:
+        self.bytes_read = 0
+        with _open_binary(self.path) as file:
+            for number, raw in enumerate(file, start=1):
+                self.bytes_read += len(raw)
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise FormatError(f"not valid UTF-8 (byte {exc.start + 1} of the line); save the file as UTF-8",
+                                      self.path, number) from None
+                if number == 1:
+                    text = text.removeprefix("\ufeff")
+                if text.strip():
+                    yield Where(self.path, number), _loads(text, self.path, number)
+
+    def read_fraction(self) -> float:
+        try:
+            return min(self.bytes_read / max(self.path.stat().st_size, 1), 1.0)
+        except OSError:
+            return 0.0
+
+
+class JsonLinesRecords:
+    """make(where, object) of each line of a JSON Lines file, as ingest takes them: one at a time, with
+    read_fraction() for its progress."""
+
+    def __init__(self, path: Path, make: Callable[[Where, Any], Any]):
+        self.lines, self.make = JsonLines(path), make
+
+    def __iter__(self) -> Iterator[Any]:
+        for where, obj in self.lines:
+            yield self.make(where, obj)
+
+    def read_fraction(self) -> float:
+        return self.lines.read_fraction()
+
+
 def read_jsonl(path: Path) -> list[tuple[Where, Any]]:
-    rows = []
-    for number, text in enumerate(_read_utf8(path).split("\n"), start=1):
-        if not text.strip():
-            continue
-        rows.append((Where(path, number), _loads(text, path, number)))
-    return rows
+    return list(JsonLines(path))
 
 
 def read_json(path: Path) -> Any:
@@ -343,6 +395,15 @@ def _as_tuple(kind) -> tuple:
 def _kind_name(kind) -> str:
     names = {str: "text", int: "integer", float: "number", list: "list", dict: "object", bool: "true/false"}
     return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def visible(text: str) -> str:
+    """Text from a file for a message with its control characters written out (a NUL in a path as \\x00): a
+    terminal or a dialog would otherwise cut the message there or show nothing."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def shown(value: Any, limit: int = 80) -> str:

@@ -14,6 +14,7 @@ from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
     FormatError,
+    JsonLinesRecords,
     StepRecord,
     Where,
     check_storable,
@@ -21,7 +22,6 @@ from desktop_app.formats.records import (
     optional,
     parse_box,
     parse_time,
-    read_jsonl,
     require,
     resolve_image,
     shown,
@@ -91,42 +91,44 @@ def _read_step(obj, where: Where, name: str, bases: list[Path]) -> StepRecord:
     )
 
 
-def read(path: Path, options) -> list[EpisodeRecord]:
+def read(path: Path, options) -> JsonLinesRecords:
+    """The episodes of the file one line at a time (records.JsonLines): a million never held at once."""
     source = _source_file(path)
     bases = image_bases(source, options.images_dir)
-    records = []
-    for where, obj in read_jsonl(source):
-        if not isinstance(obj, dict):
-            raise where.error("expected a JSON object per line")
-        version = optional(obj, "v", int, where, VERSION)
-        if version > VERSION:
-            raise where.error(f"written by a newer ScreenLab (format v{version}; this one reads v{VERSION})", "v")
-        steps = require(obj, "steps", list, where)
-        reviews = optional(obj, "reviews", list, where, [])
-        for i, review in enumerate(reviews):
-            if not isinstance(review, dict):
-                raise where.error("expected an object", f"reviews[{i}]")
-            # stored in text columns as they are: a number or null there would break the review queue
-            for key in REVIEW_TEXTS:
-                if key in review:
-                    review[key] = optional(review, key, str, where, "pending" if key == "status" else "",
-                                           f"reviews[{i}].")
-            if "payload" in review:
-                review["payload"] = optional(review, "payload", dict, where, {}, f"reviews[{i}].")
-            for key in ("created_at", "updated_at"):
-                review[key] = parse_time(review.get(key), where, f"reviews[{i}].{key}")
-        records.append(EpisodeRecord(
-            key=require(obj, "id", str, where),
-            where=where,
-            goal=optional(obj, "goal", str, where, ""),
-            scenario=optional(obj, "scenario", str, where, ""),
-            split=optional(obj, "split", str, where, ""),
-            review_status=optional(obj, "review_status", str, where, "unreviewed"),
-            meta=optional(obj, "meta", dict, where, {}),
-            steps=[_read_step(s, where, f"steps[{i}]", bases) for i, s in enumerate(steps)],
-            reviews=reviews,
-        ))
-    return records
+    return JsonLinesRecords(source, lambda where, obj: _episode(where, obj, bases))
+
+
+def _episode(where: Where, obj, bases) -> EpisodeRecord:
+    if not isinstance(obj, dict):
+        raise where.error("expected a JSON object per line")
+    version = optional(obj, "v", int, where, VERSION)
+    if version > VERSION:
+        raise where.error(f"written by a newer ScreenLab (format v{version}; this one reads v{VERSION})", "v")
+    steps = require(obj, "steps", list, where)
+    reviews = optional(obj, "reviews", list, where, [])
+    for i, review in enumerate(reviews):
+        if not isinstance(review, dict):
+            raise where.error("expected an object", f"reviews[{i}]")
+        # stored in text columns as they are: a number or null there would break the review queue
+        for key in REVIEW_TEXTS:
+            if key in review:
+                review[key] = optional(review, key, str, where, "pending" if key == "status" else "",
+                                       f"reviews[{i}].")
+        if "payload" in review:
+            review["payload"] = optional(review, "payload", dict, where, {}, f"reviews[{i}].")
+        for key in ("created_at", "updated_at"):
+            review[key] = parse_time(review.get(key), where, f"reviews[{i}].{key}")
+    return EpisodeRecord(
+        key=require(obj, "id", str, where),
+        where=where,
+        goal=optional(obj, "goal", str, where, ""),
+        scenario=optional(obj, "scenario", str, where, ""),
+        split=optional(obj, "split", str, where, ""),
+        review_status=optional(obj, "review_status", str, where, "unreviewed"),
+        meta=optional(obj, "meta", dict, where, {}),
+        steps=[_read_step(s, where, f"steps[{i}]", bases) for i, s in enumerate(steps)],
+        reviews=reviews,
+    )
 
 
 def _iso(value) -> str | None:

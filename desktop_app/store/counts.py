@@ -1,8 +1,8 @@
 """What `screenlab info` shows: a project's totals and counts by scenario, split, review status and label.
 
-One COUNT or GROUP BY query each, over the tables named here as plain SQL tables: the ORM models
-(store/models.py, sqlmodel) take longer to import than these queries take on 100,000 screens, and
-`screenlab info` imports nothing else of the store's.
+One COUNT or GROUP BY query each (two for the labels, on SQLite), over the tables named here as plain
+SQL tables: the ORM models (store/models.py, sqlmodel) take longer to import than these queries take on
+100,000 screens, and `screenlab info` imports nothing else of the store's.
 """
 
 from __future__ import annotations
@@ -29,6 +29,20 @@ def project_counts(conn) -> dict:
         stmt = select(col, func.count()).where(*where).group_by(col).order_by(col)
         return {str(key): n for key, n in conn.execute(stmt)}
 
+    def by_label(*where) -> dict[str, int]:
+        # SQLite groups (and orders) by sorting every row first, and no index leads with the label (see
+        # models.ActionBox): the few labels, then one pass counting each, take half the time (1,800,000
+        # boxes: 0.27 s, not 0.53 s). Sorted here: UTF-8 bytes (SQLite's order) sort as code points.
+        # PostgreSQL groups by hashing, in one pass.
+        bind = conn.get_bind() if hasattr(conn, "get_bind") else conn
+        if bind.dialect.name != "sqlite":
+            return grouped(box.label, *where)
+        labels = sorted(conn.execute(select(box.label).distinct().where(*where)).scalars())
+        if not labels:
+            return {}
+        counts = conn.execute(select(*(func.count().filter(box.label == label) for label in labels)).where(*where))
+        return {str(label): n for label, n in zip(labels, counts.one(), strict=True)}
+
     copies = count(_episode, episode.kind == "copy")
     # with no copy (most projects) nothing is left out, and without the conditions the counts read indexes
     # only, not every episode's row (a tenth of the time on 100,000 episodes)
@@ -50,6 +64,6 @@ def project_counts(conn) -> dict:
         "episodes_by_scenario": grouped(episode.scenario, *own),
         "episodes_by_split": grouped(episode.split, *own),
         "episodes_by_review_status": grouped(episode.review_status, *own),
-        "actions_by_label": grouped(box.label, *own_boxes),
+        "actions_by_label": by_label(*own_boxes),
         "review_items_by_status": grouped(_review_item.c.status),
     }
