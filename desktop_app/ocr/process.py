@@ -25,6 +25,7 @@ from typing import Any
 
 from desktop_app.ocr.base import OcrUnavailable, Proposal, Word
 
+ANSWER_WITHIN_S = 300  # a 1280x800 screen takes about a second; a huge image or a loaded machine, more
 _ERRORS: dict[str, type[Exception]] = {"unavailable": OcrUnavailable, "os": OSError, "value": ValueError}
 
 
@@ -44,6 +45,10 @@ class OcrProcess:
                 try:
                     self._start()
                     self._conn.send((str(path), engine, language, options))
+                    if not self._conn.poll(ANSWER_WITHIN_S):  # a hung worker must not hold the window's thread
+                        self._stop()
+                        raise OcrUnavailable(f"the OCR process gave no answer within {ANSWER_WITHIN_S} s for "
+                                             f"{path}; it was stopped (the next screen starts a new one)")
                     kind, payload = self._conn.recv()
                     break
                 except (EOFError, OSError) as exc:  # the worker died mid-request, or could not start
