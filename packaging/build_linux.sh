@@ -6,7 +6,9 @@
 # Makes its own build environment (build/venv: `pip install . pyinstaller==6.22.3`), so the
 # bundle holds exactly the pinned runtime dependencies, not the developer's .venv.
 # Environment: PYTHON (default python3.11; needs its shared libpython, as pyenv/Debian/python.org
-# builds have), KEEP_BUILD_VENV=1 reuses build/venv, NO_STRIP=1 skips stripping,
+# builds have), KEEP_BUILD_VENV=1 reuses build/venv, NO_STRIP=1 skips stripping, MINIMAL_OPENCV=1
+# ships OpenCV built with only what the app uses (the release build; CI keeps PyPI's wheel, whose cold
+# build would take 10 of its 15 minutes: packaging/opencv/README.md),
 # SIZE_BUDGET_MB (default 350) and STRICT_SIZE=1 to fail when the bundle is larger.
 set -euo pipefail
 
@@ -45,6 +47,12 @@ fi
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check . "pyinstaller==$PYINSTALLER_VERSION"
 if [[ "${KEEP_BUILD_VENV:-0}" == 1 ]]; then  # same version number, new code: install it again
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .
+fi
+if [[ "${MINIMAL_OPENCV:-0}" == 1 ]]; then  # the release build: OpenCV 159 MB -> 18 MB (packaging/opencv/README.md)
+    say "minimal OpenCV (packaging/opencv/build_minimal_opencv.sh: about 10 min once, then cached)"
+    WHEEL=$(PYTHON="$VENV/bin/python" packaging/opencv/build_minimal_opencv.sh | tail -1)
+    [[ -f "$WHEEL" ]] || die "the minimal OpenCV build gave no wheel (see above)"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$WHEEL"
 fi
 "$VENV/bin/python" -m pip check
 
