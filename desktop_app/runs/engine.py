@@ -30,7 +30,7 @@ from desktop_app.runs.imported_verdicts import IMPORTED
 from desktop_app.runs.protocols import OptionsError, SampleSummary, get_protocol, suggest
 from desktop_app.runs.selection import RunSelection, describe_excluded, with_default_statuses
 from desktop_app.runs.state import RunProgress, RunState, error_kind
-from desktop_app.runs.work import load_items
+from desktop_app.runs.work import item_chunks
 from desktop_app.secrets import redact
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
@@ -38,6 +38,7 @@ from desktop_app.store.queries import EpisodeFilter, frozen
 from desktop_app.store.types import utcnow
 
 FAILURE_CHARS = 2000
+CHUNK_UNITS = 500  # units queued ahead of the workers
 # failures the user fixes (a key that is not set, an option a protocol does not have): their message
 # says what to do, so it is stored and shown without the exception's class name
 USER_ERRORS = (ProfileError, OptionsError)
@@ -92,9 +93,13 @@ def plan_run(project: Project, flt: EpisodeFilter, protocol: str | None = None,
     flt = with_default_statuses(flt)
     suggested = suggest(summarize_samples(project, flt))
     chosen = get_protocol(protocol or suggested)
-    units, excluded = chosen.units(load_items(project, replace(flt, kind=chosen.episode_kind)), include_unlabelled,
-                                   chosen.options(options))
-    return Plan(chosen.name, suggested, len(units), sum(len(u.items) for u in units), dict(excluded))
+    typed, units, steps, excluded = chosen.options(options), 0, 0, Counter()
+    for chunk in item_chunks(project, replace(flt, kind=chosen.episode_kind)):
+        chunk_units, chunk_excluded = chosen.units(chunk, include_unlabelled, typed)
+        units += len(chunk_units)
+        steps += sum(len(u.items) for u in chunk_units)
+        excluded.update(chunk_excluded)
+    return Plan(chosen.name, suggested, units, steps, dict(excluded))
 
 
 def default_name(profile: AgentProfile, flt: EpisodeFilter, protocol: str) -> str:
@@ -209,17 +214,23 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
         protocol = get_protocol(run.protocol)
         options = protocol.options(run.options)
         selection = run_selection(run)
-        units, excluded = protocol.units(load_items(project, selection.episodes), selection.include_unlabelled,
-                                         options)
+
+        def todo_units(done: set):  # the selection's units not finished yet, a chunk of episodes at a time
+            for chunk in item_chunks(project, selection.episodes):
+                units, excluded = protocol.units(chunk, selection.include_unlabelled, options)
+                yield [u for u in units if not protocol.finished(u, done)], units, excluded
+
         done = protocol.done(project, run_id)
-        todo = [u for u in units if not protocol.finished(u, done)]
-        status.total = sum(len(u.items) for u in units)
-        status.skipped = status.total - sum(len(u.items) for u in todo)
-        status.excluded = sum(excluded.values())
+        todo = 0
+        for chunk_todo, units, excluded in todo_units(done):  # counted first: the progress shows the whole run
+            todo += len(chunk_todo)
+            status.total += sum(len(u.items) for u in units)
+            status.skipped += sum(len(u.items) for u in units) - sum(len(u.items) for u in chunk_todo)
+            status.excluded += sum(excluded.values())
         _mark(project, run_id, RunState.RUNNING, started=True, samples=(status.total, status.excluded))
         agent, client = make_agent(project, profile, use_cache, ocr_lookup, allow_ask=protocol.offers_ask(options))
-        await _work(project, run_id, profile, agent, protocol, options, todo, status, progress, cancel,
-                    concurrency)
+        await _work(project, run_id, profile, agent, protocol, options, (c for c, _, _ in todo_units(done)), todo,
+                    status, progress, cancel, concurrency)
     except BaseException as exc:
         status.failure = _describe(exc)
         status.elapsed_s = time.perf_counter() - started
@@ -230,8 +241,9 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
             await client.close()
     status.cancelled = cancel.is_set()
     status.elapsed_s = time.perf_counter() - started
-    done = protocol.done(project, run_id)
-    left = any(not protocol.finished(u, done) for u in units)
+    # a pass over the selection: only when it decides the state (a cancelled run is told at once)
+    left = not status.cancelled and not status.errors and any(
+        chunk_todo for chunk_todo, _, _ in todo_units(protocol.done(project, run_id)))
     state = (RunState.CANCELLED if status.cancelled else
              RunState.DONE_WITH_ERRORS if left or status.errors else RunState.DONE)
     _finish(project, run_id, status, profile, state)
@@ -240,7 +252,7 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
     return status
 
 
-async def _work(project, run_id, profile, agent, protocol, options, todo, status, progress, cancel,
+async def _work(project, run_id, profile, agent, protocol, options, chunks, todo: int, status, progress, cancel,
                 concurrency) -> None:
     """The worker pool: `width` workers take units from one queue; one writer thread commits."""
     # One writer thread: each prediction is committed as it arrives, without the event loop
@@ -248,41 +260,52 @@ async def _work(project, run_id, profile, agent, protocol, options, todo, status
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prediction-writer")
     ctx = RunContext(project, run_id, profile, agent, options, status, progress, cancel, writer,
                      asyncio.get_running_loop(), lambda helper: make_agent(project, helper))
-    width = max(1, min(concurrency or profile.concurrency, len(todo) or 1))
+    width = max(1, min(concurrency or profile.concurrency, todo or 1))
     try:
-        await _pool(width, todo, protocol, ctx, cancel)
+        await _pool(width, chunks, protocol, ctx, cancel)
     finally:
         writer.shutdown(wait=True)  # every answer received is on disk before the run is closed
         await ctx.aclose()
 
 
-async def _pool(width, todo, protocol, ctx, cancel) -> None:
-    queue: asyncio.Queue = asyncio.Queue()
-    for unit in todo:
-        queue.put_nowait(unit)
+async def _pool(width, chunks, protocol, ctx, cancel) -> None:
+    """Workers take units from a queue a reader thread fills a chunk at a time, at most about two chunks ahead
+    of them: memory stays bounded whatever the selection's size, and the next chunk loads while they work."""
+    queue: asyncio.Queue = asyncio.Queue(maxsize=CHUNK_UNITS)
+    chunks = iter(chunks)
+
+    async def feed() -> None:
+        while (chunk := await asyncio.to_thread(next, chunks, None)) is not None:
+            for unit in chunk:
+                await queue.put(unit)
+        for _ in range(width):
+            await queue.put(None)
 
     async def worker() -> None:
         while not cancel.is_set():
-            try:
-                unit = queue.get_nowait()
-            except asyncio.QueueEmpty:
+            unit = await queue.get()
+            if unit is None:
                 return
             await protocol.act(ctx, unit)
 
     async def watch(tasks) -> None:
         while not all(t.done() for t in tasks):
-            if cancel.is_set():
+            if cancel.is_set() or (feeder.done() and not feeder.cancelled() and feeder.exception()):
                 for t in tasks:
                     t.cancel()  # in-flight answers are dropped; resume asks for them again
                 return
             await asyncio.sleep(0.05)
 
+    feeder = asyncio.create_task(feed())
     tasks = [asyncio.create_task(worker()) for _ in range(width)]
     watcher = asyncio.create_task(watch(tasks))
     try:
         results = await asyncio.gather(*tasks, return_exceptions=True)
     finally:
         watcher.cancel()
+        feeder.cancel()  # workers that stopped early (cancel, a bug) leave it waiting on a full queue
+    if feeder.done() and not feeder.cancelled() and feeder.exception():
+        raise feeder.exception()  # the database failed while reading the selection
     for result in results:  # a worker's bug fails the run; a cancelled worker does not
         if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
             raise result

@@ -1,11 +1,12 @@
 """A step as a run sees it: the screen, the goal, the annotated actions (in annotation order).
 
-Loaded once per execution, 500 episodes at a time, as plain frozen data: workers on the event loop
-never touch the ORM or a session.
+Loaded 500 episodes at a time as a run goes (item_chunks), as plain frozen data: workers on the event
+loop never touch the ORM or a session.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -112,3 +113,12 @@ def load_items(project: Project, flt: EpisodeFilter) -> list[WorkItem]:
                                       source if isinstance(source, str) else "", screen_id or 0, platform or "",
                                       smeta or {}, emeta))
     return items
+
+
+def item_chunks(project: Project, flt: EpisodeFilter, size: int = 500) -> Iterator[list[WorkItem]]:
+    """load_items `size` episodes at a time (every protocol's units are whole episodes): a run holds one chunk,
+    not its selection (about 2.8 KB a step: a million steps took 2.8 GB)."""
+    with project.reading() as s:
+        ids = episode_ids(s, flt)
+    for start in range(0, len(ids), size):
+        yield load_items(project, EpisodeFilter(ids=tuple(ids[start:start + size]), kind=None))
