@@ -121,14 +121,19 @@ def test_memory_holds_one_item_and_a_chunk_not_the_file(tmp_path):
     with open(path, "w", encoding="utf-8") as fh:
         fh.write('{"general": [' + ", ".join([episode] * 6000) + "]}")
     assert path.stat().st_size > 30_000_000
+    _assert_read_within(JsonArrays(path), path, 6000, 8_000_000)
+
+
+def _assert_read_within(reader, path: Path, items: int, peak_bytes: int) -> None:
+    """Reading all of `reader` yields `items` and its memory peaks under `peak_bytes`, whatever the file's size."""
     tracemalloc.start()
     try:
-        count = sum(1 for _ in JsonArrays(path))
+        count = sum(1 for _ in reader)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert count == 6000
-    assert peak < 8_000_000, f"{peak:,} bytes at the peak reading a {path.stat().st_size:,}-byte file"
+    assert count == items
+    assert peak < peak_bytes, f"{peak:,} bytes at the peak reading a {path.stat().st_size:,}-byte file"
 
 
 # ---------------------------------------------------------------- AITW imported as it is read
@@ -220,14 +225,7 @@ def test_a_jsonl_file_is_read_a_line_at_a_time_not_whole(tmp_path):
     path = tmp_path / "episodes.jsonl"
     line = json.dumps({"id": "e", "goal": "open the settings", "ui": "x" * 5000}) + "\n"
     path.write_text(line * 6000, encoding="utf-8")
-    tracemalloc.start()
-    try:
-        count = sum(1 for _ in JsonLines(path))
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert count == 6000
-    assert peak < 2_000_000, f"{peak:,} bytes at the peak reading a {path.stat().st_size:,}-byte file"
+    _assert_read_within(JsonLines(path), path, 6000, 2_000_000)
 
 
 def test_a_bad_line_far_down_a_screenlab_file_is_named_and_the_project_kept(busy_project, tmp_path):

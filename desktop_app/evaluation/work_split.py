@@ -51,6 +51,8 @@ def split_runs(session, run_ids: Sequence[int], shares: int) -> list[list[Part]]
     for run_id in sorted(set(run_ids)):
         n = session.execute(select(func.count()).select_from(m.Prediction)
                             .where(m.Prediction.run_id == run_id)).scalar_one()
+        if n == 0:
+            continue
         bounds: list[int | None] = [None]
         for k in range(1, shares):
             bounds.append(session.execute(
