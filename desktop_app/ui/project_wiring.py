@@ -73,6 +73,7 @@ class ProjectWiring(QObject):
         tabs.setTabToolTip(tabs.indexOf(window.task_panel), "A recorded task's evaluators and the step's completion "
                                                             "label")
         browser.episodeSelected.connect(ws.load_episode)
+        browser.model.counted.connect(window.status.update_counts)  # "1/200" becomes "1/400,000" once counted
         browser.boxStep.connect(lambda step: (window.view.setFocus(), window.editing.cycle_box(step)))
         window.properties.boxesSelected.connect(window.step_view.list_selection)
         window.filmstrip.stepChosen.connect(ws.load_step)

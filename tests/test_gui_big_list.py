@@ -1,0 +1,70 @@
+"""The sample list of a big project (issue 19: a million episodes filter and page within the goals): the first
+page shows at once and the rest joins when counted off the UI thread; a page next to one already read is
+found after it (by id), not by an OFFSET deep into a filtered million. Here on 650 episodes with the
+threshold for counting in the background lowered to 0, which is what a project past 100,000 episodes gets."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktop_app.formats.transfer import import_path
+from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes
+from desktop_app.ui.browser import PAGE, EpisodeTableModel
+
+from benchmarks.import_scale import generate
+
+pytestmark = pytest.mark.gui
+EPISODES = 650  # three full pages and a short one
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    from desktop_app.store.project import Project
+
+    base = tmp_path_factory.mktemp("big-list")
+    project = Project.init(base / "project")
+    import_path(project, generate(base / "data", EPISODES), "screenlab")
+    yield project
+    project.close()
+
+
+def test_the_first_page_shows_at_once_and_the_rest_joins_when_counted(qtbot, big):
+    model = EpisodeTableModel(big, count_in_background_from=0)
+    assert model.counting and model.rowCount() == PAGE
+    with qtbot.waitSignal(model.counted, timeout=10_000):
+        pass
+    assert not model.counting and model.rowCount() == EPISODES
+
+    label = EpisodeFilter(has_label="distracted")
+    with big.reading() as s:
+        expected = count_episodes(s, label)
+    assert PAGE < expected < EPISODES
+    with qtbot.waitSignal(model.counted, timeout=10_000):
+        model.set_filter(label)
+        assert model.rowCount() == PAGE  # the first page, before the count arrives
+    assert model.rowCount() == expected
+
+
+def test_a_filter_changed_while_counting_keeps_the_newest_count(qtbot, big):
+    model = EpisodeTableModel(big, count_in_background_from=0)
+    model.set_filter(EpisodeFilter(has_label="distracted"))
+    model.set_filter(EpisodeFilter(has_label="other"))
+    qtbot.waitUntil(lambda: not model.counting, timeout=10_000)
+    qtbot.wait(200)  # the first two counts arrive too: they must be dropped
+    with big.reading() as s:
+        assert model.rowCount() == count_episodes(s, EpisodeFilter(has_label="other"))
+
+
+def test_pages_read_one_after_another_or_by_a_jump_list_the_same_episodes(qtbot, big):
+    label = EpisodeFilter(has_label="gold")
+    with big.reading() as s:
+        expected = [e.id for e in list_episodes(s, label, limit=EPISODES)]
+    model = EpisodeTableModel(big, count_in_background_from=0)
+    model.set_filter(label)
+    qtbot.waitUntil(lambda: not model.counting, timeout=10_000)
+    assert [model.episode_id_at(row) for row in range(model.rowCount())] == expected  # page after page
+
+    jumped = EpisodeTableModel(big)  # counts at once; nothing read before the jump: OFFSET
+    jumped.set_filter(label)
+    last = len(expected) - 1
+    assert jumped.episode_id_at(last) == expected[last] and jumped.episode_id_at(PAGE + 3) == expected[PAGE + 3]
