@@ -178,6 +178,15 @@ def window_part(project_dir: Path, steps: int) -> None:
     while model.counting:
         app.processEvents()
         time.sleep(0.002)
+    for row in (rows // 2, rows - 1):  # a jump (the scroll bar dragged): the page read from the id it starts at
+        jumps = []
+        for _ in range(5):
+            model.invalidate_rows()  # nothing cached: the page is read from the database
+            started = time.perf_counter()
+            model.episode_id_at(row)
+            jumps.append(time.perf_counter() - started)
+        print(f"jump to row {row:,} of the window's list (a page of {PAGE} read after the id it starts at): "
+              f"{_ms(jumps)}  goal <= 50 ms  {_load()}", flush=True)
     # the middle's steps cross a boundary of the list's pages (PAGE rows read at once): its max includes one
     middle = max(rows // 2 // PAGE * PAGE - steps // 2, 0)
     for label, start in (("start", 0), ("middle", middle), ("end", max(rows - steps - 1, 0))):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_app.formats.transfer import import_path
-from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes
+from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes, page_starts
 from desktop_app.ui.browser import PAGE, EpisodeTableModel
 
 from benchmarks.import_scale import generate
@@ -68,3 +68,19 @@ def test_pages_read_one_after_another_or_by_a_jump_list_the_same_episodes(qtbot,
     jumped.set_filter(label)
     last = len(expected) - 1
     assert jumped.episode_id_at(last) == expected[last] and jumped.episode_id_at(PAGE + 3) == expected[PAGE + 3]
+
+    counted = EpisodeTableModel(big, count_in_background_from=0)  # counted off the UI thread: pages by their start
+    counted.set_filter(label)
+    qtbot.waitUntil(lambda: not counted.counting, timeout=10_000)
+    assert counted.episode_id_at(last) == expected[last]  # the short last page, read first, without an OFFSET
+    assert [counted.episode_id_at(row) for row in (2 * PAGE, PAGE + 3, 0)] == [expected[2 * PAGE],
+                                                                                expected[PAGE + 3], expected[0]]
+
+
+@pytest.mark.parametrize("label", [None, "gold", "distracted", "no such label"])
+def test_page_starts_count_the_rows_and_name_the_first_of_each_page(big, label):
+    flt = EpisodeFilter(has_label=label) if label else EpisodeFilter()
+    with big.reading() as s:
+        ids = [e.id for e in list_episodes(s, flt, limit=EPISODES)]
+        for page in (PAGE, len(ids) or 1, 7):  # 7: many pages; len(ids): exactly one full page
+            assert page_starts(s, flt, page) == (len(ids), ids[::page])

@@ -137,6 +137,21 @@ def list_episodes(session: Session, flt: EpisodeFilter = EpisodeFilter(), offset
     return session.execute(stmt).scalars().all()
 
 
+def page_starts(session: Session, flt: EpisodeFilter, page: int) -> tuple[int, list[int]]:
+    """(episodes under the filter, the id that starts each `page` of them in id order), from one walk of the
+    filter's ids, as long as counting them: page k is then read after id starts[k] - 1 by the index, where an
+    OFFSET deep into a filtered million walks every row before it (0.27 s at row 500,000; benchmarks/project_1m.py)."""
+    numbered = (select(Episode.id, func.row_number().over(order_by=Episode.id).label("n"))
+                .where(*flt.where()).subquery())
+    starts = list(session.execute(select(numbered.c.id).where((numbered.c.n - 1) % page == 0)
+                                  .order_by(numbered.c.id)).scalars())
+    if not starts:
+        return 0, []
+    last = session.execute(select(func.count()).select_from(Episode)  # the last page: at most `page` rows
+                           .where(*flt.where(), Episode.id >= starts[-1])).scalar_one()
+    return (len(starts) - 1) * page + last, starts
+
+
 def largest_episode_id(session: Session) -> int:
     """An upper bound on the number of episodes, read off the primary key at once (however many there are)."""
     return session.execute(select(func.max(Episode.id))).scalar() or 0

@@ -32,6 +32,7 @@ from desktop_app.store.queries import (
     episode_rows,
     largest_episode_id,
     latest_runs,
+    page_starts,
     position_of,
     scenarios,
     splits,
@@ -44,7 +45,8 @@ PAGE = 200
 MAX_PAGES = 64
 # From this many episodes (the largest id, read at once) a filter's rows are counted off the UI thread: the
 # first page shows at once and the rest of the list joins when counted (1,000,000 episodes under a label
-# filter: 0.65 s of counting; benchmarks/project_1m.py). Smaller projects count at once, as before.
+# filter: 0.65 s of counting; benchmarks/project_1m.py). The same walk notes the id each page starts at, so a
+# jump deep into the list reads its page by the index. Smaller projects count at once, as before.
 COUNT_IN_BACKGROUND_FROM = 100_000
 COLUMNS = ("Id", "Goal", "Scenario", "Status", "Actions", "State")
 STATE_MARKS = {"to do": "○ to do", "unlabelled": "○ unlabelled", "in progress": "◐ in progress", "done": "● done", "skipped": "⊘ skipped"}
@@ -63,6 +65,7 @@ class EpisodeTableModel(QAbstractTableModel):
         self._pages: OrderedDict[int, list[tuple]] = OrderedDict()
         self._background_from = count_in_background_from
         self._counting = 0  # the refresh whose count is awaited (0: none); an older one's count is dropped
+        self._starts: list[int] = []  # the first id of each page, when counted in the background
         self._refreshes = 0
         self.refresh()
 
@@ -79,6 +82,7 @@ class EpisodeTableModel(QAbstractTableModel):
     def refresh(self) -> None:
         self.beginResetModel()
         self._pages.clear()
+        self._starts = []
         self._refreshes += 1
         self._counting = 0
         with self.project.reading() as s:
@@ -95,14 +99,15 @@ class EpisodeTableModel(QAbstractTableModel):
             run_in_background(self, lambda: self._count_rows(flt), lambda n: self._counted(token, n),
                               lambda _exc: self._counted(token, None))
 
-    def _count_rows(self, flt: EpisodeFilter) -> int:
+    def _count_rows(self, flt: EpisodeFilter) -> tuple[int, list[int]]:
         with self.project.reading() as s:
-            return count_episodes(s, flt)
+            return page_starts(s, flt, PAGE)
 
-    def _counted(self, token: int, count: int | None) -> None:
+    def _counted(self, token: int, counted: tuple[int, list[int]] | None) -> None:
         if token != self._counting:  # a later refresh (another filter) took its place
             return
         self._counting = 0
+        count, self._starts = counted if counted is not None else (None, [])
         if count is not None and count > self._count:
             self.beginInsertRows(QModelIndex(), self._count, count - 1)
             self._count = count
@@ -142,6 +147,8 @@ class EpisodeTableModel(QAbstractTableModel):
         with self.project.reading() as s:
             if before:  # the page after one already read (scrolling down, the next screen): found by the index
                 page = episode_rows(s, self.filter, 0, PAGE, self.annotator, after_id=before[-1][0])
+            elif number < len(self._starts):  # a jump, in a list counted in the background: found by the index
+                page = episode_rows(s, self.filter, 0, PAGE, self.annotator, after_id=self._starts[number] - 1)
             else:
                 page = episode_rows(s, self.filter, number * PAGE, PAGE, self.annotator)
         self._pages[number] = page
