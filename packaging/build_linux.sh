@@ -7,8 +7,9 @@
 # bundle holds exactly the pinned runtime dependencies, not the developer's .venv.
 # Environment: PYTHON (default python3.11; needs its shared libpython, as pyenv/Debian/python.org
 # builds have), KEEP_BUILD_VENV=1 reuses build/venv, NO_STRIP=1 skips stripping, MINIMAL_OPENCV=1
-# ships OpenCV built with only what the app uses (the release build; CI keeps PyPI's wheel, whose cold
-# build would take 10 of its 15 minutes: packaging/opencv/README.md),
+# ships OpenCV built with only what the app uses, NUMPY_NOBLAS=1 numpy without OpenBLAS, RELEASE=1 both (the
+# release build; CI keeps PyPI's wheels, whose cold builds would take 18 of its 15 minutes:
+# packaging/opencv/README.md, packaging/numpy/README.md),
 # SIZE_BUDGET_MB (default 350) and STRICT_SIZE=1 to fail when the bundle is larger.
 set -euo pipefail
 
@@ -48,7 +49,16 @@ fi
 if [[ "${KEEP_BUILD_VENV:-0}" == 1 ]]; then  # same version number, new code: install it again
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .
 fi
-if [[ "${MINIMAL_OPENCV:-0}" == 1 ]]; then  # the release build: OpenCV 159 MB -> 18 MB (packaging/opencv/README.md)
+if [[ "${RELEASE:-0}" == 1 ]]; then  # the release build: both libraries below, built once and cached
+    MINIMAL_OPENCV=1 NUMPY_NOBLAS=1
+fi
+if [[ "${NUMPY_NOBLAS:-0}" == 1 ]]; then  # numpy without OpenBLAS: -28 MB (packaging/numpy/README.md)
+    say "numpy without BLAS (packaging/numpy/build_numpy_noblas.sh: about 8 min once, then cached)"
+    WHEEL=$(PYTHON="$VENV/bin/python" packaging/numpy/build_numpy_noblas.sh | tail -1)
+    [[ -f "$WHEEL" ]] || die "the numpy build gave no wheel (see above)"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$WHEEL"
+fi
+if [[ "${MINIMAL_OPENCV:-0}" == 1 ]]; then  # OpenCV 159 MB -> 18 MB (packaging/opencv/README.md)
     say "minimal OpenCV (packaging/opencv/build_minimal_opencv.sh: about 10 min once, then cached)"
     WHEEL=$(PYTHON="$VENV/bin/python" packaging/opencv/build_minimal_opencv.sh | tail -1)
     [[ -f "$WHEEL" ]] || die "the minimal OpenCV build gave no wheel (see above)"

@@ -148,20 +148,43 @@ def cv() -> str:
     return f"cv2 {cv2.__version__}, numpy {np.__version__}, Canny {edges.shape}"
 
 
-@check("parquet (pyarrow)")
+# A one-row Parquet file as Hugging Face's ScreenSpot mirror stores rows (a list of floats, a string, an image
+# struct of bytes and path; Snappy pages), written by pyarrow 26 with its schema metadata left out
+PARQUET_ROW = (
+    "UEFSMRUEFUAVPEwVCBUAEgAAIASamQEBBLk/CQhEyT8zMzMzMzPTP5qZmZmZmdk/FQAVIBUkLBUIFRAVBhUGHBgImpmZmZmZ2T8Y"
+    "CJqZmZmZmbk/FgAoCJqZmZmZmdk/GAiamZmZmZm5PxERAAAAEDwCAAAAAw4CAAAACAMCA+QAFQQVKhUuTBUCFQASAAAVUBEAAABj"
+    "bG9zZSB0aGlzIHdpbmRvdxUAFRIVFiwVAhUQFQYVBhw2ACgRY2xvc2UgdGhpcyB3aW5kb3cYEWNsb3NlIHRoaXMgd2luZG93EREA"
+    "AAAJIAIAAAACAQECABUEFRAVFEwVAhUAEgAACBwEAAAAiVBORxUAFRIVFiwVAhUQFQYVBhw2ACgEiVBORxgEiVBORxERAAAACSAC"
+    "AAAAAgIBAgAVBBUSFRZMFQIVABIAAAkgBQAAAGEucG5nFQAVEhUWLBUCFRAVBhUGHDYAKAVhLnBuZxgFYS5wbmcREQAAAAkgAgAA"
+    "AAICAQIAFQQZjDUAGAZzY2hlbWEVBgA1AhgEYmJveBUCFQZMPAAAADUEGARsaXN0FQIAFQolAhgHZWxlbWVudAAVDCUCGAtpbnN0"
+    "cnVjdGlvbiUATBwAAAA1AhgFaW1hZ2UVBAAVDCUCGAVieXRlcwAVDCUCGARwYXRoJQBMHAAAABYCGRwZTCYAHBUKGTUABhAZOARi"
+    "Ym94BGxpc3QHZWxlbWVudBUCFggW+gEW+gEmYCYIHBgImpmZmZmZ2T8YCJqZmZmZmbk/FgAoCJqZmZmZmdk/GAiamZmZmZm5PxER"
+    "ABksFQQVABUCABUAFRAVAgA8KSYCBhlGAAAACAAAACYAHBUMGTUABhAZGAtpbnN0cnVjdGlvbhUCFgIW0gEW2gEmzAImggIcNgAo"
+    "EWNsb3NlIHRoaXMgd2luZG93GBFjbG9zZSB0aGlzIHdpbmRvdxERABksFQQVABUCABUAFRAVAgA8FiIZBhkmAAIAAAAmABwVDBk1"
+    "AAYQGSgFaW1hZ2UFYnl0ZXMVAhYCFoQBFowBJowEJtwDHDYAKASJUE5HGASJUE5HEREAGSwVBBUAFQIAFQAVEBUCADwWCBkGGTYA"
+    "AAIAAAAmABwVDBk1AAYQGSgFaW1hZ2UEcGF0aBUCFgIWigEWkgEmmgUm6AQcNgAoBWEucG5nGAVhLnBuZxERABksFQQVABUCABUA"
+    "FRAVAgA8FgoZBhk2AAACAAAAFtoFFgImCBbyBQAoIHBhcnF1ZXQtY3BwLWFycm93IHZlcnNpb24gMjYuMC4xGUwcAAAcAAAcAAAc"
+    "AAAAVQIAAFBBUjE="
+)
+
+
+@check("parquet (our reader)")
 def parquet() -> str:
-    # the Parquet formats (screenspot-parquet, mind2web-parquet); Flight and the cloud file systems are left out
-    import io
+    # the Parquet formats (screenspot-parquet, mind2web-parquet) read without pyarrow (left out of the bundle)
+    import base64
 
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+    from desktop_app.formats.parquet_read import ParquetFile
 
-    buffer = io.BytesIO()
-    pq.write_table(pa.table({"bbox": [[0.1, 0.2, 0.3, 0.4]], "image": [{"bytes": b"\x89PNG", "path": "a.png"}]}), buffer)
-    back = pq.read_table(io.BytesIO(buffer.getvalue())).to_pylist()
-    if back[0]["bbox"] != [0.1, 0.2, 0.3, 0.4] or back[0]["image"]["path"] != "a.png":
-        raise AssertionError(f"read back {back!r}")
-    return f"pyarrow {pa.__version__}: a nested row written and read back"
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "row.parquet"
+        path.write_bytes(base64.b64decode("".join(PARQUET_ROW)))
+        with ParquetFile(path) as parquet:
+            rows = [row for batch in parquet.iter_batches(batch_size=8) for row in batch]
+    expected = [{"bbox": [0.1, 0.2, 0.3, 0.4], "instruction": "close this window",
+                 "image": {"bytes": b"\x89PNG", "path": "a.png"}}]
+    if rows != expected:
+        raise AssertionError(f"read back {rows!r}")
+    return "a Snappy-compressed row with a list and a struct read back"
 
 
 @check("playwright driver")
@@ -171,16 +194,20 @@ def playwright_driver() -> str:
     from desktop_app.render.node_runtime import ensure_node
 
     unpacking = time.perf_counter()
-    ensure_node()  # the bundle ships node.xz (Linux, Windows): unpacked into the cache on first use
+    ensure_node()  # the bundle ships node.xz and package.tar.xz (Linux, Windows): unpacked on first use
     unpacked = time.perf_counter() - unpacking
     node, cli = compute_driver_executable()
     if not (os.path.isfile(node) and os.access(node, os.X_OK)):
         raise FileNotFoundError(f"node driver missing or not executable: {node}")
+    package = os.environ.get("SCREENLAB_PLAYWRIGHT_PACKAGE")  # the stand-in cli.js runs the unpacked one
+    if package and not os.path.isfile(os.path.join(package, "cli.js")):
+        raise FileNotFoundError(f"the driver's JavaScript was not unpacked: {package}")
     from desktop_app.render.renderer import _playwright
 
     started = time.perf_counter()
     pw = _playwright()  # starts node + the driver package over pipes
-    return (f"node ready in {unpacked:.2f} s, driver started in {time.perf_counter() - started:.2f} s ({node}); "
+    return (f"node and JavaScript ready in {unpacked:.2f} s ({package or cli}), driver started in "
+            f"{time.perf_counter() - started:.2f} s ({node}); "
             f"browsers API {type(pw.chromium).__name__}")
 
 
@@ -269,12 +296,13 @@ def qt() -> str:
 def excluded() -> str:
     import importlib.util
 
-    present = [m for m in ("pytest", "hypothesis", "ruff", "easyocr", "torch", "tkinter", "PySide6.QtWebEngineCore",
+    present = [m for m in ("pytest", "hypothesis", "ruff", "easyocr", "torch", "tkinter", "pyarrow",
+                           "PySide6.QtWebEngineCore",
                            "PySide6.QtQml", "PySide6.QtQuick", "PySide6.QtMultimedia", "PySide6.QtPdf", "PySide6.Qt3DCore")
                if _findable(importlib.util, m)]
     if getattr(sys, "frozen", False) and present:
         raise AssertionError(f"should not be bundled: {present}")
-    return "none of the test tools, torch, tkinter or unused Qt modules" if not present else f"(not frozen) {present}"
+    return "none of the test tools, torch, tkinter, pyarrow or unused Qt modules" if not present else f"(not frozen) {present}"
 
 
 def _findable(util, name: str) -> bool:

@@ -201,7 +201,7 @@ def test_a_parquet_mirror_that_kept_pixels_is_refused_unless_the_layout_says_so(
     (lambda path: _write_parquet(path, [dict(_parquet_rows()[0], bbox=[0.99, 0.1, 0.9, 0.2])]),
      ["[0].bbox", "x2 < x1"]),
     (lambda path: path.write_bytes(_write_parquet(path, _parquet_rows()).read_bytes()[:-100]),
-     ["not a Parquet file pyarrow can read"]),
+     ["cannot be read as Parquet", "PAR1"]),
 ], ids=["no instruction column", "bbox null", "three numbers", "x2 before x1", "cut short"])
 def test_broken_parquet_files_are_refused_naming_file_row_and_column(project, tmp_path, change, words):
     path = tmp_path / "broken.parquet"

@@ -22,11 +22,11 @@ shard holds (decoded once, by ingest), so a shard needs memory for its pictures,
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop_app.formats import mind2web_actions as m2w
+from desktop_app.formats.parquet_rows import open_parquet, parquet_rows
 from desktop_app.formats.records import (
     EpisodeRecord,
     FormatError,
@@ -45,7 +45,6 @@ REQUIRED = ("annotation_id", "action_uid", "confirmed_task", "operation", "scree
 OPTIONAL = ("pos_candidates", "website", "domain", "subdomain", "action_reprs", "target_action_index",
             "target_action_reprs")
 BATCH_ROWS = 64  # rows converted to Python at once: a few dozen full-page screenshots
-_ERRNO = re.compile(r"\[[Ee]rrno \d+\]\s*")
 
 
 @dataclass
@@ -71,11 +70,6 @@ def shards(path: Path) -> list[Path]:
     if not path.exists():
         raise FormatError("file not found", path)
     return [path]
-
-
-def _plain(exc: BaseException) -> str:
-    text = _ERRNO.sub("", str(exc)).strip() or type(exc).__name__
-    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _text(row: dict, column: str, where: Where, name: str) -> str:
@@ -156,56 +150,23 @@ def _row(row: dict, i: int, file: Path, bases: list[Path], tasks: dict[str, _Tas
     return step
 
 
-def _open(file: Path):
-    """The shard, opened (only its footer is read); a FormatError when it is none."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    if not file.is_file():
-        raise FormatError("not a regular file (a folder, a pipe or a device?); give a .parquet file or a folder of "
-                          "them", file)
-    try:
-        return pq.ParquetFile(file)
-    except (pa.ArrowException, OSError, ValueError, MemoryError) as exc:
-        raise FormatError(f"cannot be read as Parquet ({_plain(exc)}); the file is damaged or not a Parquet file",
-                          file) from None
-
-
-def _batches(shard, file: Path, columns: list[str]):
-    """The shard's rows as dicts, BATCH_ROWS at a time; a FormatError naming the row where reading fails."""
-    import pyarrow as pa
-
-    batches, done = shard.iter_batches(batch_size=BATCH_ROWS, columns=columns), 0
-    while True:
-        try:
-            batch = next(batches, None)
-            rows = batch.to_pylist() if batch is not None else None
-        except (pa.ArrowException, OSError, ValueError, MemoryError) as exc:  # a damaged page, text not UTF-8
-            raise FormatError(f"cannot read the Parquet file at row {done} or after ({_plain(exc)}); the file is "
-                              "damaged", file) from None
-        if rows is None:
-            return
-        yield from rows
-        done += len(rows)
-
-
 def _read_shard(file: Path, options, tasks: dict[str, _Task]) -> list[StepRecord]:
     bases = image_bases(file, options.images_dir)
-    with _open(file) as shard:
-        names = shard.schema_arrow.names
+    with open_parquet(file, "give a .parquet file or a folder of them") as shard:
+        names = shard.names
         absent = [c for c in REQUIRED if c not in names]
         if absent:
             raise FormatError(f"no {', '.join(absent)} column: not a Multimodal-Mind2Web shard (it has one row per "
                               f"action with {', '.join(REQUIRED)}, ...)", file)
         columns = [*REQUIRED, *(c for c in OPTIONAL if c in names)]
-        return [_row(row, i, file, bases, tasks) for i, row in enumerate(_batches(shard, file, columns))]
+        return [_row(row, i, file, bases, tasks) for i, row in enumerate(parquet_rows(shard, file, BATCH_ROWS, columns))]
 
 
 def columns_of(file: Path) -> list[str] | None:
     """A .parquet file's column names, from its footer; None when it cannot be read."""
     try:
-        with _open(file) as shard:
-            return list(shard.schema_arrow.names)
+        with open_parquet(file) as shard:
+            return list(shard.names)
     except FormatError:
         return None
 

@@ -23,6 +23,7 @@ import hashlib
 from pathlib import Path
 
 from desktop_app.formats import box_layout
+from desktop_app.formats.parquet_rows import open_parquet, parquet_rows
 from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
@@ -31,7 +32,6 @@ from desktop_app.formats.records import (
     Where,
     got,
     image_bases,
-    is_file,
     optional,
     parse_box,
     require,
@@ -60,48 +60,20 @@ def parquet_files(path: Path) -> list[Path]:
     return [path]
 
 
-def _why(exc: Exception) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 200 else text[:200] + "..."
-
-
-def open_parquet(file: Path):
-    """The pyarrow ParquetFile, or a FormatError saying why it cannot be read (pyarrow is imported here only:
-    it takes a moment to load, and only Parquet imports need it)."""
-    import pyarrow.parquet as pq
-
-    if not is_file(file):  # a pipe would make pyarrow wait forever, a folder fails with an errno
-        raise FormatError("not a regular file (a folder, a pipe or a device?); give a .parquet file", file)
-    try:
-        return pq.ParquetFile(file)
-    except Exception as exc:  # noqa: BLE001 - pyarrow fails in many ways on a broken file; each means the same
-        raise FormatError(f"not a Parquet file pyarrow can read ({_why(exc)})", file) from None
-
-
 def columns_of(file: Path) -> list[str]:
-    return list(open_parquet(file).schema_arrow.names)
+    with open_parquet(file) as parquet:
+        return list(parquet.names)
 
 
 def _rows(file: Path):
     """Every row of the file as a dict, a batch at a time; a FormatError naming the row where reading fails."""
-    parquet = open_parquet(file)
-    names = parquet.schema_arrow.names
-    missing = [c for c in REQUIRED_COLUMNS if c not in names]
-    if missing:
-        raise FormatError(f"no column {', '.join(repr(c) for c in missing)} (its columns: {', '.join(names)}); "
-                          "this format reads the HF ScreenSpot Parquet files (bbox, instruction, image)", file)
-    batches = parquet.iter_batches(batch_size=ROWS_PER_BATCH)
-    done = 0
-    while True:
-        try:
-            batch = next(batches, None)
-            rows = batch.to_pylist() if batch is not None else None
-        except Exception as exc:  # noqa: BLE001 - a damaged page: pyarrow's errors, or text that is not UTF-8
-            raise FormatError(f"cannot read the Parquet file at row {done} or after ({_why(exc)})", file) from None
-        if rows is None:
-            return
-        yield from rows
-        done += len(rows)
+    with open_parquet(file) as parquet:
+        names = parquet.names
+        missing = [c for c in REQUIRED_COLUMNS if c not in names]
+        if missing:
+            raise FormatError(f"no column {', '.join(repr(c) for c in missing)} (its columns: {', '.join(names)}); "
+                              "this format reads the HF ScreenSpot Parquet files (bbox, instruction, image)", file)
+        yield from parquet_rows(parquet, file, ROWS_PER_BATCH)
 
 
 def _image(row: dict, where: Where, prefix: str, bases: list[Path]) -> tuple[Path, bytes | None]:

@@ -35,7 +35,7 @@ class FirstPaint(QObject):
 
     def _report(self) -> None:
         painted = time.time()
-        heavy = [name for name in ("openai", "rapidocr", "onnxruntime", "playwright", "pyqtgraph", "pyarrow")
+        heavy = [name for name in ("openai", "rapidocr", "onnxruntime", "playwright", "pyqtgraph")
                  if name in sys.modules]
         print(f"startup-probe: painted {painted:.6f}; loaded: {', '.join(heavy) or 'none of the heavy ones'}",
               flush=True)
