@@ -593,7 +593,7 @@ def check_qt_filters(spec: SpecModel, pyi: Path | None) -> Check:
             dest = template.format(q=q, lib=ext[platform][0], ext=ext[platform][1])
             if platform == "win32":
                 dest = dest.replace("/", "\\")
-            if not (ns["_unwanted"](dest, dest) or ns["_unused_plugin"](dest)):
+            if not (ns["_unwanted"](dest) or ns["_unused_plugin"](dest)):
                 kept.append(f"{what} ({dest})")
         lines.append(f"{platform}: Qt under {q}/: " + (f"would keep {', '.join(kept)}" if kept else "left out as intended"))
         if kept:
