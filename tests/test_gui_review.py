@@ -173,3 +173,16 @@ def test_a_finished_queue_says_so_and_leaving_it_returns_to_the_properties(qtbot
     key(window, "Ctrl+Shift+V")
     assert window.right_tabs.currentWidget() is window.properties
     window.close()
+
+
+def test_a_big_projects_queue_says_counting_until_the_list_is_counted(qtbot, demo_copy):
+    """Past 100,000 episodes the list shows its first 200 rows while the rest is counted off the UI thread:
+    the queue then reads "200+ samples ... (counting...)", and its size once the count arrives."""
+    window = open_window(qtbot, demo_copy)
+    key(window, "Ctrl+Shift+V")
+    panel = window.review
+    panel.show_queue(200, counting=True)  # what the panel is told while a big project's list is counted
+    assert panel.queue_state.text() == "200+ samples in the queue (counting...)."
+    window.browser.model.counted.emit()  # the count arrived
+    assert "4 samples in the queue" in panel.queue_state.text()
+    window.close()

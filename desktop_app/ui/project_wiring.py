@@ -74,6 +74,7 @@ class ProjectWiring(QObject):
                                                             "label")
         browser.episodeSelected.connect(ws.load_episode)
         browser.model.counted.connect(window.status.update_counts)  # "1/200" becomes "1/400,000" once counted
+        browser.model.counted.connect(window.reviewing.counted)  # and the review queue's "200+" its size
         browser.boxStep.connect(lambda step: (window.view.setFocus(), window.editing.cycle_box(step)))
         window.properties.boxesSelected.connect(window.step_view.list_selection)
         window.filmstrip.stepChosen.connect(ws.load_step)

@@ -85,12 +85,21 @@ class ReviewMode(QObject):
     def show_panel(self) -> None:
         if self.stack is not None and self.panel is not None:
             self.stack.setCurrentWidget(self.panel)
-            self.panel.show_queue(self.window.browser.model.rowCount())
+            self._show_queue()
+
+    def _show_queue(self) -> None:
+        model = self.window.browser.model  # a big project's list shows its first page while the rest is counted
+        self.panel.show_queue(model.rowCount(), counting=model.counting)
+
+    def counted(self) -> None:
+        """The list's count arrived (a big project): the queue's size with it."""
+        if self.on and self.panel is not None:
+            self._show_queue()
 
     def _queue_changed(self) -> None:
         if self.panel is not None:
             self.panel.update_progress()
-            self.panel.show_queue(self.window.browser.model.rowCount())
+            self._show_queue()
 
     def after_review(self, episode_id: int) -> None:
         """The sample left the pending list: show the one that took its row."""

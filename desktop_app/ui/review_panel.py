@@ -82,21 +82,22 @@ class Verdicts:
     def can_decide(self) -> bool:
         return self.ws.episode is not None
 
-    def show_queue(self, waiting: int) -> None:
+    def show_queue(self, waiting: int, counting: bool = False) -> None:
         """How many samples the list holds for review (every kind, unlike the panel's own counts), and the
-        verdict keys' buttons usable only with a sample on screen; an empty list says the queue is done."""
+        verdict keys' buttons usable only with a sample on screen; an empty list says the queue is done.
+        `counting`: the list holds its first page while the rest is counted (a big project): "200+"."""
         shown = self.ws.episode is not None
         for key in (default_key("review.accept"), default_key("review.reject"), default_key("review.regenerate")):
             if key in self.buttons:
                 self.buttons[key].setEnabled(shown)
+        size = f"{waiting:,}+ samples" if counting else f"{waiting:,} sample{'s' if waiting != 1 else ''}"
+        counted = " (counting...)" if counting else ""
         if waiting == 0:
             self.queue_state.setText("<b>Queue done</b>: no sample waits for review. Ctrl+Shift+V leaves the queue.")
         elif not shown:
-            self.queue_state.setText(f"{waiting} sample{'s' if waiting != 1 else ''} wait for review: choose one "
-                                     "in the list.")
+            self.queue_state.setText(f"{size} wait for review{counted}: choose one in the list.")
         else:
-            self.queue_state.setText(f"{waiting} sample{'s' if waiting != 1 else ''} in the queue (the list, all "
-                                     "kinds).")
+            self.queue_state.setText(f"{size} in the queue{counted or ' (the list, all kinds)'}.")
 
     def before_accept(self) -> None:
         """Save what is still being typed (panels with text fields)."""
