@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from desktop_app.formats.parquet_read import ParquetError, ParquetFile, _lz4_block, _snappy
+from desktop_app.formats.parquet_decode import _lz4_block, _snappy
+from desktop_app.formats.parquet_read import ParquetError, ParquetFile
 
 
 def read_all(path: Path, batch_size: int = 7, columns: list[str] | None = None) -> list[dict]:

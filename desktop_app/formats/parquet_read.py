@@ -37,474 +37,53 @@ from decimal import Decimal
 
 import numpy as np
 
+from desktop_app.formats.parquet_decode import (
+    BIT_PACKED,
+    BOOLEAN,
+    BYTE_ARRAY,
+    BYTE_STREAM_SPLIT,
+    DATA_PAGE,
+    DATA_PAGE_V2,
+    DELTA_BINARY_PACKED,
+    DELTA_BYTE_ARRAY,
+    DELTA_LENGTH_BYTE_ARRAY,
+    DICTIONARY_PAGE,
+    DOUBLE,
+    ENCODING_NAMES,
+    FIXED_LEN_BYTE_ARRAY,
+    FLOAT,
+    I32,
+    INT32,
+    INT64,
+    INT96,
+    MAGIC,
+    MAX_NESTING,
+    MIN_LEVELS_LIMIT,
+    NUMPY_TYPES,
+    OPTIONAL,
+    PLAIN,
+    PLAIN_DICTIONARY,
+    REPEATED,
+    REQUIRED,
+    RLE,
+    RLE_DICTIONARY,
+    TYPE_NAMES,
+    Damaged,
+    ParquetError,
+    ThriftReader,
+    byte_stream_split,
+    codec_problem,
+    decode_plain,
+    decompress,
+    delta_binary,
+    delta_lengths,
+    delta_strings,
+    rle_hybrid,
+    thrift_field,
+    unpack,
+)
+
 __all__ = ["ParquetError", "ParquetFile"]
-
-
-class ParquetError(Exception):
-    """A file that is not Parquet, is damaged, or uses something this reader does not read; the message says
-    which, in plain words, and (for the unsupported case) what the user can do."""
-
-
-class _Damaged(ParquetError):
-    """The bytes contradict the format; raised deep down and given the column and row group on the way up."""
-
-
-_MAGIC = b"PAR1"
-_MAX_NESTING = 64  # Thrift structs and schema groups; real files nest a handful of levels
-# A page may expand at most this much: deflate tops out near 1032:1, snappy and LZ4 far lower.
-_MAX_EXPANSION = 1100
-_MIN_PAGE_LIMIT = 1 << 24
-_MIN_LEVELS_LIMIT = 1 << 20  # level entries a page may hold whatever its size (an all-null page is tiny)
-_RESAVE = ('re-save the file with Snappy compression, e.g. '
-           'pyarrow.parquet.write_table(table, path, compression="snappy")')
-
-BOOLEAN, INT32, INT64, INT96, FLOAT, DOUBLE, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY = range(8)
-_TYPE_NAMES = ("BOOLEAN", "INT32", "INT64", "INT96", "FLOAT", "DOUBLE", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY")
-REQUIRED, OPTIONAL, REPEATED = 0, 1, 2
-PLAIN, PLAIN_DICTIONARY, RLE, BIT_PACKED = 0, 2, 3, 4
-DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, RLE_DICTIONARY, BYTE_STREAM_SPLIT = 5, 6, 7, 8, 9
-_ENCODING_NAMES = {0: "PLAIN", 2: "PLAIN_DICTIONARY", 3: "RLE", 4: "BIT_PACKED", 5: "DELTA_BINARY_PACKED",
-                   6: "DELTA_LENGTH_BYTE_ARRAY", 7: "DELTA_BYTE_ARRAY", 8: "RLE_DICTIONARY", 9: "BYTE_STREAM_SPLIT",
-                   10: "ALP"}
-_CODEC_NAMES = {0: "UNCOMPRESSED", 1: "SNAPPY", 2: "GZIP", 3: "LZO", 4: "BROTLI", 5: "LZ4", 6: "ZSTD", 7: "LZ4_RAW"}
-DATA_PAGE, INDEX_PAGE, DICTIONARY_PAGE, DATA_PAGE_V2 = 0, 1, 2, 3
-_NUMPY_TYPES = {INT32: np.dtype("<i4"), INT64: np.dtype("<i8"), FLOAT: np.dtype("<f4"), DOUBLE: np.dtype("<f8"),
-                INT96: np.dtype([("nanos", "<i8"), ("days", "<i4")])}
-_I32 = struct.Struct("<I")
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Thrift compact protocol: every struct is read generically into {field id: value}, so fields this reader does not
-# know are skipped by the same code that reads the ones it does.
-
-def _uvarint(buf, pos: int, end: int) -> tuple[int, int]:
-    result = shift = 0
-    for _ in range(10):  # 64 bits; a longer varint would be damage, and unbounded would be a loop on garbage
-        if pos >= end:
-            raise _Damaged("the data ends in the middle of a number")
-        byte = buf[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-    raise _Damaged("a number is longer than 64 bits")
-
-
-def _zigzag(value: int) -> int:
-    return (value >> 1) ^ -(value & 1)
-
-
-class _Thrift:
-    def __init__(self, buf, pos: int, end: int):
-        self.buf, self.pos, self.end = buf, pos, end
-
-    def _byte(self) -> int:
-        if self.pos >= self.end:
-            raise _Damaged("the metadata ends early")
-        self.pos += 1
-        return self.buf[self.pos - 1]
-
-    def _take(self, n: int) -> bytes:
-        if n < 0 or self.pos + n > self.end:
-            raise _Damaged("a metadata field runs past the end of its bytes")
-        self.pos += n
-        return bytes(self.buf[self.pos - n:self.pos])
-
-    def _int(self) -> int:
-        value, self.pos = _uvarint(self.buf, self.pos, self.end)
-        return _zigzag(value)
-
-    def read_struct(self, depth: int = 0) -> dict:
-        if depth > _MAX_NESTING:
-            raise _Damaged("the metadata is nested too deeply")
-        fields: dict[int, object] = {}
-        last = 0
-        while True:
-            head = self._byte()
-            if head == 0:
-                return fields
-            kind, delta = head & 0x0F, head >> 4
-            last = last + delta if delta else self._int()
-            if kind in (1, 2):  # a bool field carries its value in the type
-                fields[last] = kind == 1
-            else:
-                fields[last] = self._value(kind, depth)
-
-    def _value(self, kind: int, depth: int):
-        if kind in (4, 5, 6):
-            return self._int()
-        if kind == 8:
-            return self._take(self._uvarint())
-        if kind == 12:
-            return self.read_struct(depth + 1)
-        if kind == 3:
-            return int.from_bytes(self._take(1), "little", signed=True)
-        if kind in (9, 10):
-            head = self._byte()
-            size, elem = head >> 4, head & 0x0F
-            if size == 15:
-                size = self._uvarint()
-            if size > self.end - self.pos:  # every element takes at least one byte
-                raise _Damaged("a metadata list is longer than its bytes")
-            if depth > _MAX_NESTING:
-                raise _Damaged("the metadata is nested too deeply")
-            if elem in (1, 2):
-                return [b == 1 for b in self._take(size)]
-            return [self._value(elem, depth + 1) for _ in range(size)]
-        if kind == 11:
-            size = self._uvarint()
-            if size == 0:
-                return []
-            types = self._byte()
-            if 2 * size > self.end - self.pos:
-                raise _Damaged("a metadata map is longer than its bytes")
-            return [(self._value(types >> 4, depth + 1), self._value(types & 0x0F, depth + 1)) for _ in range(size)]
-        if kind == 7:
-            return struct.unpack("<d", self._take(8))[0]
-        raise _Damaged(f"unknown metadata field type {kind}")
-
-    def _uvarint(self) -> int:
-        value, self.pos = _uvarint(self.buf, self.pos, self.end)
-        return value
-
-
-def _field(fields, fid: int, kind: type, what: str, default=...):
-    """Field `fid` of a decoded struct, checked to be of the expected kind."""
-    if not isinstance(fields, dict):
-        raise _Damaged(f"the metadata holds something else where {what} should be")
-    value = fields.get(fid, default)
-    if value is ...:
-        raise _Damaged(f"the metadata lacks {what}")
-    if value is not default and (not isinstance(value, kind) or (kind is int and isinstance(value, bool))):
-        raise _Damaged(f"the metadata's {what} is of the wrong kind")
-    return value
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Decompression
-
-def _snappy(src, expected: int) -> bytearray:
-    """Raw Snappy (no framing). Literals are copied as slices, so incompressible data (PNG bytes) is quick."""
-    end = len(src)
-    length, p = _uvarint(src, 0, end)
-    if length != expected:
-        raise _Damaged(f"a Snappy page says it holds {length} bytes, its header {expected}")
-    out = bytearray(length)
-    o = 0
-    while p < end:
-        tag = src[p]
-        p += 1
-        kind = tag & 3
-        if kind == 0:
-            n = tag >> 2
-            if n >= 60:
-                extra = n - 59
-                if p + extra > end:
-                    raise _Damaged("Snappy data ends early")
-                n = int.from_bytes(src[p:p + extra], "little")
-                p += extra
-            n += 1
-            if p + n > end or o + n > length:
-                raise _Damaged("a Snappy literal runs past its data")
-            out[o:o + n] = src[p:p + n]
-            o += n
-            p += n
-            continue
-        if kind == 1:
-            if p >= end:
-                raise _Damaged("Snappy data ends early")
-            n = 4 + ((tag >> 2) & 7)
-            offset = ((tag >> 5) << 8) | src[p]
-            p += 1
-        elif kind == 2:
-            if p + 2 > end:
-                raise _Damaged("Snappy data ends early")
-            n = 1 + (tag >> 2)
-            offset = src[p] | (src[p + 1] << 8)
-            p += 2
-        else:
-            if p + 4 > end:
-                raise _Damaged("Snappy data ends early")
-            n = 1 + (tag >> 2)
-            offset = int.from_bytes(src[p:p + 4], "little")
-            p += 4
-        # the copy is written out here rather than through _copy_back: compressible pages have one per ~20 bytes
-        if offset == 0 or offset > o or o + n > length:
-            raise _Damaged("a Snappy copy points outside the data")
-        start = o - offset
-        if offset >= n:
-            out[o:o + n] = out[start:start + n]
-        else:
-            out[o:o + n] = (out[start:o] * (n // offset + 1))[:n]
-        o += n
-    if o != length:
-        raise _Damaged(f"a Snappy page holds {o} bytes, not {length}")
-    return out
-
-
-def _copy_back(out: bytearray, o: int, offset: int, n: int, length: int, codec: str) -> int:
-    if offset == 0 or offset > o or o + n > length:
-        raise _Damaged(f"a {codec} copy points outside the data")
-    start = o - offset
-    if offset >= n:
-        out[o:o + n] = out[start:start + n]
-    else:  # the copy overlaps what it writes: the last `offset` bytes repeat
-        out[o:o + n] = (out[start:o] * (n // offset + 1))[:n]
-    return o + n
-
-
-def _lz4_block(src, expected: int) -> bytearray:
-    end = len(src)
-    out = bytearray(expected)
-    o = p = 0
-    if end == 0 and expected == 0:
-        return out
-    while True:
-        if p >= end:
-            raise _Damaged("LZ4 data ends early")
-        token = src[p]
-        p += 1
-        n, p = _lz4_length(src, p, end, token >> 4)
-        if p + n > end or o + n > expected:
-            raise _Damaged("an LZ4 literal runs past its data")
-        out[o:o + n] = src[p:p + n]
-        o += n
-        p += n
-        if p == end:
-            break
-        if p + 2 > end:
-            raise _Damaged("LZ4 data ends early")
-        offset = src[p] | (src[p + 1] << 8)
-        n, p = _lz4_length(src, p + 2, end, token & 0x0F)
-        o = _copy_back(out, o, offset, n + 4, expected, "LZ4")
-    if o != expected:
-        raise _Damaged(f"an LZ4 page holds {o} bytes, not {expected}")
-    return out
-
-
-def _lz4_length(src, p: int, end: int, n: int) -> tuple[int, int]:
-    if n == 15:
-        while True:
-            if p >= end:
-                raise _Damaged("LZ4 data ends early")
-            byte = src[p]
-            p += 1
-            n += byte
-            if byte != 255:
-                break
-    return n, p
-
-
-def _codec_problem(codec: int) -> str | None:
-    """Why pages compressed with `codec` cannot be read here, or None."""
-    if codec in (0, 1, 2, 7):
-        return None
-    name = _CODEC_NAMES.get(codec, f"compression #{codec}")
-    if codec == 6:
-        try:
-            import zstandard  # noqa: F401 - optional; the installer does not ship it
-        except ImportError:
-            return f"it is compressed with ZSTD, which needs the optional 'zstandard' package; {_RESAVE}"
-        return None
-    return f"it is compressed with {name}, which this reader does not read; {_RESAVE}"
-
-
-def _decompress(codec: int, data, size: int):
-    if codec == 0:
-        if len(data) != size:
-            raise _Damaged(f"an uncompressed page holds {len(data)} bytes, its header says {size}")
-        return data
-    if size > max(_MIN_PAGE_LIMIT, _MAX_EXPANSION * len(data)):
-        raise _Damaged(f"a page of {len(data)} bytes claims to expand to {size}")
-    if codec == 1:
-        return _snappy(data, size)
-    if codec == 7:
-        return _lz4_block(data, size)
-    if codec == 2:
-        out = zlib.decompressobj(47).decompress(data, size + 1)  # 47: gzip or zlib header, either
-    else:
-        import zstandard
-
-        try:
-            out = zstandard.ZstdDecompressor().decompress(bytes(data), max_output_size=size)
-        except zstandard.ZstdError as exc:
-            raise _Damaged(f"ZSTD data is damaged ({exc})") from None
-    if len(out) != size:
-        raise _Damaged(f"a page decompresses to {len(out)} bytes, its header says {size}")
-    return out
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Encodings
-
-def _unpack(buf, pos: int, count: int, width: int, msb_first: bool = False) -> np.ndarray:
-    """`count` unsigned integers of `width` bits packed back to back (LSB first, or MSB first for BIT_PACKED)."""
-    dtype = np.uint64 if width > 32 else np.uint32
-    if count == 0 or width == 0:
-        return np.zeros(count, dtype)
-    nbytes = (count * width + 7) // 8
-    if pos < 0 or pos + nbytes > len(buf):
-        raise _Damaged("bit-packed values run past their data")
-    raw = np.frombuffer(buf, np.uint8, nbytes, pos)
-    if width == 8:
-        return raw.astype(dtype)
-    bits = np.unpackbits(raw, count=count * width, bitorder="big" if msb_first else "little").reshape(count, width)
-    if width == 1:
-        return bits[:, 0].astype(dtype)
-    shifts = np.arange(width - 1, -1, -1, dtype=dtype) if msb_first else np.arange(width, dtype=dtype)
-    return (bits.astype(dtype) << shifts).sum(axis=1, dtype=dtype)
-
-
-def _rle_hybrid(buf, pos: int, end: int, width: int, count: int) -> np.ndarray:
-    if width > 32:
-        raise _Damaged(f"a bit width of {width} is more than 32")
-    if width == 0 or count == 0:
-        return np.zeros(count, np.uint32)
-    value_bytes = (width + 7) // 8
-    parts = []
-    got = 0
-    while got < count:
-        header, pos = _uvarint(buf, pos, end)
-        if header & 1:
-            groups = header >> 1
-            take = min(groups * 8, count - got)
-            if pos + (take * width + 7) // 8 > end:
-                raise _Damaged("bit-packed values run past their data")
-            parts.append(_unpack(buf, pos, take, width))
-            pos += min(groups * width, end - pos)
-        else:
-            if pos + value_bytes > end:
-                raise _Damaged("a run of repeated values runs past its data")
-            value = int.from_bytes(buf[pos:pos + value_bytes], "little")
-            pos += value_bytes
-            take = min(header >> 1, count - got)
-            parts.append(np.full(take, value, np.uint32))
-        got += take
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-
-def _delta_binary(buf, pos: int, end: int, limit: int, bits: int) -> tuple[np.ndarray, int]:
-    """DELTA_BINARY_PACKED: at most `limit` values (int32 or int64), and where the encoded bytes end."""
-    block, pos = _uvarint(buf, pos, end)
-    minis, pos = _uvarint(buf, pos, end)
-    total, pos = _uvarint(buf, pos, end)
-    first, pos = _uvarint(buf, pos, end)
-    if block == 0 or minis == 0 or block % minis or (block // minis) % 8:
-        raise _Damaged(f"a delta block of {block} values in {minis} miniblocks is not valid")
-    if total > limit:
-        raise _Damaged(f"delta-encoded data holds {total} values where {limit} were expected")
-    per_mini = block // minis
-    mask = np.uint64((1 << 64) - 1)
-    deltas = []
-    got = 1 if total else 0
-    while got < total:
-        min_delta, pos = _uvarint(buf, pos, end)
-        min_delta = np.uint64(_zigzag(min_delta) & ((1 << 64) - 1))
-        if pos + minis > end:
-            raise _Damaged("delta-encoded data ends early")
-        widths = bytes(buf[pos:pos + minis])
-        pos += minis
-        for width in widths:
-            if got >= total:
-                break
-            if width > bits:
-                raise _Damaged(f"a delta miniblock is {width} bits wide")
-            take = min(per_mini, total - got)
-            packed = _unpack(buf, pos, take, width).astype(np.uint64)
-            pos += min(per_mini * width // 8, end - pos)
-            deltas.append((packed + min_delta) & mask)
-            got += take
-    values = np.empty(total, np.uint64)
-    if total:
-        values[0] = _zigzag(first) & ((1 << 64) - 1)
-        if deltas:
-            values[1:] = np.concatenate(deltas)
-        np.cumsum(values, out=values)  # unsigned, so it wraps around as the encoder's did
-    if bits == 32:
-        return (values & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32), pos
-    return values.view(np.int64), pos
-
-
-def _delta_lengths(buf, pos: int, end: int, count: int) -> tuple[list[bytes], int]:
-    lengths, pos = _delta_binary(buf, pos, end, count, 32)
-    if len(lengths) != count:
-        raise _Damaged(f"{len(lengths)} lengths for {count} values")
-    if count and int(lengths.min()) < 0:
-        raise _Damaged("a negative length")
-    total = int(lengths.sum(dtype=np.int64))
-    if pos + total > end:
-        raise _Damaged("byte arrays run past their page")
-    view = memoryview(buf)
-    out = []
-    for n in lengths.tolist():
-        out.append(bytes(view[pos:pos + n]))
-        pos += n
-    return out, pos
-
-
-def _delta_strings(buf, pos: int, end: int, count: int) -> list[bytes]:
-    prefixes, pos = _delta_binary(buf, pos, end, count, 32)
-    suffixes, _ = _delta_lengths(buf, pos, end, count)
-    if len(prefixes) != count:
-        raise _Damaged(f"{len(prefixes)} prefix lengths for {count} values")
-    budget = max(1 << 26, 1024 * (end - pos))  # shared prefixes can make each value long: bound the total
-    out = []
-    previous = b""
-    for prefix, suffix in zip(prefixes.tolist(), suffixes, strict=True):
-        if prefix < 0 or prefix > len(previous):
-            raise _Damaged("a shared prefix is longer than the value before it")
-        previous = previous[:prefix] + suffix
-        budget -= len(previous)
-        if budget < 0:
-            raise _Damaged("prefix-encoded values expand far beyond their page")
-        out.append(previous)
-    return out
-
-
-def _plain(ptype: int, width: int, buf, pos: int, end: int, count: int):
-    """`count` PLAIN values: a numpy array for fixed-width numbers, a list of bytes for byte arrays."""
-    if ptype == BYTE_ARRAY:
-        if 4 * count > end - pos:
-            raise _Damaged("more byte arrays than the page has room for")
-        view = memoryview(buf)
-        out = []
-        for _ in range(count):
-            if pos + 4 > end:
-                raise _Damaged("byte arrays run past their page")
-            n = _I32.unpack_from(buf, pos)[0]
-            pos += 4
-            if pos + n > end:
-                raise _Damaged("a byte array runs past its page")
-            out.append(bytes(view[pos:pos + n]))
-            pos += n
-        return out
-    if ptype == BOOLEAN:
-        nbytes = (count + 7) // 8
-        if pos + nbytes > end:
-            raise _Damaged("booleans run past their page")
-        return _unpack(buf, pos, count, 1).astype(bool)
-    if ptype == FIXED_LEN_BYTE_ARRAY:
-        if count * width > end - pos:
-            raise _Damaged("fixed-length values run past their page")
-        data = bytes(memoryview(buf)[pos:pos + count * width])
-        return [data[i:i + width] for i in range(0, count * width, width)]
-    dtype = _NUMPY_TYPES[ptype]
-    if count * dtype.itemsize > end - pos:
-        raise _Damaged("values run past their page")
-    return np.frombuffer(buf, dtype, count, pos) if count else np.zeros(0, dtype)
-
-
-def _byte_stream_split(ptype: int, width: int, buf, pos: int, end: int, count: int):
-    if count * width > end - pos:
-        raise _Damaged("values run past their page")
-    if count == 0:
-        return [] if ptype == FIXED_LEN_BYTE_ARRAY else np.zeros(0, _NUMPY_TYPES[ptype])
-    joined = np.ascontiguousarray(np.frombuffer(buf, np.uint8, count * width, pos).reshape(width, count).T)
-    if ptype == FIXED_LEN_BYTE_ARRAY:
-        data = joined.tobytes()
-        return [data[i:i + width] for i in range(0, count * width, width)]
-    return joined.view(_NUMPY_TYPES[ptype]).reshape(count)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -524,7 +103,7 @@ def _to_micros(value: int, unit: int) -> int:
 
 def _time(micros: int) -> dt.time:
     if not 0 <= micros < 86_400_000_000:
-        raise _Damaged(f"a time of day of {micros} microseconds")
+        raise Damaged(f"a time of day of {micros} microseconds")
     seconds, micro = divmod(micros, 1_000_000)
     minutes, second = divmod(seconds, 60)
     return dt.time(minutes // 60, minutes % 60, second, micro)
@@ -538,7 +117,7 @@ def _decimal(unscaled: int, scale: int) -> Decimal:
 def _annotation(se: dict) -> tuple:
     """What a leaf's values mean: ('bytes',), ('str',), ('int', bits, signed), ('date',), ('time', unit),
     ('timestamp', unit, utc), ('decimal', scale), ('float16',), or ('unsupported', type name)."""
-    logical = _field(se, 10, dict, "a logical type", None)
+    logical = thrift_field(se, 10, dict, "a logical type", None)
     if logical:
         fid, body = next(iter(logical.items()))
         if fid in (1, 4, 12):
@@ -546,28 +125,28 @@ def _annotation(se: dict) -> tuple:
         if fid in (2, 3, 11, 13, 14, 17, 18):  # MAP/LIST on a leaf, NULL, BSON, UUID, GEOMETRY, GEOGRAPHY
             return ("bytes",)
         if fid == 5:
-            return ("decimal", _field(body, 1, int, "a decimal scale"))
+            return ("decimal", thrift_field(body, 1, int, "a decimal scale"))
         if fid == 6:
             return ("date",)
         if fid in (7, 8):
-            unit_union = _field(body, 2, dict, "a time unit")
+            unit_union = thrift_field(body, 2, dict, "a time unit")
             unit = next(iter(unit_union), 0)
             if unit not in _MICROS:
                 return ("unsupported", f"time unit #{unit}")
             if fid == 7:
                 return ("time", unit)
-            return ("timestamp", unit, bool(_field(body, 1, bool, "isAdjustedToUTC", False)))
+            return ("timestamp", unit, bool(thrift_field(body, 1, bool, "isAdjustedToUTC", False)))
         if fid == 10:
-            return ("int", _field(body, 1, int, "an integer width"), bool(_field(body, 2, bool, "a sign", True)))
+            return ("int", thrift_field(body, 1, int, "an integer width"), bool(thrift_field(body, 2, bool, "a sign", True)))
         if fid == 15:
             return ("float16",)
         names = {16: "VARIANT", 19: "VECTOR"}
         return ("unsupported", names.get(fid, f"logical type #{fid}"))
-    converted = _field(se, 6, int, "a converted type", None)
+    converted = thrift_field(se, 6, int, "a converted type", None)
     if converted in (0, 4, 19):
         return ("str",)
     if converted == 5:
-        return ("decimal", _field(se, 7, int, "a decimal scale", 0))
+        return ("decimal", thrift_field(se, 7, int, "a decimal scale", 0))
     if converted == 6:
         return ("date",)
     if converted in (7, 8):
@@ -617,7 +196,7 @@ def _converter(ptype: int, width: int, ann: tuple) -> Callable[[object], list]:
         if ptype in (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY):
             return list
         return lambda a: a.tolist()
-    raise ParquetError(f"type {kind} stored as {_TYPE_NAMES[ptype]}")
+    raise ParquetError(f"type {kind} stored as {TYPE_NAMES[ptype]}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -627,9 +206,9 @@ class _Node:
     """One schema element, with the definition and repetition levels at which it is present."""
 
     def __init__(self, se: dict, parent: _Node | None):
-        name = _field(se, 4, bytes, "a field name")
+        name = thrift_field(se, 4, bytes, "a field name")
         self.name = name.decode("utf-8", "replace")
-        self.repetition = _field(se, 3, int, "a repetition", REQUIRED) if parent else REQUIRED
+        self.repetition = thrift_field(se, 3, int, "a repetition", REQUIRED) if parent else REQUIRED
         self.path = f"{parent.path}.{self.name}" if parent and parent.path else self.name if parent else ""
         self.def_level = (parent.def_level if parent else 0) + (self.repetition in (OPTIONAL, REPEATED))
         self.rep_level = (parent.rep_level if parent else 0) + (self.repetition == REPEATED)
@@ -651,8 +230,8 @@ class _Leaf:
 
     def __init__(self, node: _Node, index: int):
         self.index, self.path, self.max_def, self.max_rep = index, node.path, node.def_level, node.rep_level
-        self.ptype = _field(node.se, 1, int, f"the type of {node.path}")
-        self.width = _field(node.se, 2, int, "a type length", 0)
+        self.ptype = thrift_field(node.se, 1, int, f"the type of {node.path}")
+        self.width = thrift_field(node.se, 2, int, "a type length", 0)
         self.problem: str | None = None
         self.convert: Callable[[object], list] = list
         if node.repetition not in (REQUIRED, OPTIONAL, REPEATED):
@@ -663,7 +242,7 @@ class _Leaf:
             self.problem = f"a fixed-length byte array of length {self.width}"
         else:
             if self.ptype != FIXED_LEN_BYTE_ARRAY:
-                self.width = _NUMPY_TYPES[self.ptype].itemsize if self.ptype in _NUMPY_TYPES else 0
+                self.width = NUMPY_TYPES[self.ptype].itemsize if self.ptype in NUMPY_TYPES else 0
             try:
                 self.convert = _converter(self.ptype, self.width, _annotation(node.se))
             except ParquetError as exc:
@@ -672,21 +251,21 @@ class _Leaf:
 
 def _parse_schema(elements: list) -> tuple[_Node, list[_Node]]:
     if not elements:
-        raise _Damaged("the schema is empty")
+        raise Damaged("the schema is empty")
     leaves: list[_Node] = []
     position = 0
 
     def build(parent: _Node | None, depth: int) -> _Node:
         nonlocal position
-        if depth > _MAX_NESTING:
-            raise _Damaged("the schema is nested too deeply")
+        if depth > MAX_NESTING:
+            raise Damaged("the schema is nested too deeply")
         if position >= len(elements):
-            raise _Damaged("the schema has fewer fields than it says")
+            raise Damaged("the schema has fewer fields than it says")
         node = _Node(elements[position], parent)
         position += 1
-        count = _field(node.se, 5, int, "a child count", 0)
+        count = thrift_field(node.se, 5, int, "a child count", 0)
         if count < 0 or count > len(elements) - position:
-            raise _Damaged("the schema has fewer fields than it says")
+            raise Damaged("the schema has fewer fields than it says")
         if count == 0 and 1 in node.se:
             node.index = len(leaves)
             leaves.append(node)
@@ -695,7 +274,7 @@ def _parse_schema(elements: list) -> tuple[_Node, list[_Node]]:
 
     root = build(None, 0)
     if position != len(elements):
-        raise _Damaged("the schema has more fields than its root holds")
+        raise Damaged("the schema has more fields than its root holds")
     return root, leaves
 
 
@@ -714,10 +293,10 @@ class _Column:
     def flat(self, rows: int) -> list:
         if self.defs is None:
             if len(self.values) != rows:
-                raise _Damaged(f"{len(self.values)} values for {rows} rows")
+                raise Damaged(f"{len(self.values)} values for {rows} rows")
             return self.values
         if len(self.defs) != rows:
-            raise _Damaged(f"{len(self.defs)} entries for {rows} rows")
+            raise Damaged(f"{len(self.defs)} entries for {rows} rows")
         if len(self.values) == rows:
             return self.values
         out: list = [None] * rows
@@ -796,7 +375,7 @@ class _List:
         entries = c.flat(len(c.defs))
         starts = np.flatnonzero(c.reps == 0)
         if len(starts) != rows or (rows and starts[0] != 0):
-            raise _Damaged(f"{len(starts)} lists for {rows} rows")
+            raise Damaged(f"{len(starts)} lists for {rows} rows")
         bounds = [*starts.tolist(), len(entries)]
         out = [entries[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
         first = c.defs[starts]
@@ -873,10 +452,10 @@ class ParquetFile:
         tail = self._file.read(8)
         if tail[4:] == b"PARE":
             raise ParquetError(f"{self.path.name} is an encrypted Parquet file, which this reader does not read")
-        if head != _MAGIC or tail[4:] != _MAGIC:
+        if head != MAGIC or tail[4:] != MAGIC:
             raise ParquetError(f"{self.path.name} is not a Parquet file (or it is damaged): it does not begin "
                                "and end with PAR1")
-        footer_size = _I32.unpack(tail[:4])[0]
+        footer_size = I32.unpack(tail[:4])[0]
         if footer_size > size - 12:
             raise ParquetError(f"{self.path.name} is damaged: its footer is {footer_size} bytes long, "
                                f"more than the file holds")
@@ -885,29 +464,29 @@ class ParquetFile:
         footer = self._file.read(footer_size)
         try:
             self._read_footer(footer)
-        except (_Damaged, RecursionError, ValueError, OverflowError, MemoryError, IndexError, KeyError,
+        except (Damaged, RecursionError, ValueError, OverflowError, MemoryError, IndexError, KeyError,
                 struct.error) as exc:
             raise ParquetError(f"{self.path.name} is damaged: {_reason(exc)}") from exc
 
     def _read_footer(self, footer: bytes) -> None:
-        meta = _Thrift(footer, 0, len(footer)).read_struct()
-        if _field(meta, 8, dict, "the encryption", None) is not None:
+        meta = ThriftReader(footer, 0, len(footer)).read_struct()
+        if thrift_field(meta, 8, dict, "the encryption", None) is not None:
             raise ParquetError(f"{self.path.name} is an encrypted Parquet file, which this reader does not read")
-        self.root, leaf_nodes = _parse_schema(_field(meta, 2, list, "the schema"))
+        self.root, leaf_nodes = _parse_schema(thrift_field(meta, 2, list, "the schema"))
         self._leaves = [_Leaf(node, node.index) for node in leaf_nodes]
         self.names: list[str] = [kid.name for kid in self.root.children]
-        self.num_rows: int = _field(meta, 3, int, "the row count")
+        self.num_rows: int = thrift_field(meta, 3, int, "the row count")
         self._row_groups = []
         total = 0
-        for group in _field(meta, 4, list, "the row groups"):
-            rows = _field(group, 3, int, "a row group's row count")
-            chunks = _field(group, 1, list, "a row group's columns")
+        for group in thrift_field(meta, 4, list, "the row groups"):
+            rows = thrift_field(group, 3, int, "a row group's row count")
+            chunks = thrift_field(group, 1, list, "a row group's columns")
             if rows < 0 or len(chunks) != len(self._leaves):
-                raise _Damaged("a row group does not match the schema")
+                raise Damaged("a row group does not match the schema")
             self._row_groups.append((rows, chunks))
             total += rows
         if total != self.num_rows or self.num_rows < 0:
-            raise _Damaged(f"its row groups hold {total} rows, its footer says {self.num_rows}")
+            raise Damaged(f"its row groups hold {total} rows, its footer says {self.num_rows}")
 
     def close(self) -> None:
         self._file.close()
@@ -982,35 +561,35 @@ class ParquetFile:
                 column.for_cursor()
             out = [reader.read(columns) for _ in range(rows)]
             if any(c.pos != len(c.defs) or c.vpos != len(c.values) for c in columns.values()):
-                raise _Damaged("its levels and values do not add up to the row count")
+                raise Damaged("its levels and values do not add up to the row count")
             return out
-        except (_Damaged, IndexError, ValueError, RecursionError, MemoryError) as exc:
+        except (Damaged, IndexError, ValueError, RecursionError, MemoryError) as exc:
             raise ParquetError(f"{self.path.name} is damaged: cannot read column {name!r}, "
                                f"row group {number}: {_reason(exc)}") from exc
 
     def _read_chunk(self, number: int, leaf: _Leaf) -> _Column:
         rows, chunks = self._row_groups[number]
         try:
-            meta = _field(chunks[leaf.index], 3, dict, "the column's metadata")
-            codec = _field(meta, 4, int, "the compression")
-            problem = _codec_problem(codec)
+            meta = thrift_field(chunks[leaf.index], 3, dict, "the column's metadata")
+            codec = thrift_field(meta, 4, int, "the compression")
+            problem = codec_problem(codec)
             if problem:
                 raise ParquetError(f"Cannot read column {leaf.path!r} of {self.path.name}: {problem}")
             return self._decode_chunk(leaf, meta, codec, rows)
-        except (_Damaged, IndexError, KeyError, ValueError, struct.error, zlib.error, RecursionError,
+        except (Damaged, IndexError, KeyError, ValueError, struct.error, zlib.error, RecursionError,
                 MemoryError, OverflowError) as exc:
             raise ParquetError(f"{self.path.name} is damaged: cannot read column {leaf.path!r}, "
                                f"row group {number}: {_reason(exc)}") from exc
 
     def _decode_chunk(self, leaf: _Leaf, meta: dict, codec: int, rows: int) -> _Column:
-        if _field(meta, 1, int, "the column's type") != leaf.ptype:
-            raise _Damaged("the column chunk's type differs from the schema's")
-        total = _field(meta, 5, int, "the value count")
-        size = _field(meta, 7, int, "the column chunk's size")
-        start = _field(meta, 9, int, "the data page offset")
-        dictionary_at = _field(meta, 11, int, "the dictionary page offset", None)
+        if thrift_field(meta, 1, int, "the column's type") != leaf.ptype:
+            raise Damaged("the column chunk's type differs from the schema's")
+        total = thrift_field(meta, 5, int, "the value count")
+        size = thrift_field(meta, 7, int, "the column chunk's size")
+        start = thrift_field(meta, 9, int, "the data page offset")
+        dictionary_at = thrift_field(meta, 11, int, "the dictionary page offset", None)
         if total < rows or (leaf.max_rep == 0 and total != rows):
-            raise _Damaged(f"{total} values for {rows} rows")
+            raise Damaged(f"{total} values for {rows} rows")
         if total == 0:  # writers leave odd offsets on chunks with no pages worth reading
             return _Column(leaf, np.zeros(0, np.uint32) if leaf.max_def else None,
                            np.zeros(0, np.uint32) if leaf.max_rep else None, [])
@@ -1018,77 +597,77 @@ class ParquetFile:
         offsets = [offset for offset in (start, dictionary_at) if offset is not None and offset >= 4]
         start = min(offsets, default=0)
         if start < 4 or size < 0 or start + size > self._data_end:
-            raise _Damaged("the column chunk lies outside the file's data")
+            raise Damaged("the column chunk lies outside the file's data")
         self._file.seek(start)
         chunk = self._file.read(size)
         if len(chunk) != size:
-            raise _Damaged("the file ended while reading a column chunk")
+            raise Damaged("the file ended while reading a column chunk")
         buf = memoryview(chunk)
         pos = seen = 0
         dictionary = None
         defs_parts, reps_parts, values = [], [], []
         while seen < total:
             if pos >= size:
-                raise _Damaged(f"the column chunk ends after {seen} of its {total} values")
-            reader = _Thrift(buf, pos, size)
+                raise Damaged(f"the column chunk ends after {seen} of its {total} values")
+            reader = ThriftReader(buf, pos, size)
             header = reader.read_struct()
             pos = reader.pos
-            kind = _field(header, 1, int, "a page type")
-            usize = _field(header, 2, int, "a page size")
-            csize = _field(header, 3, int, "a page size")
+            kind = thrift_field(header, 1, int, "a page type")
+            usize = thrift_field(header, 2, int, "a page size")
+            csize = thrift_field(header, 3, int, "a page size")
             if csize < 0 or usize < 0 or pos + csize > size:
-                raise _Damaged("a page runs past the end of its column chunk")
+                raise Damaged("a page runs past the end of its column chunk")
             page = buf[pos:pos + csize]
             pos += csize
             if kind == DICTIONARY_PAGE:
-                head = _field(header, 7, dict, "the dictionary page header")
-                count = _field(head, 1, int, "the dictionary size")
-                if _field(head, 2, int, "the dictionary encoding") not in (PLAIN, PLAIN_DICTIONARY) or count < 0:
-                    raise _Damaged("the dictionary page is not PLAIN-encoded")
-                body = _decompress(codec, page, usize)
-                dictionary = leaf.convert(_plain(leaf.ptype, leaf.width, body, 0, len(body), count))
+                head = thrift_field(header, 7, dict, "the dictionary page header")
+                count = thrift_field(head, 1, int, "the dictionary size")
+                if thrift_field(head, 2, int, "the dictionary encoding") not in (PLAIN, PLAIN_DICTIONARY) or count < 0:
+                    raise Damaged("the dictionary page is not PLAIN-encoded")
+                body = decompress(codec, page, usize)
+                dictionary = leaf.convert(decode_plain(leaf.ptype, leaf.width, body, 0, len(body), count))
                 continue
             if kind not in (DATA_PAGE, DATA_PAGE_V2):
                 continue  # index pages and page types newer than this reader carry nothing it needs
             v2 = kind == DATA_PAGE_V2
-            head = _field(header, 8 if v2 else 5, dict, "the data page header")
-            count = _field(head, 1, int, "a page's value count")
-            if not 0 <= count <= total - seen or count > max(_MIN_LEVELS_LIMIT, 64 * usize):
-                raise _Damaged(f"a page claims {count} values")
+            head = thrift_field(header, 8 if v2 else 5, dict, "the data page header")
+            count = thrift_field(head, 1, int, "a page's value count")
+            if not 0 <= count <= total - seen or count > max(MIN_LEVELS_LIMIT, 64 * usize):
+                raise Damaged(f"a page claims {count} values")
             if v2:
-                encoding = _field(head, 4, int, "a page encoding")
-                def_size = _field(head, 5, int, "the definition levels' size")
-                rep_size = _field(head, 6, int, "the repetition levels' size")
+                encoding = thrift_field(head, 4, int, "a page encoding")
+                def_size = thrift_field(head, 5, int, "the definition levels' size")
+                rep_size = thrift_field(head, 6, int, "the repetition levels' size")
                 if def_size < 0 or rep_size < 0 or def_size + rep_size > min(csize, usize):
-                    raise _Damaged("a page's levels are larger than the page")
-                reps = (_rle_hybrid(page, 0, rep_size, leaf.max_rep.bit_length(), count)
+                    raise Damaged("a page's levels are larger than the page")
+                reps = (rle_hybrid(page, 0, rep_size, leaf.max_rep.bit_length(), count)
                         if leaf.max_rep else None)
-                defs = (_rle_hybrid(page, rep_size, rep_size + def_size, leaf.max_def.bit_length(), count)
+                defs = (rle_hybrid(page, rep_size, rep_size + def_size, leaf.max_def.bit_length(), count)
                         if leaf.max_def else None)
                 data = page[rep_size + def_size:]
                 data_size = usize - rep_size - def_size
-                if _field(head, 7, bool, "the compressed flag", True):
-                    body = _decompress(codec, data, data_size)
+                if thrift_field(head, 7, bool, "the compressed flag", True):
+                    body = decompress(codec, data, data_size)
                 elif len(data) != data_size:
-                    raise _Damaged("an uncompressed page's size differs from its header's")
+                    raise Damaged("an uncompressed page's size differs from its header's")
                 else:
                     body = data
                 p = 0
             else:
-                encoding = _field(head, 2, int, "a page encoding")
-                body = _decompress(codec, page, usize)
+                encoding = thrift_field(head, 2, int, "a page encoding")
+                body = decompress(codec, page, usize)
                 p = 0
                 reps = defs = None
                 if leaf.max_rep:
-                    reps, p = _levels_v1(body, p, _field(head, 4, int, "a level encoding"), leaf.max_rep, count)
+                    reps, p = _levels_v1(body, p, thrift_field(head, 4, int, "a level encoding"), leaf.max_rep, count)
                 if leaf.max_def:
-                    defs, p = _levels_v1(body, p, _field(head, 3, int, "a level encoding"), leaf.max_def, count)
+                    defs, p = _levels_v1(body, p, thrift_field(head, 3, int, "a level encoding"), leaf.max_def, count)
             if reps is not None and count and int(reps.max()) > leaf.max_rep:
-                raise _Damaged("a repetition level is above the column's maximum")
+                raise Damaged("a repetition level is above the column's maximum")
             present = count
             if defs is not None:
                 if count and int(defs.max()) > leaf.max_def:
-                    raise _Damaged("a definition level is above the column's maximum")
+                    raise Damaged("a definition level is above the column's maximum")
                 present = int(np.count_nonzero(defs == leaf.max_def))
             values.extend(self._page_values(leaf, encoding, body, p, present, dictionary))
             if defs is not None:
@@ -1106,41 +685,41 @@ class ParquetFile:
         ptype = leaf.ptype
         if encoding in (PLAIN_DICTIONARY, RLE_DICTIONARY):
             if dictionary is None:
-                raise _Damaged("a dictionary-encoded page comes without a dictionary")
+                raise Damaged("a dictionary-encoded page comes without a dictionary")
             if count == 0:
                 return []
             if pos >= end:
-                raise _Damaged("a dictionary-encoded page is empty")
-            indices = _rle_hybrid(body, pos + 1, end, body[pos], count)
+                raise Damaged("a dictionary-encoded page is empty")
+            indices = rle_hybrid(body, pos + 1, end, body[pos], count)
             if int(indices.max()) >= len(dictionary):
-                raise _Damaged("a dictionary index points past the dictionary")
+                raise Damaged("a dictionary index points past the dictionary")
             return [dictionary[i] for i in indices.tolist()]
         if encoding == PLAIN:
-            raw = _plain(ptype, leaf.width, body, pos, end, count)
+            raw = decode_plain(ptype, leaf.width, body, pos, end, count)
         elif encoding == RLE and ptype == BOOLEAN:
             if pos + 4 > end:
-                raise _Damaged("a boolean page ends early")
-            length = _I32.unpack_from(body, pos)[0]
+                raise Damaged("a boolean page ends early")
+            length = I32.unpack_from(body, pos)[0]
             if pos + 4 + length > end:
-                raise _Damaged("run-length booleans run past their page")
-            raw = _rle_hybrid(body, pos + 4, pos + 4 + length, 1, count).astype(bool)
+                raise Damaged("run-length booleans run past their page")
+            raw = rle_hybrid(body, pos + 4, pos + 4 + length, 1, count).astype(bool)
         elif encoding == DELTA_BINARY_PACKED and ptype in (INT32, INT64):
-            raw, _ = _delta_binary(body, pos, end, count, 32 if ptype == INT32 else 64)
+            raw, _ = delta_binary(body, pos, end, count, 32 if ptype == INT32 else 64)
         elif encoding == DELTA_LENGTH_BYTE_ARRAY and ptype == BYTE_ARRAY:
-            raw, _ = _delta_lengths(body, pos, end, count)
+            raw, _ = delta_lengths(body, pos, end, count)
         elif encoding == DELTA_BYTE_ARRAY and ptype in (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY):
-            raw = _delta_strings(body, pos, end, count)
+            raw = delta_strings(body, pos, end, count)
             if ptype == FIXED_LEN_BYTE_ARRAY and any(len(v) != leaf.width for v in raw):
-                raise _Damaged("a fixed-length value has the wrong length")
+                raise Damaged("a fixed-length value has the wrong length")
         elif encoding == BYTE_STREAM_SPLIT and ptype in (INT32, INT64, FLOAT, DOUBLE, FIXED_LEN_BYTE_ARRAY):
-            raw = _byte_stream_split(ptype, leaf.width, body, pos, end, count)
+            raw = byte_stream_split(ptype, leaf.width, body, pos, end, count)
         else:
-            name = _ENCODING_NAMES.get(encoding, f"encoding #{encoding}")
-            raise ParquetError(f"Column {leaf.path!r} uses the {name} encoding for {_TYPE_NAMES[ptype]} values, "
+            name = ENCODING_NAMES.get(encoding, f"encoding #{encoding}")
+            raise ParquetError(f"Column {leaf.path!r} uses the {name} encoding for {TYPE_NAMES[ptype]} values, "
                                "which this reader does not read; save the file again with pyarrow's default "
                                "settings")
         if len(raw) != count:
-            raise _Damaged(f"a page holds {len(raw)} values where its levels say {count}")
+            raise Damaged(f"a page holds {len(raw)} values where its levels say {count}")
         return leaf.convert(raw)
 
 
@@ -1148,15 +727,15 @@ def _levels_v1(body, pos: int, encoding: int, max_level: int, count: int) -> tup
     width = max_level.bit_length()
     if encoding == RLE:
         if pos + 4 > len(body):
-            raise _Damaged("a page ends in its levels")
-        length = _I32.unpack_from(body, pos)[0]
+            raise Damaged("a page ends in its levels")
+        length = I32.unpack_from(body, pos)[0]
         pos += 4
         if pos + length > len(body):
-            raise _Damaged("a page's levels run past the page")
-        return _rle_hybrid(body, pos, pos + length, width, count), pos + length
+            raise Damaged("a page's levels run past the page")
+        return rle_hybrid(body, pos, pos + length, width, count), pos + length
     if encoding == BIT_PACKED:
-        return _unpack(body, pos, count, width, msb_first=True), pos + (count * width + 7) // 8
-    raise _Damaged(f"levels in the {_ENCODING_NAMES.get(encoding, encoding)} encoding")
+        return unpack(body, pos, count, width, msb_first=True), pos + (count * width + 7) // 8
+    raise Damaged(f"levels in the {ENCODING_NAMES.get(encoding, encoding)} encoding")
 
 
 def _join(parts: list[np.ndarray]) -> np.ndarray:
@@ -1172,6 +751,6 @@ def _reason(exc: BaseException) -> str:
         return "it needs more memory than there is"
     if isinstance(exc, RecursionError):
         return "it is nested too deeply"
-    if isinstance(exc, _Damaged):
+    if isinstance(exc, Damaged):
         return str(exc)
     return f"its data is inconsistent ({type(exc).__name__}: {exc})"
