@@ -44,6 +44,16 @@ def demo_copy(tmp_path):
     return path
 
 
+def varint(n: int) -> bytes:
+    """An unsigned LEB128 varint, as protobuf and Thrift's compact protocol write them (for files built by hand)."""
+    out = bytearray()
+    while True:
+        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
+        n >>= 7
+        if not n:
+            return bytes(out)
+
+
 def make_image(path: Path, size=(200, 100), color="white", fmt=None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     Image.new("RGB", size, color).save(path, format=fmt)

@@ -27,7 +27,7 @@ from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
 from desktop_app.store.project import Project
 
-from conftest import make_image, snapshot
+from conftest import make_image, snapshot, varint
 
 DATA = Path(__file__).parent / "data" / "formats"
 AC_LINE = json.loads((DATA / "androidcontrol" / "data.jsonl").read_text(encoding="utf-8"))
@@ -239,17 +239,8 @@ def _masked(data: bytes) -> bytes:
     return struct.pack("<I", ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF)
 
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
-
-
 def _delimited(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+    return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
 def _example(features: dict[str, list]) -> bytes:
@@ -258,7 +249,7 @@ def _example(features: dict[str, list]) -> bytes:
     entries = b""
     for name, values in features.items():
         if values and isinstance(values[0], int):
-            feature = _delimited(3, _delimited(1, b"".join(_varint(v) for v in values)))
+            feature = _delimited(3, _delimited(1, b"".join(varint(v) for v in values)))
         else:
             feature = _delimited(1, b"".join(_delimited(1, v) for v in values))
         entries += _delimited(1, _delimited(1, name.encode()) + _delimited(2, feature))

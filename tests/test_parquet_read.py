@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from desktop_app.formats.parquet_decode import _lz4_block, _snappy
 from desktop_app.formats.parquet_read import ParquetError, ParquetFile
 
+from conftest import varint
+
 
 def read_all(path: Path, batch_size: int = 7, columns: list[str] | None = None) -> list[dict]:
     with ParquetFile(path) as f:
@@ -262,17 +264,8 @@ def test_zstd_gives_advice(tmp_path):
 # ---------------------------------------------------------------------------------------------------------------
 # Files written by hand: the older list and map layouts, BIT_PACKED levels, unknown metadata and pages
 
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        out.append((n & 0x7F) | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out)
-
-
 def _zz(n: int) -> bytes:
-    return _varint((n << 1) ^ (n >> 63))
+    return varint((n << 1) ^ (n >> 63))
 
 
 _KIND = {"i32": 5, "i64": 6, "bin": 8, "list": 9, "struct": 12, "double": 7}
@@ -294,14 +287,14 @@ def _thrift_value(kind: str, value) -> bytes:
     if kind in ("i32", "i64"):
         return _zz(value)
     if kind == "bin":
-        return _varint(len(value)) + value
+        return varint(len(value)) + value
     if kind == "double":
         return struct.pack("<d", value)
     if kind == "struct":
         return _thrift(value)
     elem, items = value
     head = bytes([(len(items) << 4) | _KIND[elem]]) if len(items) < 15 else bytes([0xF0 | _KIND[elem]]) + \
-        _varint(len(items))
+        varint(len(items))
     return head + b"".join(_thrift_value(elem, item) for item in items)
 
 
@@ -313,7 +306,7 @@ def _levels(levels: list[int], max_level: int, bit_packed: bool) -> bytes:
         return bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
     padded = levels + [0] * (-len(levels) % 8)
     packed = sum(v << (i * width) for i, v in enumerate(padded)).to_bytes(len(padded) * width // 8, "little")
-    body = _varint((len(padded) // 8) << 1 | 1) + packed
+    body = varint((len(padded) // 8) << 1 | 1) + packed
     return struct.pack("<I", len(body)) + body
 
 
