@@ -189,3 +189,17 @@ def test_a_screenshot_already_in_the_project_is_named_as_the_one_kept(project, t
     assert (report.episodes, report.duplicate_images_skipped) == (1, 1)
     assert report.duplicates == [("copy.png", "original.png, already in the project")]
     assert _screen_sources(project) == ["new.png", "original.png"]
+
+
+def test_control_characters_from_a_file_are_written_out_in_the_message(project, tmp_path):
+    """A NUL or an escape sequence in a value would cut a dialog's message short or drive the terminal: the
+    message writes them out (\\x00, \\x1b) and keeps its own line breaks (found by the importer fuzzer)."""
+    make_image(tmp_path / "a.png", size=(300, 200))
+    record = {"id": "e1", "goal": "Tap it", "steps": [{"image": "a.png", "actions": [
+        {"box": [1, 1, 5, 5], "label": "gold\x00\x1b[2Jx"}]}]}
+    (tmp_path / "e.jsonl").write_text(json.dumps(record) + "\n")
+    with pytest.raises(FormatError) as caught:
+        import_path(project, tmp_path / "e.jsonl", "screenlab")
+    message = str(caught.value)
+    assert "unknown label 'gold\\x00\\x1b[2Jx'" in message
+    assert not any(ord(c) < 32 and c not in "\n\t" for c in message)

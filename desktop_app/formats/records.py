@@ -37,7 +37,9 @@ class FormatError(ValueError):
             where.append(f"line {self.line}")
         if self.field:
             where.append(f"field '{self.field}'")
-        return (", ".join(where) + ": " if where else "") + self.message
+        # text from the file (a value, a key, a path) may hold control characters: written out, a NUL or an
+        # escape sequence can neither cut the message short in a dialog nor drive the terminal; lines stay lines
+        return _UNPRINTABLE.sub(_escaped, (", ".join(where) + ": " if where else "") + self.message)
 
 
 @dataclass(frozen=True)
@@ -398,12 +400,17 @@ def _kind_name(kind) -> str:
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_UNPRINTABLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # control characters but line feeds and tabs
+
+
+def _escaped(match: re.Match) -> str:
+    return f"\\x{ord(match.group()):02x}"
 
 
 def visible(text: str) -> str:
     """Text from a file for a message with its control characters written out (a NUL in a path as \\x00): a
     terminal or a dialog would otherwise cut the message there or show nothing."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _CONTROL.sub(_escaped, text)
 
 
 def shown(value: Any, limit: int = 80) -> str:
