@@ -135,8 +135,15 @@ def ocr() -> str:
     if len(words) < 3:
         raise AssertionError(f"only {len(words)} words on {image.name}")
     sample = " ".join(w.text for w in words[:6])
-    return (f"{len(models)} models, load {loaded:.2f} s, {len(words)} words on {image.name} in "
-            f"{time.perf_counter() - started:.2f} s: {sample!r}")
+    took = time.perf_counter() - started
+    dumped = ""
+    if os.environ.get("SCREENLAB_OCR_DUMP"):  # the smoke test compares it with the source tree's OCR
+        from ocr_outputs import dump
+
+        dump(Path(os.environ["SCREENLAB_OCR_DUMP"]), limit=int(os.environ.get("SCREENLAB_OCR_DUMP_SCREENS", "6")),
+             quiet=True)
+        dumped = f"; OCR of the first demo screens written to {os.environ['SCREENLAB_OCR_DUMP']}"
+    return f"{len(models)} models, load {loaded:.2f} s, {len(words)} words on {image.name} in {took:.2f} s: {sample!r}{dumped}"
 
 
 @check("opencv / numpy")

@@ -10,7 +10,8 @@
 #     opens it; second start: opens it again) - exit code 0, "smoke: ok", the screenshot is a PNG,
 #     the demo project exists, no crash log was written - and reports the start-up times,
 #   * `screenlab --bundle-selfcheck`: OCR models, migrations, templates, Playwright driver (and a
-#     render with the installed Chromium, if any), openai client, Qt plugins, excluded packages.
+#     render with the installed Chromium, if any), openai client, Qt plugins, excluded packages,
+#   * the bundle's OCR of the first 6 demo screens against the source tree's (.venv, or SCREENLAB_DEV_PYTHON).
 #
 #   packaging/smoke_test.sh [path/to/ScreenLab-...tar.gz | path/to/ScreenLab-folder]
 #
@@ -115,10 +116,26 @@ run_smoke second
 echo
 echo "== bundle self-check"
 set +e
-"${NET[@]}" "${ENV[@]}" "$APP" --bundle-selfcheck 2>&1 | sed 's/^/  | /'
+"${NET[@]}" "${ENV[@]}" "SCREENLAB_OCR_DUMP=$WORK/bundle-ocr.json" "$APP" --bundle-selfcheck 2>&1 | sed 's/^/  | /'
 rc=${PIPESTATUS[0]}
 set -e
 [[ $rc == 0 ]] || fail "bundle self-check (exit code $rc)"
+
+# The bundle's OCR against the source tree's, screen by screen at full precision: a library built our own way
+# (RELEASE=1: OpenCV, numpy) or a model file bundled wrong must not change what OCR reads.
+DEV_PYTHON="${SCREENLAB_DEV_PYTHON:-$ROOT/.venv/bin/python}"
+if [[ -f "$WORK/bundle-ocr.json" && -x "$DEV_PYTHON" ]]; then
+    echo
+    echo "== OCR of the first 6 demo screens: the bundle against the source tree ($DEV_PYTHON)"
+    same=1
+    (cd "$ROOT" && "$DEV_PYTHON" packaging/ocr_outputs.py dump "$WORK/source-ocr.json" --limit 6 >/dev/null &&
+        "$DEV_PYTHON" packaging/ocr_outputs.py diff "$WORK/source-ocr.json" "$WORK/bundle-ocr.json") \
+        >"$WORK/ocr-diff.txt" 2>&1 || same=0
+    sed 's/^/  | /' "$WORK/ocr-diff.txt"
+    [[ $same == 1 ]] || fail "the bundle's OCR differs from the source tree's (see above)"
+else
+    echo "  (OCR not compared with the source tree: no $DEV_PYTHON; set SCREENLAB_DEV_PYTHON)"
+fi
 
 if command -v xvfb-run >/dev/null && command -v xwininfo >/dev/null && [[ "${NO_X11:-0}" != 1 ]]; then
     echo

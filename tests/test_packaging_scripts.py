@@ -128,3 +128,22 @@ def test_lowest_macos_version_a_wheel_needs():
     assert check._lowest_macos(qt, "x86_64")[0] == (13, 0)
     old_python = [{"filename": "numpy-2.4.6-cp310-cp310-macosx_11_0_arm64.whl"}]
     assert check._lowest_macos(old_python, "arm64") is None  # cp310-only wheels do not fit 3.11
+
+
+def test_the_ocr_comparison_names_a_screen_whose_words_differ(tmp_path):
+    """packaging/ocr_outputs.py: what the smoke test uses to say a rebuilt library changed nothing OCR reads."""
+    import json
+    import subprocess
+
+    word = {"text": "Search", "quad": [[1.0, 2.0], [3.0, 2.0], [3.0, 4.0], [1.0, 4.0]], "conf": 0.9731, "kind": "text"}
+    screens = {"a.png": {"words": [word], "proposals": []}, "b.png": {"words": [], "proposals": []}}
+    same, moved = tmp_path / "same.json", tmp_path / "moved.json"
+    for path, shift in ((same, 0.0), (moved, 1e-9)):  # a billionth of a pixel is a difference
+        changed = {**screens, "a.png": {"words": [{**word, "quad": [[1.0 + shift, 2.0], *word["quad"][1:]]}],
+                                        "proposals": []}}
+        path.write_text(json.dumps({"libraries": {}, "images": changed}))
+    script = [sys.executable, str(ROOT / "packaging" / "ocr_outputs.py"), "diff"]
+    agree = subprocess.run([*script, str(same), str(same)], capture_output=True, text=True)
+    differ = subprocess.run([*script, str(same), str(moved)], capture_output=True, text=True)
+    assert agree.returncode == 0 and "identical on 2/2 screens" in agree.stdout
+    assert differ.returncode == 1 and "differs: a.png" in differ.stdout and "identical on 1/2" in differ.stdout
