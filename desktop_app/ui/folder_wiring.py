@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from desktop_app.formats.folder_open import FolderReport, checked_folder, folder_project, open_folder
 from desktop_app.formats.records import FormatError
 from desktop_app.store.project import is_project_folder, is_url
+from desktop_app.ui import busy_worker
 from desktop_app.ui.tasks import Task
 
 if TYPE_CHECKING:
@@ -85,6 +86,16 @@ class FolderWiring(QObject):
         task.finished.connect(lambda report: self._finished(task, report))
         task.failed.connect(lambda exc: self._failed(task, exc))
         window.status.folder_importing(f"Opening {folder.name}…", 0, 0)
+        busy_worker.started()  # no full collection in the worker between two batches (a 150 ms stall)
+        done = []
+
+        def ended(*_) -> None:  # once per task, however it ends
+            if not done:
+                done.append(True)
+                busy_worker.ended()
+
+        task.finished.connect(ended)
+        task.failed.connect(ended)
         task.start()
         return True
 
@@ -109,6 +120,7 @@ class FolderWiring(QObject):
             if report.screens > 0:
                 self.shown = True
                 window.projects.open(self.target)
+                busy_worker.freeze_heap()  # what the open made (list, scene, panels) is long-lived too
             return
         if window.browser is not None and _same(window.project.folder if window.project else None, self.target):
             before = window.browser.model.rowCount()

@@ -9,14 +9,9 @@ the event queue is never flooded, and a burst of answers costs one repaint.
 
 Keeping the UI thread responsive while the runner's threads work in the same process (they
 share one GIL; measured with benchmarks/ui_latency.py):
-* Starting a run freezes the garbage collector's view of the heap (gc.freeze()). Otherwise a
-  full collection - every live object of the application, ~180,000 of them - starts in the
-  runner's thread as it allocates its first requests and holds the GIL for ~110 ms: the UI froze
-  for that long right after Start. Frozen objects are only never *collected*; they are the
-  long-lived application state anyway (young garbage is collected first).
-* While runs stream, the GIL switch interval is 1 ms instead of 5 (restored after the last run):
-  the UI thread gives the GIL up on every SQLite and many Qt calls and then waits up to one
-  interval to get it back from the busy runner threads.
+* Starting a run freezes the garbage collector's view of the heap, and while runs stream the GIL
+  switch interval is 1 ms (ui/busy_worker.py: without the freeze a full collection of the ~180,000
+  live objects started in the runner's thread and froze the UI for ~110 ms right after Start).
 * The HTTP stack is imported and warmed up in a Task when a controller is created (a project opens),
   not by the first request of the first run.
 
@@ -28,9 +23,7 @@ skips every sample that already has an answer.
 from __future__ import annotations
 
 import copy
-import gc
 import logging
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -43,12 +36,11 @@ from desktop_app.runs.engine import USER_ERRORS
 from desktop_app.runs.state import RunProgress
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
+from desktop_app.ui import busy_worker
 from desktop_app.ui.tasks import Task
 
 log = logging.getLogger(__name__)
 INTERVAL_MS = 100
-RUNNING_SWITCH_INTERVAL = 0.001  # seconds; see the module docstring
-_streaming = {"runs": 0, "saved": None}  # process-wide: every controller's running jobs together
 
 
 _warm_up = {"started": False}
@@ -79,22 +71,6 @@ def warm_up_network_stack() -> None:
             log.debug("warm-up failed", exc_info=True)
 
     Task(lambda _progress: work(), name="network-warm-up").start()
-
-
-def _run_started() -> None:
-    if _streaming["runs"] == 0:
-        gc.collect(1)  # young garbage first (milliseconds), then the rest of the heap is frozen
-        gc.freeze()
-        _streaming["saved"] = sys.getswitchinterval()
-        sys.setswitchinterval(min(_streaming["saved"], RUNNING_SWITCH_INTERVAL))
-    _streaming["runs"] += 1
-
-
-def _run_ended() -> None:
-    _streaming["runs"] = max(0, _streaming["runs"] - 1)
-    if _streaming["runs"] == 0 and _streaming["saved"] is not None:
-        sys.setswitchinterval(_streaming["saved"])
-        _streaming["saved"] = None
 
 
 @dataclass
@@ -182,7 +158,7 @@ class RunController(QObject):
                 job.finished = True
 
         job.task = Task(lambda _progress: work(), self, name=f"run-{run_id}")
-        _run_started()
+        busy_worker.started()
         self._jobs[run_id] = job
         job.task.start()
         self._timer.start()
@@ -243,7 +219,7 @@ class RunController(QObject):
                 self.predictionsChanged.emit(run_id)
             if finished:
                 del self._jobs[run_id]
-                _run_ended()
+                busy_worker.ended()
                 if status is not None:
                     self._last[run_id] = status
                 if job.error:
