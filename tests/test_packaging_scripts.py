@@ -147,3 +147,33 @@ def test_the_ocr_comparison_names_a_screen_whose_words_differ(tmp_path):
     differ = subprocess.run([*script, str(same), str(moved)], capture_output=True, text=True)
     assert agree.returncode == 0 and "identical on 2/2 screens" in agree.stdout
     assert differ.returncode == 1 and "differs: a.png" in differ.stdout and "identical on 1/2" in differ.stdout
+
+
+def test_a_wheel_built_for_the_release_is_kept_and_found_again(tmp_path):
+    """packaging/wheel_cache.sh, which the minimal-OpenCV and no-BLAS numpy builds share: a built wheel is kept
+    under a folder named by version and flags, and the next build with the same flags finds it instead."""
+    import subprocess
+
+    built = tmp_path / "work"
+    built.mkdir()
+    (built / "demo-1.0-py3-none-any.whl").write_bytes(b"PK wheel")
+    script = f"""
+        set -euo pipefail
+        export SCREENLAB_BUILD_CACHE={tmp_path / "cache"}
+        source {ROOT / "packaging" / "wheel_cache.sh"}
+        wheel_cache_folder demo 1.0 1 -Dfoo=off -Dbar=on
+        mkdir -p "$OUT"
+        keep_wheel build_demo {built} "demo-*.whl" "$(date +%s)" -Dfoo=off -Dbar=on
+        wheel_cache_folder demo 1.0 1 -Dfoo=off -Dbar=on
+        print_cached_wheel build_demo "demo-*.whl"
+        echo "not found"
+    """
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.splitlines()
+    kept = Path(out[1])
+    assert out[0].startswith("build_demo: built in") and kept.name == "demo-1.0-py3-none-any.whl"
+    assert out[2:] == ["build_demo: cached, nothing to build", str(kept)]  # found: the script stopped there
+    assert (kept.parent / "flags.txt").read_text() == "-Dfoo=off\n-Dbar=on\n" and not any(built.iterdir())
+    (built / "demo-1.0-py3-none-any.whl").write_bytes(b"PK wheel")
+    other = subprocess.run(["bash", "-c", script.replace("-Dbar=on", "-Dbar=off")], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    assert Path(other[1]).parent != kept.parent  # other flags: another folder, built again

@@ -15,7 +15,6 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 PYTHON="${PYTHON:-python3.11}"
 NICE="${NICE:-19}"
-CACHE_ROOT="${SCREENLAB_BUILD_CACHE:-$HOME/.cache/screenlab-build}"
 
 VERSION="${NUMPY_VERSION:-$(sed -nE 's/^ *"numpy==([^"]+)".*/\1/p' "$ROOT/pyproject.toml" | head -1)}"
 [[ -n "$VERSION" ]] || { echo "build_numpy_noblas: no numpy pin in $ROOT/pyproject.toml" >&2; exit 1; }
@@ -23,14 +22,10 @@ VERSION="${NUMPY_VERSION:-$(sed -nE 's/^ *"numpy==([^"]+)".*/\1/p' "$ROOT/pyproj
 # meson options of numpy's build (numpy's meson.options): no BLAS, no LAPACK, and say that is meant
 FLAGS=(-Csetup-args=-Dblas=none -Csetup-args=-Dlapack=none -Csetup-args=-Dallow-noblas=true)
 RECIPE=1  # bump when the steps below change
-HASH="$(printf '%s\n' "$VERSION" "$RECIPE" "${FLAGS[@]}" | sha256sum | cut -c1-10)"
-OUT="$CACHE_ROOT/numpy/$VERSION-$HASH"
-existing=$(ls "$OUT"/numpy-*.whl 2>/dev/null | head -1 || true)
-if [[ -n "$existing" ]]; then
-  echo "build_numpy_noblas: cached, nothing to build"
-  echo "$existing"
-  exit 0
-fi
+# shellcheck source=../wheel_cache.sh
+source "$HERE/../wheel_cache.sh"
+wheel_cache_folder numpy "$VERSION" "$RECIPE" "${FLAGS[@]}"
+print_cached_wheel build_numpy_noblas "numpy-*.whl"
 
 echo "build_numpy_noblas: building numpy $VERSION without BLAS with $PYTHON, nice $NICE (about 8 minutes here; cached afterwards)"
 mkdir -p "$OUT"
@@ -43,9 +38,4 @@ if ! nice -n "$NICE" "$PYTHON" -m pip wheel -v --disable-pip-version-check --no-
   echo "build_numpy_noblas: FAILED after $(( $(date +%s) - started )) s (log: $OUT/build.log)" >&2
   exit 1
 fi
-wheel=$(ls "$WORK"/numpy-*.whl | head -1)
-mv "$wheel" "$OUT/"
-wheel="$OUT/$(basename "$wheel")"
-printf '%s\n' "${FLAGS[@]}" >"$OUT/flags.txt"
-echo "build_numpy_noblas: built in $(( $(date +%s) - started )) s, $(du -h "$wheel" | cut -f1)"
-echo "$wheel"
+keep_wheel build_numpy_noblas "$WORK" "numpy-*.whl" "$started" "${FLAGS[@]}"

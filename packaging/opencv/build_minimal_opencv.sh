@@ -58,14 +58,11 @@ FLAGS=(
 
 # The cache key: the version, the flags and RECIPE (bump it when the steps below change, e.g. the patch).
 RECIPE=1
-HASH="$(printf '%s\n' "$VERSION" "$RECIPE" "${FLAGS[@]}" | sha256sum | cut -c1-10)"
-OUT="$CACHE_ROOT/opencv/$VERSION-$HASH"
-existing=$(ls "$OUT"/opencv_python_headless-*.whl 2>/dev/null | head -1 || true)
-if [[ -n "$existing" ]]; then
-  echo "build_minimal_opencv: cached, nothing to build"
-  echo "$existing"
-  exit 0
-fi
+# shellcheck source=../wheel_cache.sh
+source "$HERE/../wheel_cache.sh"
+wheel_cache_folder opencv "$VERSION" "$RECIPE" "${FLAGS[@]}"
+print_cached_wheel build_minimal_opencv "opencv_python_headless-*.whl"
+HASH="${OUT##*-}"  # the flags hash, for the messages and the version label below
 
 echo "build_minimal_opencv: building opencv-python-headless $VERSION (flags $HASH) with $PYTHON, -j$JOBS, nice $NICE"
 echo "build_minimal_opencv: about 10 minutes on 2 idle cores (20 on a loaded machine); cached afterwards"
@@ -136,9 +133,4 @@ if ! ENABLE_HEADLESS=1 OPENCV_PYTHON_SKIP_GIT_COMMANDS=1 \
   echo "build_minimal_opencv: FAILED after $(( $(date +%s) - started )) s (log: $OUT/build.log)" >&2
   exit 1
 fi
-wheel=$(ls "$WORK"/dist/opencv_python_headless-*.whl | head -1)
-mv "$wheel" "$OUT/"
-wheel="$OUT/$(basename "$wheel")"
-printf '%s\n' "${FLAGS[@]}" >"$OUT/flags.txt"
-echo "build_minimal_opencv: built in $(( $(date +%s) - started )) s, $(du -h "$wheel" | cut -f1)"
-echo "$wheel"
+keep_wheel build_minimal_opencv "$WORK/dist" "opencv_python_headless-*.whl" "$started" "${FLAGS[@]}"
