@@ -178,6 +178,21 @@ def new_location(backend, tmp_path, request):
 
 
 @pytest.fixture
+def team(backend, tmp_path, request):
+    """A new empty project and its people, lena (lead), rita (reviewer), ana and ben (annotators), on each
+    back end in turn: on PostgreSQL four logins of the test server (tests/team_server.py)."""
+    from team_server import make_team
+
+    if backend == "sqlite":
+        made = make_team("sqlite", tmp_path / "team", None)
+    else:
+        server = request.getfixturevalue("pg_server")
+        made = make_team("postgresql", server.new_database(), tmp_path / "media", server)
+    yield made
+    made.close()
+
+
+@pytest.fixture
 def any_project(new_location):
     """A new empty project on each back end in turn."""
     from desktop_app.store.project import Project

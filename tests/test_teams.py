@@ -7,8 +7,8 @@ from sqlalchemy import select
 
 from desktop_app.formats.transfer import import_path
 from desktop_app.store import audit, edits
-from desktop_app.store.models import ActionBox, Assignment, Episode, Step
-from desktop_app.store.project import Project
+from desktop_app.store.models import ActionBox, Adjudication, Assignment, AuditEntry, Episode, Step
+from desktop_app.store.project import NotAllowed, Project
 from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes, project_counts
 from desktop_app.store.work_states import states_of
 from desktop_app.teams import adjudication, assignment, progress
@@ -17,12 +17,12 @@ from conftest import make_image
 
 
 @pytest.fixture
-def team_project(any_project, tmp_path):
-    """Ten unlabelled screens."""
+def team_project(team, tmp_path):
+    """Ten unlabelled screens, imported by the lead; the team's projects opened by person (tests/team_server.py)."""
     for i in range(10):
         make_image(tmp_path / "shots" / f"s{i:02}.png", size=(400, 300), color=(i * 20, 40, 90))
-    import_path(any_project, tmp_path / "shots", "images")
-    return any_project
+    import_path(team.open("lena"), tmp_path / "shots", "images")
+    return team
 
 
 def _queue(project, who, *states):
@@ -36,44 +36,57 @@ def _step(project, episode_id):
 
 
 def test_assign_with_overlap_gives_each_annotator_their_queue_and_blind_copies(team_project):
-    project = team_project
-    report = assignment.assign(project, EpisodeFilter(), ["ann", "bob"], overlap=0.2, lead="lead", seed=3)
+    lena, ana, ben = (team_project.open(who) for who in ("lena", "ana", "ben"))
+    report = assignment.assign(lena, EpisodeFilter(), ["ana", "ben"], overlap=0.2, seed=3)
     assert (report.samples, report.double, report.already_assigned) == (10, 2, 0)
-    assert report.per_annotator == {"ann": 6, "bob": 6}  # 5 each in turn, plus both on the 2 doubled
-    ann, bob = _queue(project, "ann"), _queue(project, "bob")
-    assert len(ann) == len(bob) == 6
-    ann_copies = [e for e in ann if e.kind == "copy"]
-    bob_copies = [e for e in bob if e.kind == "copy"]
-    assert len(ann_copies) == len(bob_copies) == 2
+    assert report.per_annotator == {"ana": 6, "ben": 6}  # 5 each in turn, plus both on the 2 doubled
+    mine, bens = _queue(ana, "ana"), _queue(ben, "ben")
+    assert len(mine) == len(bens) == 6
+    ana_copies = [e for e in mine if e.kind == "copy"]
+    ben_copies = [e for e in bens if e.kind == "copy"]
+    assert len(ana_copies) == len(ben_copies) == 2
     # the same two samples, each person on their own copy; nobody else's copy in a queue
-    assert {e.meta["copy_of"] for e in ann_copies} == {e.meta["copy_of"] for e in bob_copies}
-    assert not {e.id for e in ann} & {e.id for e in bob}
+    assert {e.meta["copy_of"] for e in ana_copies} == {e.meta["copy_of"] for e in ben_copies}
+    assert not {e.id for e in mine} & {e.id for e in bens}
     # copies are not samples: the project's list, runs and exports still see ten
-    with project.reading() as s:
+    with lena.reading() as s:
         assert count_episodes(s, EpisodeFilter()) == 10
     # assigning again gives out nothing twice
-    again = assignment.assign(project, EpisodeFilter(), ["cat"], lead="lead")
+    again = assignment.assign(lena, EpisodeFilter(), ["rita"])
     assert (again.samples, again.already_assigned) == (0, 10)
+    if team_project.on_server:
+        # an annotator's list holds their own work only: the server shows ana nothing of ben's
+        with ana.reading() as s:
+            assert count_episodes(s, EpisodeFilter()) == 4  # her samples labelled in place
+            assert _queue(ana, "ben") == []
+        with pytest.raises(NotAllowed, match="only the team's lead gives out work"):
+            assignment.assign(ana, EpisodeFilter(), ["ana"])
+        with pytest.raises(ValueError, match="not in this project's team: Ana"):
+            assignment.assign(lena, EpisodeFilter(), ["Ana"])
 
 
 def test_states_done_and_skipped_per_annotator_with_progress_and_time(team_project):
-    project = team_project
-    assignment.assign(project, EpisodeFilter(), ["ann", "bob"], lead="lead")
-    first, second, third = _queue(project, "ann")[:3]
-    edits.create_boxes(project, _step(project, first.id).id,
-                       [{"x1": 10, "y1": 10, "x2": 60, "y2": 40, "label": "gold"}], actor="ann")
-    assignment.note_work(project, first.id, 42.0, edited=True, annotator="ann")
-    assignment.set_state(project, first.id, "done", annotator="ann")
+    lena, ana = team_project.open("lena"), team_project.open("ana")
+    assignment.assign(lena, EpisodeFilter(), ["ana", "ben"])
+    first, second, third = _queue(ana, "ana")[:3]
+    edits.create_boxes(ana, _step(ana, first.id).id, [{"x1": 10, "y1": 10, "x2": 60, "y2": 40, "label": "gold"}])
+    assignment.note_work(ana, first.id, 42.0, edited=True)
+    assignment.set_state(ana, first.id, "done")
     with pytest.raises(ValueError, match="reason"):
-        assignment.set_state(project, second.id, "skipped", annotator="ann")
-    assignment.set_state(project, second.id, "skipped", annotator="ann", reason="screen is blank")
-    assignment.note_work(project, third.id, 5000.0, edited=True, annotator="ann")  # lunch: capped
-    assert [e.id for e in _queue(project, "ann", "done")] == [first.id]
-    assert [e.id for e in _queue(project, "ann", "skipped")] == [second.id]
-    assert [e.id for e in _queue(project, "ann", "in progress")] == [third.id]
-    assert len(_queue(project, "ann", "to do")) == len(_queue(project, "ann", "unlabelled")) == 2
-    with project.reading() as s:
-        shown = states_of(s, [first.id, second.id, third.id], annotator="ann")
+        assignment.set_state(ana, second.id, "skipped")
+    assignment.set_state(ana, second.id, "skipped", reason="screen is blank")
+    assignment.note_work(ana, third.id, 5000.0, edited=True)  # lunch: capped
+    assert [e.id for e in _queue(ana, "ana", "done")] == [first.id]
+    assert [e.id for e in _queue(ana, "ana", "skipped")] == [second.id]
+    assert [e.id for e in _queue(ana, "ana", "in progress")] == [third.id]
+    assert len(_queue(ana, "ana", "to do")) == len(_queue(ana, "ana", "unlabelled")) == 2
+    # done is final for her: a second look adds no time, and (on a server) she cannot reopen it herself
+    assignment.note_work(ana, first.id, 30.0, edited=False)
+    if team_project.on_server:
+        with pytest.raises(edits.EditRefused, match="final for you"):
+            assignment.set_state(ana, first.id, "in_progress")
+    with lena.reading() as s:
+        shown = states_of(s, [first.id, second.id, third.id], annotator="ana")
         overall = states_of(s, [first.id], annotator=None)
         # the same states through the overall filter the list uses when no annotator is chosen
         assert [e.id for e in list_episodes(s, EpisodeFilter(work_states=("done",)))] == [first.id]
@@ -81,109 +94,139 @@ def test_states_done_and_skipped_per_annotator_with_progress_and_time(team_proje
         assert count_episodes(s, EpisodeFilter(work_states=("unlabelled",))) == 0
         assert count_episodes(s, EpisodeFilter(work_states=("to do",))) == 7
     assert [shown[i][0] for i in (first.id, second.id, third.id)] == ["done", "skipped", "in progress"]
-    assert overall[first.id] == ("done", "ann")
-    ann_progress = {p.annotator: p for p in progress.progress(project)}["ann"]
-    assert (ann_progress.assigned, ann_progress.done, ann_progress.skipped, ann_progress.in_progress) == (5, 1, 1, 1)
-    assert ann_progress.seconds == 42.0 + assignment.MAX_VISIT_S
-    assert ann_progress.median_s_per_done == 42.0
+    assert overall[first.id] == ("done", "ana")
+    ana_progress = {p.annotator: p for p in progress.progress(lena)}["ana"]
+    assert (ana_progress.assigned, ana_progress.done, ana_progress.skipped, ana_progress.in_progress) == (5, 1, 1, 1)
+    assert ana_progress.seconds == 42.0 + assignment.MAX_VISIT_S
+    assert ana_progress.median_s_per_done == 42.0
+    # the lead reopens it; then it is hers again
+    assignment.set_state(lena, first.id, "in_progress", annotator="ana")
+    assignment.set_state(ana, first.id, "done")
 
 
 def test_marking_an_unassigned_imported_screen_done_works_for_a_one_person_project(team_project):
-    project = team_project
+    project = team_project.open("lena")
     with project.reading() as s:
         episode = list_episodes(s, EpisodeFilter(), 0, 1)[0]
-    assignment.set_state(project, episode.id, "done", annotator="solo")
+    assignment.set_state(project, episode.id, "done")
     with project.reading() as s:
-        assert states_of(s, [episode.id])[episode.id] == ("done", "solo")
+        assert states_of(s, [episode.id])[episode.id] == ("done", "lena")
         assert count_episodes(s, EpisodeFilter(work_states=("done",))) == 1
 
 
-def _label_copy(project, copy_id, who, boxes):
+def test_a_typo_in_a_name_makes_no_new_annotator_and_an_annotator_speaks_only_for_herself(team_project):
+    lena, ben = team_project.open("lena"), team_project.open("ben")
+    assignment.assign(lena, EpisodeFilter(), ["ana", "ben"], overlap=1.0)
+    ben_copy = _queue(ben, "ben")[0]
+    with pytest.raises(ValueError, match="'Ana' is not in this project's team"):
+        assignment.set_state(lena, ben_copy.id, "done", annotator="Ana")
+    if team_project.on_server:  # on SQLite one person is everyone
+        with pytest.raises(ValueError, match="you can only act on your own work, not ana's"):
+            assignment.set_state(ben, ben_copy.id, "done", annotator="ana")
+    with lena.reading() as s:
+        assert {a.annotator for a in s.execute(select(Assignment)).scalars()} == {"ana", "ben"}
+        assert all(a.state == "todo" for a in s.execute(select(Assignment)).scalars())
+
+
+def _label_copy(project, copy_id, boxes):
     step = _step(project, copy_id)
     edits.create_boxes(project, step.id, [{"x1": b[0], "y1": b[1], "x2": b[2], "y2": b[3], "label": b[4]}
-                                          for b in boxes], actor=who)
-    assignment.set_state(project, copy_id, "done", annotator=who)
+                                          for b in boxes])
+    assignment.set_state(project, copy_id, "done")
 
 
 def test_agreement_and_adjudication_on_the_overlap(team_project):
-    project = team_project
-    assignment.assign(project, EpisodeFilter(), ["ann", "bob"], overlap=0.2, lead="lead", seed=3)
-    ann = {e.meta["copy_of"]: e.id for e in _queue(project, "ann") if e.kind == "copy"}
-    bob = {e.meta["copy_of"]: e.id for e in _queue(project, "bob") if e.kind == "copy"}
-    one, two = sorted(ann)
-    # sample one: both box the same button, one calls it gold, the other distracted; ann also boxes a link
-    _label_copy(project, ann[one], "ann", [(10, 10, 110, 50, "gold"), (200, 200, 260, 230, "other")])
-    # blind: before bob is done, there is nothing to adjudicate and the versions are not shown
-    with pytest.raises(ValueError, match="bob still labelling"):
-        adjudication.adjudicate(project, one, take="ann", lead="lead")
-    assert progress.awaiting_adjudication(project) == []
-    _label_copy(project, bob[one], "bob", [(12, 8, 112, 52, "distracted")])
+    lena, ana, ben, rita = (team_project.open(who) for who in ("lena", "ana", "ben", "rita"))
+    assignment.assign(lena, EpisodeFilter(), ["ana", "ben"], overlap=0.2, seed=3)
+    anas = {e.meta["copy_of"]: e.id for e in _queue(ana, "ana") if e.kind == "copy"}
+    bens = {e.meta["copy_of"]: e.id for e in _queue(ben, "ben") if e.kind == "copy"}
+    one, two = sorted(anas)
+    # sample one: both box the same button, one calls it gold, the other distracted; ana also boxes a link
+    _label_copy(ana, anas[one], [(10, 10, 110, 50, "gold"), (200, 200, 260, 230, "other")])
+    # blind: before ben is done, there is nothing to adjudicate and the versions are not shown
+    with pytest.raises(ValueError, match="ben still labelling"):
+        adjudication.adjudicate(lena, one, take="ana")
+    assert progress.awaiting_adjudication(lena) == []
+    # her finished copy is kept as she finished it, for everyone
+    with pytest.raises(edits.EditRefused, match="ana's copy, marked done"):
+        edits.create_boxes(lena, _step(lena, anas[one]).id, [{"x1": 1, "y1": 1, "x2": 9, "y2": 9, "label": "gold"}])
+    _label_copy(ben, bens[one], [(12, 8, 112, 52, "distracted")])
     # sample two: the same gold box on both sides
-    _label_copy(project, ann[two], "ann", [(50, 50, 150, 90, "gold")])
-    _label_copy(project, bob[two], "bob", [(52, 50, 150, 92, "gold")])
-    assert progress.awaiting_adjudication(project) == [one, two]
+    _label_copy(ana, anas[two], [(50, 50, 150, 90, "gold")])
+    _label_copy(ben, bens[two], [(52, 50, 150, 92, "gold")])
+    assert progress.awaiting_adjudication(lena) == [one, two]
 
-    result = adjudication.team_agreement(project)
+    result = adjudication.team_agreement(lena)
     (pair,) = result["pairs"]
     assert (pair.annotator_a, pair.annotator_b, pair.matched, pair.unmatched_a, pair.unmatched_b) == \
-        ("ann", "bob", 2, 1, 0)
+        ("ana", "ben", 2, 1, 0)
     assert (pair.label_agree, pair.observed) == (1, 0.5)
     assert result["samples"] == 2
+    if team_project.on_server:  # only the lead decides
+        for who in (ben, rita):
+            with pytest.raises(NotAllowed, match="only the team's lead adjudicates"):
+                adjudication.adjudicate(who, one, take="ben")
 
-    # the lead takes bob's version of one and merges on two: ann's box only
-    adjudication.adjudicate(project, one, take="bob", lead="lead")
-    ann_two = adjudication.versions(project, two)[0].boxes[0][0]
-    adjudication.adjudicate(project, two, boxes=[ann_two.id], lead="lead")
-    with project.reading() as s:
+    # the lead takes ben's version of one and merges on two: ana's box only
+    adjudication.adjudicate(lena, one, take="ben")
+    ana_two = adjudication.versions(lena, two)[0].boxes[0][0]
+    adjudication.adjudicate(lena, two, boxes=[ana_two.id])
+    with lena.reading() as s:
         labels = {e: [(b.label, b.author, b.meta.get("adjudicated_from")) for b in
                       s.execute(select(ActionBox).join(Step).where(Step.episode_id == e)).scalars()]
                   for e in (one, two)}
-        assert states_of(s, [one, two]) == {one: ("done", "ann, bob"), two: ("done", "ann, bob")}
-    assert [(lab, who) for lab, who, _ in labels[one]] == [("distracted", "bob")]
-    assert labels[two] == [("gold", "ann", ann_two.id)]
+        assert states_of(s, [one, two]) == {one: ("done", "ana, ben"), two: ("done", "ana, ben")}
+        leads = {a.episode_id: a.lead for a in s.execute(select(Adjudication)).scalars()}
+    assert leads == {one: "lena", two: "lena"}
+    assert [(lab, who) for lab, who, _ in labels[one]] == [("distracted", "ben")]
+    assert labels[two] == [("gold", "ana", ana_two.id)]
     # every version kept: the copies still hold their boxes
-    assert len(adjudication.versions(project, one)[0].boxes[0]) == 2
-    assert progress.awaiting_adjudication(project) == []
+    assert len(adjudication.versions(lena, one)[0].boxes[0]) == 2
+    assert progress.awaiting_adjudication(lena) == []
     # the project's counts are its labels: the two adjudicated boxes, not the five in the copies
-    with project.reading() as s:
+    with lena.reading() as s:
         counts = project_counts(s)
     assert (counts["episodes"], counts["actions"], counts["double_annotation_copies"]) == (10, 2, 4)
     assert counts["actions_by_label"] == {"distracted": 1, "gold": 1}
 
 
 def test_a_stale_write_is_refused_and_names_who_changed_the_screen(team_project):
-    project = team_project
-    with project.reading() as s:
+    lena, rita = team_project.open("lena"), team_project.open("rita")
+    with lena.reading() as s:
         episode = list_episodes(s, EpisodeFilter(), 0, 1)[0]
-    step = _step(project, episode.id)
-    loaded = episode.version  # both annotators opened the screen at this version
-    (box,) = edits.create_boxes(project, step.id, [{"x1": 1, "y1": 1, "x2": 30, "y2": 30, "label": "gold"}],
-                                actor="ann", expected_version=loaded)
-    with pytest.raises(edits.StaleEdit, match="ann changed this screen") as caught:
-        edits.create_boxes(project, step.id, [{"x1": 5, "y1": 5, "x2": 50, "y2": 50, "label": "other"}],
-                           actor="bob", expected_version=loaded)
+    step = _step(lena, episode.id)
+    loaded = episode.version  # both opened the screen at this version
+    (box,) = edits.create_boxes(lena, step.id, [{"x1": 1, "y1": 1, "x2": 30, "y2": 30, "label": "gold"}],
+                                expected_version=loaded)
+    with pytest.raises(edits.StaleEdit, match="lena changed this screen") as caught:
+        edits.create_boxes(rita, step.id, [{"x1": 5, "y1": 5, "x2": 50, "y2": 50, "label": "other"}],
+                           expected_version=loaded)
     assert caught.value.actual == loaded + 1
     with pytest.raises(edits.StaleEdit):
-        edits.update_boxes(project, [(box.id, {"label": "other"})], actor="bob", expected_version=loaded)
+        edits.update_boxes(rita, [(box.id, {"label": "other"})], expected_version=loaded)
     with pytest.raises(edits.StaleEdit):
-        edits.update_episode(project, episode.id, {"goal": "bob's goal"}, actor="bob", expected_version=loaded)
-    # nothing of bob's landed; with the reloaded version his edit goes through
-    with project.reading() as s:
+        edits.update_episode(rita, episode.id, {"goal": "rita's goal"}, expected_version=loaded)
+    # nothing of rita's landed; with the reloaded version her edit goes through
+    with lena.reading() as s:
         assert [b.label for b in s.execute(select(ActionBox)).scalars()] == ["gold"]
         assert s.get(Episode, episode.id).goal == ""
-    edits.update_boxes(project, [(box.id, {"label": "other"})], actor="bob", expected_version=loaded + 1)
-    with project.reading() as s:
+    edits.update_boxes(rita, [(box.id, {"label": "other"})], expected_version=loaded + 1)
+    with lena.reading() as s:
         start = {}
         assert audit.replay_boxes(s, start, 0) == audit.stored_boxes(s)
+        assert [e.actor for e in s.execute(select(AuditEntry).where(AuditEntry.entity == "action_box")
+                                           .order_by(AuditEntry.id)).scalars()] == ["lena", "rita"]
 
 
 def test_a_copy_of_a_sample_cannot_be_marked_by_someone_without_it(team_project):
-    project = team_project
-    assignment.assign(project, EpisodeFilter(), ["ann", "bob"], overlap=1.0, lead="lead")
-    with project.reading() as s:
-        copy = s.execute(select(Assignment).where(Assignment.annotator == "ann")).scalars().first()
+    lena = team_project.open("lena")
+    assignment.assign(lena, EpisodeFilter(), ["ana", "ben"], overlap=1.0)
+    with lena.reading() as s:
+        copy = s.execute(select(Assignment).where(Assignment.annotator == "ana")).scalars().first()
     with pytest.raises(ValueError, match="is a copy, not a sample"):
-        assignment.set_state(project, copy.copy_id, "done", annotator="cat")
+        assignment.set_state(lena, copy.copy_id, "done")
+    with pytest.raises(ValueError, match="labelled blind on copies by ana, ben"):
+        assignment.set_state(lena, copy.episode_id, "done")
 
 
 def test_a_server_password_is_never_in_the_project_url(pg_server, tmp_path, monkeypatch):
@@ -201,48 +244,87 @@ def test_a_server_password_is_never_in_the_project_url(pg_server, tmp_path, monk
 
 
 def test_the_team_flow_through_the_command_line_on_postgresql(pg_server, tmp_path, monkeypatch, capsys):
-    """Init on the server (the password from the environment, never typed), import, assign with overlap,
-    two people label and finish through the API as their own identity, the lead reads progress and
-    agreement and adjudicates: the same core every door uses."""
-    from desktop_app import api
+    """Every person on their own login, through the CLI only: the owner creates the project and adds a lead
+    (the password printed once); the lead imports, adds two annotators and assigns with overlap; each
+    annotator reads their screen's version, draws with it and finishes; the lead reads progress and
+    agreement and adjudicates. An annotator's attempt to adjudicate is refused in one line."""
     from desktop_app.cli.main import main
 
-    url = pg_server.new_database().replace(":team-secret@", "@")
-    monkeypatch.setenv("SCREENLAB_DB_PASSWORD", "team-secret")
-    where = [url, "--media", str(tmp_path / "media")]
+    from team_server import PEOPLE
+
+    owner_url = pg_server.new_database()
+    url = owner_url.replace(":team-secret@", "@")
+    media = ["--media", str(tmp_path / "media")]
+    passwords = {"screenlab": "team-secret"}
+
+    def as_(who, *argv):
+        monkeypatch.setenv("SCREENLAB_DB_PASSWORD", passwords[who])
+        monkeypatch.setenv("SCREENLAB_USER", "not-who-the-server-says")
+        person_url = url.replace("//screenlab@", f"//{who}@")
+        command, *rest = argv
+        words = command.split()
+        return main([*words, person_url, *media, *rest])
+
+    def password_printed() -> str:
+        out = capsys.readouterr().out
+        return next(line.split(": ", 1)[1] for line in out.splitlines() if "password (shown once" in line)
+
     for i in range(4):
         make_image(tmp_path / "shots" / f"s{i}.png", size=(300, 200), color=(i * 50, 10, 10))
-    assert main(["init", *where]) == 0
-    assert main(["import", *where, str(tmp_path / "shots"), "--format", "images", "--quiet"]) == 0
-    assert main(["team", "assign", *where, "ann,bob", "--overlap", "0.5"]) == 0
-    assert "4 samples given out (2 to two annotators, blind)" in capsys.readouterr().out
-    project = api.open_project(url, tmp_path / "media")
-    for who, label in (("ann", "gold"), ("bob", "distracted")):
-        monkeypatch.setenv("SCREENLAB_USER", who)
-        for e in api.queue(project, who):
-            if e.kind == "copy":
-                _label_copy(project, e.id, who, [(10, 10, 80, 40, label)])
-            else:
-                assert main(["team", "state", *where, "skipped", e.key, "--reason", "blank screen"]) == 0
-    monkeypatch.setenv("SCREENLAB_USER", "lead")
+    assert as_("screenlab", "init") == 0
+    with Project.open(owner_url, tmp_path / "media") as owner, owner.engine.begin() as conn:
+        for who in PEOPLE:
+            conn.exec_driver_sql(f'DROP ROLE IF EXISTS "{who}"')
     capsys.readouterr()
-    assert main(["team", "progress", *where]) == 0
+    assert as_("screenlab", "team add-member", "lena", "--role", "lead") == 0
+    passwords["lena"] = password_printed()
+    assert as_("lena", "import", str(tmp_path / "shots"), "--format", "images", "--quiet") == 0
+    for who in ("ana", "ben"):
+        capsys.readouterr()
+        assert as_("lena", "team add-member", who) == 0
+        passwords[who] = password_printed()
+    assert as_("lena", "team assign", "ana,ben", "--overlap", "0.5") == 0
+    assert "4 samples given out (2 to two annotators, blind)" in capsys.readouterr().out
+    for who, label in (("ana", "gold"), ("ben", "distracted")):
+        capsys.readouterr()
+        assert as_(who, "team whoami") == 0
+        assert capsys.readouterr().out.strip() == f"{who} (annotator)"
+        with Project.open(url.replace("//screenlab@", f"//{who}:{passwords[who]}@"), tmp_path / "media") as mine:
+            queue = [(e.id, e.key, e.kind, _step(mine, e.id).id) for e in _queue(mine, who)]
+        for episode, key, kind, step in queue:
+            if kind == "copy":
+                capsys.readouterr()
+                assert as_(who, "boxes show", str(step)) == 0
+                version = int(capsys.readouterr().out.split(" at version ")[1].split()[0])
+                assert as_(who, "boxes add", str(step), "10,10,80,40", "--label", label,
+                           "--expected-version", str(version)) == 0
+                assert as_(who, "team state", "done", key) == 0
+            else:
+                assert as_(who, "team state", "skipped", key, "--reason", "blank screen") == 0
+    capsys.readouterr()
+    assert as_("lena", "team progress") == 0
     out = capsys.readouterr().out
     assert "2 double-annotated samples wait for adjudication" in out
-    assert [line.split()[:6] for line in out.splitlines()[1:3]] == [["ann", "3", "0", "0", "2", "1"],
-                                                                 ["bob", "3", "0", "0", "2", "1"]]
-    assert main(["team", "agreement", *where]) == 0
+    assert [line.split()[:6] for line in out.splitlines()[1:3]] == [["ana", "3", "0", "0", "2", "1"],
+                                                                 ["ben", "3", "0", "0", "2", "1"]]
+    assert as_("lena", "team agreement") == 0
     out = capsys.readouterr().out
-    assert "ann / bob: 2 screens, 2 boxes matched, unmatched 0 / 0, box F1 1.000, label agreement 0.000" in out
-    sample = api.awaiting_adjudication(project)[0]
-    assert main(["team", "adjudicate", *where, str(sample), "--take", "bob"]) == 0
-    assert main(["team", "adjudicate", *where, str(sample)]) == 2
-    assert api.awaiting_adjudication(project) != [] and sample not in api.awaiting_adjudication(project)
-    with project.reading() as s:
-        labels = [b.label for b in s.execute(select(ActionBox).join(Step).where(Step.episode_id == sample))
+    assert "ana / ben: 2 screens, 2 boxes matched, unmatched 0 / 0, box F1 1.000, label agreement 0.000" in out
+    with Project.open(url.replace("//screenlab@", f"//lena:{passwords['lena']}@"), tmp_path / "media") as lead:
+        sample = progress.awaiting_adjudication(lead)[0]
+    capsys.readouterr()
+    assert as_("ben", "team adjudicate", str(sample), "--take", "ben") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "only the team's lead adjudicates" in err
+    assert as_("lena", "team adjudicate", str(sample), "--take", "ben") == 0
+    assert "adjudicated by lena" in capsys.readouterr().out
+    assert as_("lena", "team adjudicate", str(sample)) == 2
+    with Project.open(owner_url, tmp_path / "media") as owner, owner.reading() as s:
+        labels = [(b.label, b.author) for b in s.execute(select(ActionBox).join(Step).where(Step.episode_id == sample))
                   .scalars()]
-    project.close()
-    assert labels == ["distracted"]
+        actors = {e.actor for e in s.execute(select(AuditEntry)).scalars()}
+    assert labels == [("distracted", "ben")]
+    assert actors == {"screenlab", "lena", "ana", "ben"}  # never the name in SCREENLAB_USER
 
 
 def test_a_failed_import_leaves_a_server_project_exactly_as_it_was(any_project, tmp_path):

@@ -17,12 +17,49 @@ from desktop_app.cli.common import add_filters, add_project, filter_of, open_pro
 # Errors caused by the user's input: reported in one line, exit status 2. Named by module, and looked up only
 # in modules already loaded: an error whose module was never imported cannot have been raised.
 USER_ERRORS = (("desktop_app.formats.records", "FormatError"), ("desktop_app.store.project", "ProjectError"),
-               ("desktop_app.store.migrate", "SchemaTooNew"), ("desktop_app.agents.profiles", "ProfileError"))
+               ("desktop_app.store.migrate", "SchemaTooNew"), ("desktop_app.store.migrate", "SchemaNeedsOwner"),
+               ("desktop_app.agents.profiles", "ProfileError"))
+
+
+USER_ERRORS += (("desktop_app.store.project", "NotAllowed"), ("desktop_app.store.edits", "EditConflict"))
+SERVER_DOWN = 3  # the exit status when the database server cannot be reached or refuses the login
 
 
 def is_user_error(exc: BaseException) -> bool:
     return any(isinstance(exc, cls) for module, name in USER_ERRORS
                if (cls := getattr(sys.modules.get(module), name, None)) is not None)
+
+
+_LOGIN_REFUSED = ("password authentication failed", "no password supplied", "does not exist",
+                  "permission denied for database", "pg_hba.conf")
+
+
+def server_trouble(exc: BaseException) -> str | None:
+    """One line for a database server that cannot be reached or refuses the login (the full traceback goes to
+    the crash log); None for anything else."""
+    errors = sys.modules.get("sqlalchemy.exc")
+    if errors is None or not isinstance(exc, errors.OperationalError | errors.InterfaceError):
+        return None
+    from desktop_app.secrets import redact
+    from desktop_app.store.project import is_connection_lost
+
+    first = redact(str(getattr(exc, "orig", exc)) or type(exc).__name__).strip().splitlines()
+    reason = first[0] if first else type(exc).__name__
+    if any(words in reason for words in _LOGIN_REFUSED):
+        return (f"the database server refused the login: {reason} (your password comes from "
+                "SCREENLAB_DB_PASSWORD or this computer's keyring; a lead can reset it)")
+    if is_connection_lost(exc):
+        return f"cannot reach the database server: {reason}; nothing was changed"
+    return None
+
+
+def _logged(exc: BaseException) -> str:
+    from desktop_app import crash
+
+    try:
+        return f" (details: {crash.write_crash_log(type(exc), exc, exc.__traceback__)})"
+    except OSError:
+        return ""
 
 
 def cmd_init(args) -> int:
@@ -31,6 +68,28 @@ def cmd_init(args) -> int:
     with Project.init(args.project, args.media, media_in_database=args.media_in_database) as project:
         where = "in the database" if project.media.in_database else f"in {project.media.root}"
         print(f"created project {project.folder or project.url} (images {where})")
+    return 0
+
+
+def cmd_migrate(args) -> int:
+    from desktop_app.store import migrate
+    from desktop_app.store.project import Project, is_project_folder, is_url
+
+    before = None
+    there = is_url(args.project) or is_project_folder(Path(args.project).expanduser())
+    probe = Project._located(args.project, args.media) if there else None
+    if probe is not None:
+        try:
+            before = migrate.current_revision(probe.engine)
+        finally:
+            probe.close()
+    with open_project(args) as project:
+        after = migrate.current_revision(project.engine)
+        who = project.identity
+    if before is not None and before != after:
+        print(f"upgraded {args.project} from schema {before} to {after} (as {who.user})")
+    else:
+        print(f"{args.project} is at schema {after}, this ScreenLab's: nothing to do")
     return 0
 
 
@@ -112,6 +171,13 @@ def add_project_commands(sub) -> None:
     add_project(p)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("migrate", help="bring a project's schema, and on a server its roles and rules, up to this "
+                                       "ScreenLab's",
+                       description="Opening a project does this too; on a server only its owner may, with the "
+                                   "owner's login (the rules then hold for everyone who opens it).")
+    add_project(p)
+    p.set_defaults(func=cmd_migrate)
 
 
 def add_transfer_commands(sub) -> None:
@@ -235,6 +301,8 @@ def add_gui_command(sub) -> None:
 COMMANDS = {
     "init": ("create an empty project", add_project_commands),
     "info": ("counts by scenario, label and review status", add_project_commands),
+    "migrate": ("bring a project's schema, and on a server its roles and rules, up to this ScreenLab's",
+                add_project_commands),
     "import": ("import a dataset (all or nothing)", add_transfer_commands),
     "export": ("export episodes to a new folder", add_transfer_commands),
     "open-folder": ("open a folder of screenshots: the first at once, the rest imported behind it",
@@ -251,7 +319,10 @@ COMMANDS = {
     "judge": ("trajectories, human labels, model judges and their agreement", add_judge_commands),
     "capability": ("recorded app tasks (Sphinx): check evaluators, show observations", add_capability_commands),
     "vaf": ("page variants: one target restyled, agents browsing them (VAF)", add_vaf_commands),
-    "team": ("a team on one project: assign, states, progress, agreement, adjudicate", add_team_commands),
+    "team": ("a team on one project: people, assign, states, review, progress, agreement, adjudicate",
+             add_team_commands),
+    "boxes": ("show a screen's boxes and version; add, edit or delete boxes (refused if it changed since)",
+              add_box_commands),
     "labels": ("the project's box labels: gold, distracted, other and its own", add_box_commands),
     "box-attributes": ("show or set a box's attributes (free key-value pairs)", add_box_commands),
     "gui": ("open the annotation window on a project", add_gui_command),
@@ -295,6 +366,10 @@ def main(argv: list[str] | None = None, gui=None) -> int:
     try:
         return func(args)
     except Exception as exc:
+        trouble = server_trouble(exc)
+        if trouble is not None:
+            print(f"error: {trouble}{_logged(exc)}", file=sys.stderr)
+            return SERVER_DOWN
         if not is_user_error(exc):
             raise
         print(f"error: {exc}", file=sys.stderr)

@@ -66,7 +66,7 @@ def record_checklist(project: Project, episode_id: int, checklist: dict[str, boo
     """Write the reviewer's ticks. Like any write of the episode it raises its version (a colleague's stale
     write is refused), but it is the reviewer's record, not an edit of the sample: accepting afterwards
     still records "accepted" (store/review.verification_written)."""
-    actor = actor or audit.current_actor()
+    actor = project.actor(actor)
     unknown = set(checklist) - set(CHECKLIST)
     if unknown:
         raise ValueError(f"not a checklist item: {', '.join(sorted(unknown))}")

@@ -41,12 +41,12 @@ def with_attributes(meta: Mapping | None, changes: Mapping[str, str | None]) -> 
 
 
 def set_attributes(project: Project, box_id: int, changes: Mapping[str, str | None],
-                   actor: str | None = None) -> ActionBox:
+                   actor: str | None = None, expected_version: int | None = None) -> ActionBox:
     """Set (or, with an empty value, remove) attributes of one box, as one audited edit."""
     with project.reading() as s:
         box = s.get(ActionBox, box_id)
         if box is None:
             raise ValueError(f"no box {box_id} in this project")
         meta = with_attributes(box.meta, changes)
-    (updated,) = edits.update_boxes(project, [(box_id, {"meta": meta})], actor)
+    (updated,) = edits.update_boxes(project, [(box_id, {"meta": meta})], actor, expected_version=expected_version)
     return updated

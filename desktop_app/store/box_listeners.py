@@ -10,7 +10,9 @@ CLI, scripts and the window (its undo commands go through the API's module) all 
 Edits note the steps they touch on their session (`note`); Project.transaction calls `notify` after its
 commit, so a rolled-back edit calls nothing and an edit made of several writes (adjudication) calls the
 listeners once. A listener that fails is logged and does not fail the edit: the edit is saved, and
-reporting it as not saved would be wrong.
+reporting it as not saved would be wrong. One that failed because the server could not be reached is kept on
+the project and called again once the connection is back (the next transaction or ping that succeeds), so
+a dropped connection does not leave verdicts judged against labels that changed.
 """
 
 from __future__ import annotations
@@ -57,7 +59,26 @@ def take(session) -> list[int]:
 
 def notify(project: Project, step_ids: list[int]) -> None:
     for listener in list(_listeners):
-        try:
-            listener(project, step_ids)
-        except Exception:  # the edit is committed: a listener's failure is not the edit's
+        _call(project, listener, step_ids)
+
+
+def _call(project: Project, listener: Listener, step_ids: list[int]) -> None:
+    from desktop_app.store.project import is_connection_lost
+
+    try:
+        listener(project, step_ids)
+    except Exception as exc:  # the edit is committed: a listener's failure is not the edit's
+        if is_connection_lost(exc):
+            log.warning("after a change of boxes on steps %s: the server was lost; %r is called again when it "
+                        "is back", step_ids[:20], listener)
+            project.pending_after_edit.append((listener, list(step_ids)))
+        else:
             log.exception("after a change of boxes on steps %s: %r failed", step_ids[:20], listener)
+
+
+def retry_pending(project: Project) -> int:
+    """Call again what failed on a lost connection (in order); returns how many were retried."""
+    pending, project.pending_after_edit = project.pending_after_edit, []
+    for listener, step_ids in pending:
+        _call(project, listener, step_ids)
+    return len(pending)

@@ -82,6 +82,8 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         return engine
     # a server that went away is noticed on the next checkout (pre-ping) rather than as a failed edit;
-    # connect_timeout keeps a dead server from freezing the window for the OS's TCP timeout
-    return create_engine(_with_password(url), pool_pre_ping=True, pool_size=5, max_overflow=5,
-                         connect_args={"connect_timeout": 5})
+    # connect_timeout keeps a dead server from freezing the window for the OS's TCP timeout. One pooled
+    # connection: a lab of 50 open windows holds 50 connections, not 250 (the server's default limit is 100);
+    # a burst of work (a run's workers, a count beside the list) opens more and closes them when done.
+    return create_engine(_with_password(url), pool_pre_ping=True, pool_size=1, max_overflow=15,
+                         connect_args={"connect_timeout": 5, "application_name": "ScreenLab"})

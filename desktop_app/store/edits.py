@@ -15,13 +15,14 @@ After a successful edit with `expected_version=v` the episode is at version v + 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import exists, or_, text, update
 from sqlmodel import Session, select
 
 from desktop_app.store import audit, box_listeners, label_set
-from desktop_app.store.models import ACTION_TYPES, ActionBox, Episode, Step
+from desktop_app.store.models import ACTION_TYPES, ActionBox, Assignment, Episode, Step
 from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
 
@@ -33,6 +34,11 @@ class EditConflict(RuntimeError):
     """The row changed (or vanished) since the caller read it."""
 
 
+class EditRefused(EditConflict):
+    """The edit is not this person's to make (a finished copy, or on a server a screen outside their queue);
+    the message says why and who can change it."""
+
+
 class StaleEdit(EditConflict):
     """Someone else changed the screen since the caller loaded it; nothing of this edit was written."""
 
@@ -40,28 +46,67 @@ class StaleEdit(EditConflict):
         self.episode_id, self.expected, self.actual, self.by = episode_id, expected, actual, by
         who = f"{by} " if by else "someone else "
         what = f"version {expected} -> {actual}" if actual is not None else "a box you changed was deleted"
-        super().__init__(f"{who}changed this screen since you opened it ({what}); "
-                         "your edit was not saved and the screen now shows the stored version")
+        super().__init__(f"{who}changed this screen since you read it ({what}); nothing of your edit was written")
+
+
+def _finished_copy(episode_id_column):
+    """SQL: the episode is a private copy whose annotator has finished it (done or skipped): frozen."""
+    return exists().where(Assignment.copy_id == episode_id_column, Assignment.state.in_(("done", "skipped")))
 
 
 def claim_episode(s: Session, episode_id: int, expected: int | None = None, actor: str = "") -> int:
-    """Raise the episode's version (refused with StaleEdit when it is not `expected`); returns the new one."""
-    stmt = update(Episode).where(Episode.id == episode_id)
+    """Raise the episode's version (refused with StaleEdit when it is not `expected`, with EditRefused when the
+    episode is a finished copy or, on a server, not this login's to change); returns the new one."""
+    stmt = update(Episode).where(Episode.id == episode_id, ~_finished_copy(Episode.id))
     if expected is not None:
         stmt = stmt.where(Episode.version == expected)
     row = s.execute(stmt.values(version=Episode.version + 1, updated_at=utcnow(), updated_by=actor[:64])
                     .returning(Episode.version)).first()
     if row is not None:
         return row[0]
-    actual = s.execute(select(Episode.version).where(Episode.id == episode_id)).scalar_one_or_none()
-    if actual is None:
+    found = s.execute(select(Episode.version, Episode.updated_by).where(Episode.id == episode_id)).first()
+    if found is None:
+        if _hidden_from_me(s):
+            raise EditRefused(f"episode {episode_id} is not in your queue (or no longer exists)")
         raise EditConflict(f"episode {episode_id} no longer exists")
-    by = s.execute(select(Episode.updated_by).where(Episode.id == episode_id)).scalar_one()
-    raise StaleEdit(episode_id, expected or 0, actual, by)
+    frozen = s.execute(select(Assignment.annotator, Assignment.state)
+                       .where(Assignment.copy_id == episode_id, Assignment.state.in_(("done", "skipped")))).first()
+    if frozen is not None:
+        raise EditRefused(f"this is {frozen.annotator}'s copy, marked {frozen.state}: it is kept as they finished "
+                          "it (a lead or reviewer can reopen it)")
+    if expected is not None and found.version != expected:
+        raise StaleEdit(episode_id, expected, found.version, found.updated_by)
+    raise EditRefused(why_not_yours(s, episode_id))
+
+
+def _hidden_from_me(s: Session) -> bool:
+    """On a server, an annotator sees only their own work: a missing episode may just be someone else's."""
+    if s.get_bind().dialect.name != "postgresql":
+        return False
+    return s.execute(text("SELECT to_regprocedure('screenlab_role()') IS NOT NULL AND screenlab_role() = "
+                          "'annotator'")).scalar_one()
+
+
+def why_not_yours(s: Session, episode_id: int) -> str:
+    """Why the server let this login see an episode but not change it (row-level security, ADR 0029)."""
+    me = s.execute(text("SELECT session_user")).scalar_one() if s.get_bind().dialect.name == "postgresql" else ""
+    rows = s.execute(select(Assignment).where(or_(Assignment.episode_id == episode_id,
+                                                  Assignment.copy_id == episode_id))).scalars().all()
+    mine = [r for r in rows if r.annotator == me]
+    if any(r.state in ("done", "skipped") for r in mine):
+        return "you marked this screen finished; a lead or reviewer can reopen it for you"
+    if any(r.copy_id is not None and r.copy_id != episode_id for r in mine):
+        return "you label this sample blind on your own copy: open it from My queue"
+    return "this screen is not in your queue (ask your lead to assign it to you)"
 
 
 def _claim_steps(s: Session, step_ids, expected: int | None, actor: str) -> None:
     episodes = sorted(set(s.execute(select(Step.episode_id).where(Step.id.in_(set(step_ids)))).scalars()))
+    if not episodes:
+        gone = f"step {min(set(step_ids), default=0)}"
+        if _hidden_from_me(s):
+            raise EditRefused(f"{gone} is not in your queue (or no longer exists)")
+        raise EditConflict(f"{gone} no longer exists")
     if expected is not None and len(episodes) > 1:
         raise ValueError("expected_version applies to an edit of one episode")
     for episode_id in episodes:  # in id order: two multi-episode edits never wait on each other
@@ -89,7 +134,7 @@ def _jsonable(values: dict[str, Any]) -> dict[str, Any]:
 
 def create_boxes(project: Project, step_id: int, values: list[dict[str, Any]],
                  actor: str | None = None, expected_version: int | None = None) -> list[ActionBox]:
-    actor = actor or audit.current_actor()
+    actor = project.actor(actor)
     allowed = label_set.labels(project.engine)
     for v in values:
         _check_box_values(v, allowed)
@@ -117,6 +162,8 @@ def _box_steps(s: Session, ids, expected: int | None = None) -> list[int]:
         if box_id not in found:
             if expected is not None:  # the caller loaded the screen with that box: someone deleted it since
                 raise StaleEdit(None, expected, None)
+            if _hidden_from_me(s):
+                raise EditRefused(f"box {box_id} is not in your queue (or no longer exists)")
             raise EditConflict(f"action {box_id} no longer exists")
     return list(found.values())
 
@@ -124,7 +171,7 @@ def _box_steps(s: Session, ids, expected: int | None = None) -> list[int]:
 def update_boxes(project: Project, changes: list[tuple[int, dict[str, Any]]], actor: str | None = None,
                  expected_versions: dict[int, int] | None = None,
                  expected_version: int | None = None) -> list[ActionBox]:
-    actor = actor or audit.current_actor()
+    actor = project.actor(actor)
     allowed = label_set.labels(project.engine) if any("label" in c for _, c in changes) else ()
     for _, c in changes:
         _check_box_values(c, allowed)
@@ -153,7 +200,7 @@ def update_boxes(project: Project, changes: list[tuple[int, dict[str, Any]]], ac
 def delete_boxes(project: Project, ids: list[int], actor: str | None = None,
                  expected_version: int | None = None) -> dict[int, dict[str, Any]]:
     """Delete and return, per id, what restore_boxes needs to bring them back."""
-    actor = actor or audit.current_actor()
+    actor = project.actor(actor)
     with project.transaction() as s:
         _claim_steps(s, _box_steps(s, ids, expected_version), expected_version, actor)
         return delete_boxes_in(s, ids, actor)
@@ -178,7 +225,7 @@ def delete_boxes_in(s: Session, ids: list[int], actor: str) -> dict[int, dict[st
 def restore_boxes(project: Project, saved: dict[int, dict[str, Any]], actor: str | None = None,
                   expected_version: int | None = None) -> list[ActionBox]:
     """Undo of a delete: boxes come back under their old ids (ids are never reused)."""
-    actor = actor or audit.current_actor()
+    actor = project.actor(actor)
     with project.transaction() as s:
         _claim_steps(s, [v["step_id"] for v in saved.values()], expected_version, actor)
         boxes = []
@@ -196,6 +243,33 @@ def restore_boxes(project: Project, saved: dict[int, dict[str, Any]], actor: str
     return boxes
 
 
+@dataclass(frozen=True)
+class ScreenBoxes:
+    """A step's boxes as stored together with its episode's version: pass `version` as expected_version to
+    an edit, which is then refused (StaleEdit) if anyone changed the screen since this read."""
+
+    step_id: int
+    episode_id: int
+    step_index: int
+    version: int
+    boxes: list[ActionBox]
+
+
+def read_screen(project: Project, step_id: int) -> ScreenBoxes:
+    """The boxes of a step and the version they belong to. Every edit raises the version first and commits
+    with its boxes, so a version read equal before and after the boxes proves they are that version's."""
+    while True:
+        with project.reading() as s:
+            step = s.get(Step, step_id)
+            if step is None:
+                raise ValueError(f"no step {step_id} in your view of this project")
+            version = s.execute(select(Episode.version).where(Episode.id == step.episode_id)).scalar_one()
+            boxes = list(s.exec(select(ActionBox).where(ActionBox.step_id == step_id).order_by(ActionBox.id)))
+            again = s.execute(select(Episode.version).where(Episode.id == step.episode_id)).scalar_one()
+        if again == version:
+            return ScreenBoxes(step_id, step.episode_id, step.index, version, boxes)
+
+
 def boxes_of_step(project: Project, step_id: int) -> list[ActionBox]:
     with project.reading() as s:
         return list(s.exec(select(ActionBox).where(ActionBox.step_id == step_id).order_by(ActionBox.id)))
@@ -203,7 +277,7 @@ def boxes_of_step(project: Project, step_id: int) -> list[ActionBox]:
 
 def update_episode(project: Project, episode_id: int, changes: dict[str, Any], actor: str | None = None,
                    expected_version: int | None = None) -> Episode:
-    actor = actor or audit.current_actor()
+    actor = project.actor(actor)
     unknown = set(changes) - set(EPISODE_FIELDS)
     if unknown:
         raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
@@ -225,7 +299,7 @@ def update_episode(project: Project, episode_id: int, changes: dict[str, Any], a
 def update_step_meta(project: Project, step_id: int, changes: dict[str, Any], actor: str | None = None,
                      expected_version: int | None = None) -> Step:
     """Set keys of a step's meta (None removes a key), e.g. a completion label overridden by hand."""
-    actor = actor or audit.current_actor()
+    actor = project.actor(actor)
     with project.transaction() as s:
         _claim_steps(s, [step_id], expected_version, actor)
         step = s.get(Step, step_id)

@@ -30,6 +30,21 @@ class SchemaTooNew(RuntimeError):
     pass
 
 
+class SchemaNeedsOwner(RuntimeError):
+    """A server project's schema is older than this ScreenLab, and the login opening it is not its owner:
+    only the owner may change tables, grants and policies (ADR 0029)."""
+
+
+def _may_migrate(engine: Engine) -> bool:
+    """On PostgreSQL: a superuser, the owner of the project's tables, or anyone on an empty database."""
+    if engine.dialect.name != "postgresql":
+        return True
+    with engine.connect() as conn:
+        return bool(conn.execute(text(
+            "SELECT r.rolsuper OR coalesce(pg_has_role(current_user, c.relowner, 'MEMBER'), true) FROM pg_roles r "
+            "LEFT JOIN pg_class c ON c.oid = to_regclass('public.episode') WHERE r.rolname = current_user")).scalar())
+
+
 def _config() -> Config:
     from alembic.config import Config
 
@@ -102,6 +117,10 @@ def upgrade(engine: Engine) -> bool:
             f"this project's schema ({current}) is newer than this ScreenLab knows ({head}); "
             "update ScreenLab to open it"
         )
+    if not _may_migrate(engine):
+        raise SchemaNeedsOwner(
+            f"this project's schema ({current}) is older than this ScreenLab's ({head}); only its owner can "
+            "upgrade it: they run `screenlab migrate <project URL>` with their own login, then you open it again")
     with engine.begin() as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")

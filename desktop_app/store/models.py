@@ -49,6 +49,9 @@ EPISODE_KINDS = ("sample", "trajectory", "probe", "variant", "copy")
 ASSIGNMENT_STATES = ("todo", "in_progress", "done", "skipped")
 # a person's verdict on a whole trajectory; unsure and emulator_error are kept but not used as a reference
 OUTCOMES = ("success", "failure", "impossible", "unsure", "emulator_error")
+# a reviewer's decision on an annotator's finished work (CVAT's validation stage): accept it, or return it to
+# its annotator with a comment (teams/review.py)
+WORK_DECISIONS = ("accept", "return")
 # a reviewed disagreement: accept = the judge was right (the reference label is corrected),
 # override = the human label stands (the judge erred; tags say how)
 REVIEW_DECISIONS = ("accept", "override")
@@ -430,6 +433,28 @@ class Adjudication(SQLModel, table=True):
                                              nullable=False, unique=True))
     lead: str = Field(default="", max_length=64)
     choice: dict = _json_column()  # {"take": annotator} or {"boxes": [copy box ids]}
+    created_at: datetime = _time_column()
+
+
+class WorkReview(SQLModel, table=True):
+    """A reviewer's decision on one annotator's finished work on a sample (their assignment): accepted, or
+    returned to them with a comment, pinned to a box or a point of a step's screen when the reviewer chose
+    one. Only ever appended: the latest decision is where the work stands, all of them give the acceptance
+    rate. On a server the reviewer is the database login that wrote the row (a trigger sets it)."""
+
+    __tablename__ = "work_review"
+    __table_args__ = (CheckConstraint(_in("decision", WORK_DECISIONS), name="ck_work_review_decision"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = _fk("assignment.id")
+    annotator: str = Field(max_length=64, index=True)  # whose work (the assignment's), read by the server's rules
+    reviewer: str = Field(default="", max_length=64)
+    decision: str = Field(max_length=16)
+    comment: str = Field(default="")
+    step_index: int | None = None  # the pin: a step of the work episode, and a box on it or a point
+    box_id: int | None = None  # not a foreign key: the box may be deleted while the work is fixed
+    x: float | None = None
+    y: float | None = None
     created_at: datetime = _time_column()
 
 

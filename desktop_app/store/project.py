@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # imported when used: opening a project for `screenlab info` 
     from sqlmodel import Session
 
     from desktop_app.store.media_db import DatabaseMedia
+    from desktop_app.store.server_roles import Identity
 
 DB_FILE = "screenlab.sqlite"
 MEDIA_DIR = "media"
@@ -34,6 +35,21 @@ NEEDS_MEDIA = ("a project on a database URL keeps its images in a folder the tea
 
 class ProjectError(RuntimeError):
     """The project cannot be created or opened; the message says what to do."""
+
+
+class NotAllowed(PermissionError):
+    """The server refused a write this login's team role may not make (a grant or a row-level security
+    policy: ADR 0029), or the client saw it would; nothing of it was written."""
+
+
+def refused_by_server(exc: BaseException) -> str | None:
+    """The server's reason when `exc` is PostgreSQL refusing for lack of rights (SQLSTATE 42501: a missing
+    grant, a row-level security check) or one of our rules' own refusals; else None."""
+    orig = getattr(exc, "orig", None)
+    state = getattr(orig, "sqlstate", None)
+    if state != "42501" and not (state == "23503" and "add the person" in str(orig)):
+        return None
+    return str(orig).splitlines()[0] if str(orig) else "permission denied"
 
 
 def is_url(location: str | Path) -> bool:
@@ -51,6 +67,10 @@ class Project:
         # the images: a folder, or the database (chosen at init; _choose_media sets it once the schema is known)
         self.media: MediaStore | DatabaseMedia | None = MediaStore(media_root) if media_root else None
         self.engine: Engine = make_engine(url)
+        self._identity: Identity | None = None
+        self.local_user: str | None = None  # a SQLite project's user when given (Project.open(user=))
+        # what had to follow a committed edit but met a lost server (store/box_listeners.py): done when it is back
+        self.pending_after_edit: list = []
 
     def __repr__(self) -> str:
         return f"Project({self.folder or self.url!s})"
@@ -99,7 +119,9 @@ class Project:
         return project
 
     @classmethod
-    def open(cls, location: str | Path, media_root: str | Path | None = None) -> Project:
+    def open(cls, location: str | Path, media_root: str | Path | None = None, user: str | None = None) -> Project:
+        """`user`: who works on a SQLite project (the window's annotator name; default SCREENLAB_USER or the
+        OS login). A server project's user is always the login it was opened with."""
         if not is_url(location):
             folder = Path(location).expanduser().resolve()
             if not is_project_folder(folder):
@@ -107,6 +129,7 @@ class Project:
                     f"{folder} is not a ScreenLab project (no {DB_FILE}); create one with: screenlab init {folder}"
                 )
         project = cls._located(location, media_root)
+        project.local_user = (user or "").strip()[:64] or None
         try:
             migrate.upgrade(project.engine)
             project._choose_media(media_root)
@@ -135,6 +158,40 @@ class Project:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    # -- who is working -----------------------------------------------------------
+    @property
+    def identity(self) -> Identity:
+        """Who opened the project and their team role (store/server_roles.py): on a server the login the
+        server authenticated, asked once per opening."""
+        from desktop_app.store.server_roles import OWNER, Identity, identity
+
+        if not self.on_server:  # asked each time: SCREENLAB_USER may change within a script
+            from desktop_app.store.audit import current_actor
+
+            return Identity(self.local_user or current_actor(), OWNER)
+        if self._identity is None:
+            self._identity = identity(self.engine)
+        return self._identity
+
+    @property
+    def user(self) -> str:
+        return self.identity.user
+
+    @property
+    def on_server(self) -> bool:
+        return not self.url.startswith("sqlite")
+
+    def actor(self, given: str | None = None) -> str:
+        """Who an edit is recorded as. On a server it is the login (the server writes it whatever is sent),
+        so naming anyone else is refused rather than silently replaced; on SQLite, `given` or the local
+        user (SCREENLAB_USER, else the OS login)."""
+        if not self.on_server:
+            return given or self.user
+        if given and given != self.user:
+            raise ValueError(f"on a server project you act as your own login ({self.user}), not as '{given}'; "
+                             "open the project with their login to act as them")
+        return self.user
+
     # -- database access -------------------------------------------------------
     @contextmanager
     def transaction(self, wait_s: float | None = None) -> Iterator[Session]:
@@ -152,12 +209,18 @@ class Project:
                 yield session
                 session.commit()
                 changed = box_listeners.take(session)
-            except BaseException:
+            except BaseException as exc:
                 session.rollback()
+                reason = refused_by_server(exc)
+                if reason is not None:
+                    who = self.identity
+                    raise NotAllowed(f"the server refused this for {who.user} ({who.role}): {reason}") from exc
                 raise
             finally:
                 if wait_s is not None and sqlite:  # the pooled connection keeps its usual patience
                     session.execute(text("PRAGMA busy_timeout=10000"))
+        if self.pending_after_edit:  # this transaction reached the server: it is back
+            box_listeners.retry_pending(self)
         if changed:  # after the session let its connection go: a listener may write (re-scoring)
             box_listeners.notify(self, changed)
 
@@ -187,6 +250,8 @@ class Project:
         """Raises when the database cannot be reached (a server that went away)."""
         with self.engine.connect() as conn:
             conn.exec_driver_sql("SELECT 1")
+        if self.pending_after_edit:
+            box_listeners.retry_pending(self)
 
     def image_path(self, screen) -> Path:
         return self.media.path_for(screen.sha256, screen.ext)

@@ -42,7 +42,7 @@ def set_review(project: Project, episode_id: int, status: str, reviewer: str | N
     it replaced."""
     if status not in m.REVIEW_STATUSES:
         raise ValueError(f"unknown review status '{status}'")
-    reviewer = reviewer or audit.current_actor()
+    reviewer = project.actor(reviewer)
     with project.transaction() as s:
         return _set(s, episode_id, status, reviewer, reason)
 
@@ -54,7 +54,7 @@ def decide(project: Project, episode_id: int, decision: str, reviewer: str | Non
     Returns the status recorded and the verdict it replaced (for undo)."""
     if decision not in ("accept", "reject"):
         raise ValueError(f"decision is accept or reject, not '{decision}'")
-    reviewer = reviewer or audit.current_actor()
+    reviewer = project.actor(reviewer)
     with project.transaction() as s:
         status = "rejected"
         if decision == "accept":

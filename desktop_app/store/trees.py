@@ -93,5 +93,5 @@ def set_node_flags(project: Project, tree_id: int, node_id: int, fixes: dict[str
         row.flags = flags
         session.add(row)
         audit.record(session, "flag_node", "screen_tree", row.id,
-                     {"node": node_id, "before": before, "after": fixes}, actor or audit.current_actor())
+                     {"node": node_id, "before": before, "after": fixes}, project.actor(actor))
     return before

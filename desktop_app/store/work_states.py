@@ -9,6 +9,10 @@ row, found through their private copy when they label blind) or the sample's sta
 - to do: none of these, but it is in someone's queue;
 - unlabelled: none of these.
 
+After review (teams/work_review.py), work whose latest decision returned it and that is not finished again
+shows "returned" (a kind of in progress), and done work whose latest decision accepted it shows "accepted"
+(a kind of done): filtering by "in progress" or "done" still finds them.
+
 Both the SQL filters and the per-row reading below follow these rules, so a list filtered by a state
 shows rows that say that state.
 """
@@ -20,10 +24,11 @@ from collections.abc import Sequence
 from sqlalchemy import and_, exists, func, or_, select
 from sqlmodel import Session
 
-from desktop_app.store.models import ActionBox, Adjudication, Assignment, Episode, Step
+from desktop_app.store.models import ActionBox, Adjudication, Assignment, Episode, Step, WorkReview
 
 # "to do" is a sample given to someone and not started: theirs to label, though it may hold imported boxes
-STATES = ("to do", "unlabelled", "in progress", "done", "skipped")
+STATES = ("to do", "unlabelled", "in progress", "done", "skipped", "returned", "accepted")
+REVIEWED = {"returned": ("return", ("todo", "in_progress")), "accepted": ("accept", ("done",))}
 SHOWN = {"todo": "to do", "in_progress": "in progress", "done": "done", "skipped": "skipped"}
 # in one person's queue nothing is unlabelled but what they have not started
 STORED = {**{shown: stored for stored, shown in SHOWN.items()}, "unlabelled": "todo"}
@@ -47,8 +52,20 @@ def _own_copy(*states: str):
     return _row(Assignment.copy_id == Episode.id, Assignment.state.in_(states))
 
 
+def _latest_decision():
+    return (select(WorkReview.decision).where(WorkReview.assignment_id == Assignment.id)
+            .order_by(WorkReview.id.desc()).limit(1).scalar_subquery())
+
+
+def _reviewed(state: str, *where):
+    decision, stored = REVIEWED[state]
+    return _row(*where, Assignment.state.in_(stored), _latest_decision() == decision)
+
+
 def overall_clause(state: str):
     """SQL: the episode is in `state` over everyone (the rules in the module docstring)."""
+    if state in REVIEWED:  # the work labelled on this episode (in place, or this copy)
+        return _reviewed(state, work_episode() == Episode.id)
     done = or_(_row(Adjudication.episode_id == Episode.id), _in_place("done"), _own_copy("done"))
     skipped = or_(_in_place("skipped"), _own_copy("skipped"))
     started = or_(_row(Assignment.episode_id == Episode.id, Assignment.state.in_(("in_progress", "done"))),
@@ -71,10 +88,14 @@ def overall_clause(state: str):
 def person_clause(annotator: str, states: Sequence[str]):
     """SQL: the episode is in the annotator's queue and their row is in one of `states` (as shown)."""
     stored = [STORED[s] for s in states if s in STORED]
-    unknown = [s for s in states if s not in STORED]
+    unknown = [s for s in states if s not in STORED and s not in REVIEWED]
     if unknown:
         raise ValueError(f"unknown annotation state '{unknown[0]}' (one of {', '.join(STATES)})")
-    return _row(Assignment.annotator == annotator, work_episode() == Episode.id, Assignment.state.in_(stored))
+    mine = (Assignment.annotator == annotator, work_episode() == Episode.id)
+    clauses = [_reviewed(s, *mine) for s in states if s in REVIEWED]
+    if stored:
+        clauses.append(_row(*mine, Assignment.state.in_(stored)))
+    return or_(*clauses)
 
 
 def queue_clause(annotator: str):
@@ -88,7 +109,7 @@ def states_of(session: Session, ids: Sequence[int], annotator: str | None = None
         return {}
     ids = list(ids)
     rows = session.execute(select(Assignment.episode_id, Assignment.copy_id, Assignment.annotator,
-                                  Assignment.state)
+                                  Assignment.state, _latest_decision().label("decision"))
                            .where(or_(Assignment.episode_id.in_(ids), Assignment.copy_id.in_(ids)))).all()
     adjudicated = set(session.execute(select(Adjudication.episode_id)
                                       .where(Adjudication.episode_id.in_(ids))).scalars())
@@ -105,7 +126,11 @@ def states_of(session: Session, ids: Sequence[int], annotator: str | None = None
         people = ", ".join(sorted({r.annotator for r in mine if r.episode_id == episode_id or r.copy_id}))
         own = [r for r in mine if annotator and r.annotator == annotator]
         if own:
-            out[episode_id] = (SHOWN[own[0].state], people)
+            out[episode_id] = (_shown(own[0]), people)
+            continue
+        worked = [r for r in mine if r.copy_id == episode_id or (r.copy_id is None and r.episode_id == episode_id)]
+        if len(worked) == 1 and episode_id not in adjudicated and _shown(worked[0]) in REVIEWED:
+            out[episode_id] = (_shown(worked[0]), people)
             continue
         here = [r.state for r in mine if (r.copy_id is None and r.episode_id == episode_id)
                 or r.copy_id == episode_id]
@@ -123,3 +148,11 @@ def states_of(session: Session, ids: Sequence[int], annotator: str | None = None
             state = "unlabelled"
         out[episode_id] = (state, people)
     return out
+
+
+def _shown(row) -> str:
+    """One person's work as shown: its state, or returned / accepted after a review."""
+    for state, (decision, stored) in REVIEWED.items():
+        if row.decision == decision and row.state in stored:
+            return state
+    return SHOWN[row.state]

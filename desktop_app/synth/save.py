@@ -87,7 +87,7 @@ def rerender_episode(project: Project, episode_id: int, content: dict, renderer:
         for b in dom_boxes(rendered):
             x1, y1, x2, y2 = b.box if b.box else (None,) * 4
             s.add(m.ActionBox(step_id=step.id, x1=x1, y1=y1, x2=x2, y2=y2, label=b.label, action_type=b.action_type,
-                              element_text=b.element_text, source="dom", author=actor or audit.current_actor(),
+                              element_text=b.element_text, source="dom", author=project.actor(actor),
                               meta=b.meta))
         db_step = s.get(m.Step, step.id)
         db_step.screen_id = screen.id

@@ -11,7 +11,7 @@ from sqlmodel import Session
 
 from desktop_app.store import audit, edits
 from desktop_app.store.models import ActionBox, Adjudication, Assignment, Step
-from desktop_app.store.project import Project
+from desktop_app.store.project import NotAllowed, Project
 from desktop_app.teams import agreement
 from desktop_app.teams.agreement import Box
 
@@ -87,7 +87,10 @@ def adjudicate(project: Project, episode_id: int, take: str | None = None, boxes
     """Make the sample's labels one annotator's version (`take`) or a merge of boxes picked from the copies
     (`boxes`: copy box ids). The sample's previous boxes are replaced; each new box keeps its author and
     says which copy box it came from."""
-    lead = lead or audit.current_actor()
+    lead = project.actor(lead)
+    if project.on_server and not project.identity.can_assign:
+        me = project.identity
+        raise NotAllowed(f"you are {me.user} ({me.role}): only the team's lead adjudicates")
     if (take is None) == (boxes is None):
         raise ValueError("give either take (an annotator) or boxes (box ids from the versions)")
     found = versions(project, episode_id)

@@ -12,16 +12,19 @@ from sqlalchemy import or_, select
 from sqlmodel import Session
 
 from desktop_app.store import audit
+from desktop_app.store.edits import EditRefused
 from desktop_app.store.models import Assignment, Episode
-from desktop_app.store.project import Project
+from desktop_app.store.project import NotAllowed, Project
 from desktop_app.store.queries import EpisodeFilter, episode_ids
 from desktop_app.store.types import utcnow
+from desktop_app.teams import members
 from desktop_app.teams.copies import make_copy
 
 # offered when skipping (any other text is accepted too)
 SKIP_REASONS = ("screen is blank or broken", "no action on the screen serves the goal", "goal is unclear",
                 "duplicate of another screen", "not my language or domain")
 MAX_VISIT_S = 600.0  # one visit counts at most this long: a screen left open over lunch is not work
+FINISHED = ("done", "skipped")  # final for the annotator: a lead or reviewer reopens it
 
 
 @dataclass
@@ -51,7 +54,16 @@ def assign(project: Project, where: EpisodeFilter | list[int], annotators, overl
         raise ValueError(f"overlap is a share between 0 and 1, not {overlap}")
     if overlap > 0 and len(people) < 2:
         raise ValueError("double annotation needs at least two annotators")
-    lead = lead or audit.current_actor()
+    lead = project.actor(lead)
+    if project.on_server:
+        me = project.identity
+        if not me.can_assign:
+            raise NotAllowed(f"you are {me.user} ({me.role}): only the team's lead gives out work")
+        team = {m.login for m in members.members(project)}
+        strangers = [p for p in people if p not in team]
+        if strangers:
+            raise ValueError(f"not in this project's team: {', '.join(strangers)} (people: {', '.join(sorted(team))}); "
+                             "a lead adds people with: screenlab team add-member PROJECT LOGIN --role annotator")
     report = AssignReport(per_annotator={p: 0 for p in people})
     with project.transaction() as s:
         ids = list(where) if isinstance(where, list) else episode_ids(s, where)
@@ -99,9 +111,14 @@ def _row_or_new(s: Session, episode_id: int, annotator: str) -> Assignment:
         return row
     episode = s.get(Episode, episode_id)
     if episode is None:
-        raise ValueError(f"no episode {episode_id}")
+        raise ValueError(f"no episode {episode_id} in your view of this project")
     if episode.kind != "sample":
         raise ValueError(f"episode {episode.key} is a {episode.kind}, not a sample: it has no annotation state")
+    blind = s.execute(select(Assignment.annotator).where(Assignment.episode_id == episode_id,
+                                                         Assignment.copy_id.is_not(None))).scalars().all()
+    if blind:
+        raise ValueError(f"{episode.key} is labelled blind on copies by {', '.join(sorted(blind))}: "
+                         "a state belongs to one of those copies")
     row = Assignment(episode_id=episode_id, annotator=annotator, state="in_progress")
     s.add(row)
     return row
@@ -109,9 +126,12 @@ def _row_or_new(s: Session, episode_id: int, annotator: str) -> Assignment:
 
 def set_state(project: Project, episode_id: int, state: str, annotator: str | None = None,
               reason: str = "") -> Assignment:
-    """Mark the annotator's work on this sample (or their copy of it): done, skipped (a reason is required),
-    in_progress or todo. A sample nobody was given gets a row for whoever marks it."""
-    annotator = annotator or audit.current_actor()
+    """Mark a person's work on this sample (or their copy of it): done, skipped (a reason is required),
+    in_progress or todo. `annotator`: whose work (default: yours); someone else's only for a lead or reviewer
+    and only a member of the team. Finished work (done, skipped) is final for its annotator; a lead or
+    reviewer reopens it. A sample nobody was given gets a row for whoever marks it."""
+    annotator = members.person(project, annotator)
+    actor = project.actor()
     if state not in ("todo", "in_progress", "done", "skipped"):
         raise ValueError(f"unknown state '{state}' (todo, in_progress, done, skipped)")
     if state == "skipped" and not reason.strip():
@@ -119,6 +139,8 @@ def set_state(project: Project, episode_id: int, state: str, annotator: str | No
     with project.transaction() as s:
         row = _row_or_new(s, episode_id, annotator)
         before = row.state
+        if before in FINISHED and not project.identity.is_staff:
+            raise EditRefused(f"you marked this {before}: it is final for you; a lead or reviewer can reopen it")
         row.state, row.reason = state, reason.strip() if state == "skipped" else ""
         row.done_at = utcnow() if state == "done" else None
         row.updated_at = utcnow()
@@ -126,7 +148,8 @@ def set_state(project: Project, episode_id: int, state: str, annotator: str | No
         s.add(row)
         s.flush()
         audit.record(s, "state", "assignment", row.id,
-                     {"episode": episode_id, "before": before, "after": state, "reason": row.reason}, annotator)
+                     {"episode": episode_id, "annotator": annotator, "before": before, "after": state,
+                      "reason": row.reason}, actor)
     return row
 
 
@@ -135,17 +158,22 @@ def note_work(project: Project, episode_id: int, seconds: float, edited: bool,
     """A visit to a screen ended: add its time (capped) to the annotator's row; an edit starts a sample
     that was only assigned (todo -> in_progress). A visit without edits to a sample not theirs is not work.
     `wait_s`: how long to wait for another writer's lock before giving up (the window passes a short one)."""
-    annotator = annotator or audit.current_actor()
+    annotator = project.actor(annotator)
     seconds = max(0.0, min(float(seconds), MAX_VISIT_S))
     with project.transaction(wait_s) as s:
         row = row_of(s, episode_id, annotator)
+        if row is not None and row.state in FINISHED:
+            return row  # looking at finished work again is not labelling it (and it is final on a server)
         if row is None:
             if not edited:
                 return None
             episode = s.get(Episode, episode_id)
             if episode is None or episode.kind != "sample":
                 return None
-            row = _row_or_new(s, episode_id, annotator)
+            try:
+                row = _row_or_new(s, episode_id, annotator)
+            except ValueError:  # the original of a sample labelled blind: its work is on the copies
+                return None
         row.seconds = (row.seconds or 0.0) + seconds
         if edited and row.state == "todo":
             row.state = "in_progress"

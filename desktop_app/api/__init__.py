@@ -28,6 +28,12 @@ from desktop_app.a11y.observe import MODES as OBSERVATION_MODES
 from desktop_app.a11y.observe import marks_png, observation_text
 from desktop_app.a11y.stored import StoredTree, flag_node, load_tree
 from desktop_app.agents.profiles import AgentProfile, ProfileError, get_profile
+from desktop_app.api.boxes import *  # noqa: F403  (boxes, attributes, labels: desktop_app/api/boxes.py)
+from desktop_app.api.boxes import __all__ as _boxes_all
+from desktop_app.api.selection import Where
+from desktop_app.api.selection import filter_of as _filter
+from desktop_app.api.teams import *  # noqa: F403  (people, work, review: desktop_app/api/teams.py)
+from desktop_app.api.teams import __all__ as _teams_all
 from desktop_app.capability.profile import PROBE as PROBE_PROTOCOL
 from desktop_app.capability.profile import PROTOCOLS as PROFILE_PROTOCOLS
 from desktop_app.capability.profile import ProfileRow, profiles
@@ -36,7 +42,6 @@ from desktop_app.capability.reference import check_references as _check_referenc
 from desktop_app.capability.reference import check_task as _check_task
 from desktop_app.capability.reference import set_completion as _set_completion
 from desktop_app.capability.reference import set_evaluators as _set_evaluators
-from desktop_app.evaluation import rescore as _rescore  # noqa: F401  (re-scores after box edits, ADR 0024)
 from desktop_app.evaluation.rows import iter_prediction_rows, prediction_rows
 from desktop_app.formats.folder_open import FolderReport
 from desktop_app.formats.folder_open import open_folder as _open_folder
@@ -73,16 +78,11 @@ from desktop_app.runs.evaluate import evaluate as _evaluate
 from desktop_app.runs.imported_verdicts import ImportedVerdicts, import_verdicts
 from desktop_app.runs.report import write_report as _write_report
 from desktop_app.runs.state import RunProgress
-from desktop_app.store import edits as _edits
-from desktop_app.store import label_set as _label_set
-from desktop_app.store.attributes import attributes_of as _attributes_of
-from desktop_app.store.attributes import set_attributes as _set_attributes
-from desktop_app.store.models import ActionBox, Adjudication, Assignment, Episode, Run
+from desktop_app.store.models import Run
 from desktop_app.store.project import Project, ProjectError
-from desktop_app.store.queries import EpisodeFilter, list_episodes
+from desktop_app.store.queries import EpisodeFilter
 from desktop_app.store.queries import episode_ids as _episode_ids
 from desktop_app.store.trees import step_screen
-from desktop_app.store.work_states import states_of
 from desktop_app.synth.grounding_instructions import Extracted, Written
 from desktop_app.synth.grounding_instructions import extract as _extract_grounding
 from desktop_app.synth.grounding_instructions import provenance as _grounding_provenance
@@ -92,12 +92,6 @@ from desktop_app.synth.grounding_instructions import written_instruction as _wri
 from desktop_app.synth.llm import LlmEndpoint
 from desktop_app.synth.verify import sample_problems as _sample_problems
 from desktop_app.synth.verify import verify_sample as _verify_sample
-from desktop_app.teams import adjudication as team_adjudication
-from desktop_app.teams import assignment as team_assignment
-from desktop_app.teams import progress as team_progress
-from desktop_app.teams.adjudication import Version
-from desktop_app.teams.assignment import AssignReport
-from desktop_app.teams.progress import AnnotatorProgress
 from desktop_app.vaf.metrics import click_points as _click_points
 from desktop_app.vaf.metrics import run_metrics as _vaf_run_metrics
 from desktop_app.vaf.metrics import trials_of as _trials_of
@@ -124,10 +118,8 @@ __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError"
            "import_judge_verdicts", "judge_runs", "judges_in_file", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
            "trajectory_labels",
-           "adjudicate", "assign", "awaiting_adjudication", "progress", "queue", "set_state", "states",
-           "team_agreement", "versions"]
+           *_teams_all, *_boxes_all]
 
-Where = EpisodeFilter | dict | None
 
 
 # -- projects and data ------------------------------------------------------------
@@ -173,18 +165,6 @@ def export_data(project: Project, out: str | Path, format: str, where: Where = N
 def where(**fields) -> EpisodeFilter:
     """A sample selection: scenarios=, review_statuses=, splits=, has_label=, text=, ids= (lists are fine)."""
     return _filter(fields)
-
-
-def _filter(value: Where) -> EpisodeFilter:
-    if value is None:
-        return EpisodeFilter()
-    if isinstance(value, EpisodeFilter):
-        return value
-    unknown = set(value) - set(EpisodeFilter.__dataclass_fields__)
-    if unknown:
-        raise ValueError(f"unknown selection field(s) {', '.join(sorted(unknown))} "
-                         f"(one of {', '.join(EpisodeFilter.__dataclass_fields__)})")
-    return EpisodeFilter(**{k: tuple(v) if isinstance(v, list | set) else v for k, v in value.items()})
 
 
 # -- agents and runs ----------------------------------------------------------------
@@ -561,60 +541,6 @@ def vaf_trials(project: Project, run_id: int, variant: int | str) -> list[dict]:
     return _trials_of(project, run_id, _variant_id(project, variant))
 
 
-# -- annotation teams: assignment, states, double annotation, agreement, adjudication --------------------
-def assign(project: Project, annotators: list[str], where: Where = None, overlap: float = 0.0,
-           limit: int | None = None, seed: int = 0, lead: str | None = None) -> AssignReport:
-    """Give the selected samples nobody has yet to `annotators` in turn; a share `overlap` of them is
-    labelled by two, each blind on a private copy (api.queue shows each person's work)."""
-    return team_assignment.assign(project, _filter(where), annotators, overlap, limit, lead, seed)
-
-
-def queue(project: Project, annotator: str, states: tuple[str, ...] = (), offset: int = 0,
-          limit: int = 100) -> list[Episode]:
-    """An annotator's work (samples and their private copies), optionally in these states
-    (unlabelled, in progress, done, skipped)."""
-    with project.reading() as s:
-        return list(list_episodes(s, EpisodeFilter(assignee=annotator, work_states=tuple(states)), offset, limit))
-
-
-def set_state(project: Project, episode_id: int, state: str, reason: str = "",
-              annotator: str | None = None) -> Assignment:
-    """Mark work on a sample (or on your copy of it): done, skipped (reason required), in_progress, todo."""
-    return team_assignment.set_state(project, episode_id, state, annotator, reason)
-
-
-def states(project: Project, episode_ids: list[int], annotator: str | None = None) -> dict[int, tuple[str, str]]:
-    """Per episode: (state as shown, who works on it)."""
-    with project.reading() as s:
-        return states_of(s, episode_ids, annotator)
-
-
-def progress(project: Project) -> list[AnnotatorProgress]:
-    return team_progress.progress(project)
-
-
-def awaiting_adjudication(project: Project) -> list[int]:
-    return team_progress.awaiting_adjudication(project)
-
-
-def versions(project: Project, episode_id: int) -> list[Version]:
-    """Each annotator's version of a double-annotated sample (only once all are finished: blind before)."""
-    found = team_adjudication.versions(project, episode_id)
-    team_adjudication.blind_until_done(found)
-    return found
-
-
-def team_agreement(project: Project, episode_ids: list[int] | None = None, threshold: float = 0.5) -> dict:
-    """Boxes matched by IoU >= threshold, then Cohen's kappa per annotator pair and label, Fleiss' kappa."""
-    return team_adjudication.team_agreement(project, episode_ids, threshold)
-
-
-def adjudicate(project: Project, episode_id: int, take: str | None = None, boxes: list[int] | None = None,
-               lead: str | None = None) -> Adjudication:
-    """Make one annotator's version (take=) or picked boxes of the versions (boxes=) the sample's labels."""
-    return team_adjudication.adjudicate(project, episode_id, take, boxes, lead)
-
-
 # -- pre-labelling with your own model (desktop_app/prelabel.py) -------------------------------------------
 def model_proposals(project: Project, step_id: int, run_ids: list[int]) -> list[ModelProposal]:
     """The runs' answers on a step as boxes around what they point at: the window's suggestions."""
@@ -627,53 +553,3 @@ def prelabel(project: Project, run_id: int, where: Where = None, label: str = "g
     return _apply_prelabels(project, run_id, _filter(where), label, actor)
 
 
-# -- boxes (desktop_app/store/edits.py): each call one audited transaction ------------------------------
-# The agents' stored answers on the steps are judged again after each of these, as after an edit in the
-# window (evaluation/rescore.py, registered with store/box_listeners.py).
-def add_boxes(project: Project, step_id: int, values: list[dict], actor: str | None = None) -> list[ActionBox]:
-    """New boxes on a step: x1, y1, x2, y2, label, action_type, element_text, type_text, source, meta."""
-    return _edits.create_boxes(project, step_id, list(values), actor)
-
-
-def edit_boxes(project: Project, changes: dict[int, dict], actor: str | None = None) -> list[ActionBox]:
-    """box id -> the fields to set, e.g. {17: {"label": "other"}}."""
-    return _edits.update_boxes(project, list(changes.items()), actor)
-
-
-def delete_boxes(project: Project, ids: list[int], actor: str | None = None) -> None:
-    _edits.delete_boxes(project, list(ids), actor)
-
-
-# -- a box's attributes (desktop_app/store/attributes.py) --------------------------------------------------
-def box(project: Project, box_id: int) -> ActionBox:
-    """One box by id; ValueError when there is none."""
-    with project.reading() as s:
-        found = s.get(ActionBox, box_id)
-    if found is None:
-        raise ValueError(f"no box {box_id} in this project")
-    return found
-
-
-def box_attributes(box: ActionBox) -> dict[str, str]:
-    return _attributes_of(box.meta)
-
-
-def set_box_attributes(project: Project, box_id: int, changes: dict[str, str | None],
-                       actor: str | None = None) -> ActionBox:
-    """Set a box's attributes (an empty or None value removes one), as one audited edit."""
-    return _set_attributes(project, box_id, changes, actor)
-
-
-# -- the project's label set (desktop_app/store/label_set.py) ----------------------------------------------
-def labels(project: Project) -> tuple[str, ...]:
-    """gold, distracted, other, then the project's own labels (which score as other)."""
-    return _label_set.labels(project.engine)
-
-
-def add_label(project: Project, name: str) -> tuple[str, ...]:
-    return _label_set.add_label(project.engine, name)
-
-
-def remove_label(project: Project, name: str) -> tuple[str, ...]:
-    """Refused (LabelError) for gold, distracted, other and for a label boxes still use."""
-    return _label_set.remove_label(project.engine, name)

@@ -1,0 +1,378 @@
+"""server-enforced teams (PostgreSQL only): group roles lead / reviewer / annotator, table grants, row-level
+security, identity written by the server, and the functions a lead adds people with (ADR 0029)
+
+Every rule here is the server's: a person logged in with their own login cannot get around it with psql.
+Nothing runs on SQLite (one person's file). A later migration that adds a table must grant it and decide
+its row-level security the same way (tests/test_team_security.py checks every table of the schema).
+
+Revision ID: 0013
+Revises: 0012
+Create Date: 2026-11-29
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+from desktop_app.store.server_roles import group_name
+
+revision = '0013'
+down_revision = '0012'
+branch_labels = None
+depends_on = None
+
+TABLES = ("screen", "episode", "step", "action_box", "review_item", "agent_profile", "run", "prediction",
+          "browse_trial", "audit_log", "ocr_result", "response_cache", "trajectory_label", "judge_review",
+          "screen_caption", "screen_tree", "assignment", "adjudication", "project_setting", "media_blob",
+          "work_review")
+# rows an annotator sees only when they are theirs (row-level security); the other tables hold nothing
+# that is one person's work (runs, caches, settings) and are read whole
+SECURED = ("episode", "step", "action_box", "screen", "screen_tree", "screen_caption", "media_blob", "assignment",
+           "adjudication", "audit_log", "review_item", "trajectory_label", "prediction", "work_review")
+# what a reviewer may not change that a lead may: who works on what, adjudications, project settings
+LEAD_ONLY = ("assignment", "adjudication", "project_setting")
+# an annotator's writes: whole rows where listed without columns, else only these columns
+ANNOTATOR_WRITES = {
+    "action_box": ("INSERT", "DELETE",
+                   "UPDATE (x1, y1, x2, y2, label, action_type, element_text, type_text, source, meta, updated_at, "
+                   "version)"),
+    "episode": ("UPDATE (goal, meta, review_status, version, updated_at, updated_by)",),
+    "step": ("UPDATE (meta)",),
+    "assignment": ("UPDATE (state, reason, seconds, updated_at, done_at, version)",),
+    "audit_log": ("INSERT",),
+    "review_item": ("UPDATE (status, reviewer, reason, payload, updated_at)",),
+    "trajectory_label": ("INSERT", "UPDATE (outcome, step_labels, comment, updated_at, version)"),
+    "prediction": ("UPDATE (verdict, matched_box_id, parsed)",),  # re-scoring after their own edit
+    "ocr_result": ("INSERT", "DELETE"),  # caches
+    "response_cache": ("INSERT",),
+}
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _lit(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _groups() -> dict[str, str]:
+    database = op.get_bind().execute(sa.text("SELECT current_database()")).scalar_one()
+    return {role: group_name(database, role) for role in ("lead", "reviewer", "annotator")}
+
+
+def _check_rights(bind) -> None:
+    row = bind.execute(sa.text(
+        "SELECT r.rolsuper, r.rolcreaterole, pg_has_role(current_user, d.datdba, 'MEMBER') FROM pg_roles r, "
+        "pg_database d WHERE r.rolname = current_user AND d.datname = current_database()")).one()
+    superuser, createrole, owns_database = row
+    if not superuser and not (createrole and owns_database):
+        from desktop_app.store.project import ProjectError
+
+        raise ProjectError(
+            "setting up the team's roles needs the database's owner with CREATEROLE: as the server's administrator, "
+            "run ALTER ROLE <login> CREATEROLE and ALTER DATABASE <db> OWNER TO <login>, then open the project "
+            "again with that login")
+
+
+def _roles(bind, groups: dict[str, str]) -> None:
+    for group in groups.values():
+        exists = bind.execute(sa.text("SELECT 1 FROM pg_roles WHERE rolname = :g"), {"g": group}).first()
+        if not exists:
+            op.execute(f"CREATE ROLE {_q(group)} NOLOGIN")
+            continue
+        # left over from a dropped database of the same name: its people are not this project's team
+        stale = bind.execute(sa.text(
+            "SELECT m.rolname FROM pg_auth_members a JOIN pg_roles g ON g.oid = a.roleid "
+            "JOIN pg_roles m ON m.oid = a.member WHERE g.rolname = :g AND m.rolname <> current_user"),
+            {"g": group}).scalars().all()
+        for member in stale:
+            op.execute(f"REVOKE {_q(group)} FROM {_q(member)}")
+
+
+def _functions(groups: dict[str, str]) -> None:
+    lead, reviewer, annotator = (_lit(groups[r]) for r in ("lead", "reviewer", "annotator"))
+    definer = "SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp"
+    op.execute(f"""
+        CREATE FUNCTION screenlab_group(kind text) RETURNS name LANGUAGE sql IMMUTABLE AS $$
+          SELECT CASE kind WHEN 'lead' THEN {lead}::name WHEN 'reviewer' THEN {reviewer}::name
+                           WHEN 'annotator' THEN {annotator}::name END $$""")
+    # the owner: a superuser, or a member of the role that owns the tables (who created the project)
+    op.execute(f"""
+        CREATE FUNCTION screenlab_role() RETURNS text LANGUAGE sql STABLE {definer} AS $$
+          SELECT CASE
+            WHEN r.rolsuper OR pg_has_role(session_user, c.relowner, 'MEMBER') THEN 'owner'
+            WHEN pg_has_role(session_user, {lead}, 'MEMBER') THEN 'lead'
+            WHEN pg_has_role(session_user, {reviewer}, 'MEMBER') THEN 'reviewer'
+            WHEN pg_has_role(session_user, {annotator}, 'MEMBER') THEN 'annotator'
+            ELSE 'none' END
+          FROM pg_roles r, pg_class c WHERE r.rolname = session_user AND c.oid = 'public.episode'::regclass $$""")
+    # An annotator's work, read past row-level security (the policies below ask these, and a policy on
+    # assignment that read assignment would recurse): the episodes they label (a sample in place, or their
+    # private copy), and once every version of a double-annotated sample is finished, its versions and the
+    # sample itself.
+    op.execute(f"""
+        CREATE FUNCTION screenlab_readable_work() RETURNS SETOF integer LANGUAGE sql STABLE {definer} AS $$
+          SELECT coalesce(a.copy_id, a.episode_id) FROM public.assignment a WHERE a.annotator = session_user
+          UNION
+          SELECT v.id FROM public.assignment a
+            CROSS JOIN LATERAL (SELECT o.copy_id FROM public.assignment o
+                                 WHERE o.episode_id = a.episode_id AND o.copy_id IS NOT NULL
+                                UNION ALL SELECT a.episode_id) AS v(id)
+           WHERE a.annotator = session_user AND a.copy_id IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM public.assignment b WHERE b.episode_id = a.episode_id
+                               AND b.copy_id IS NOT NULL AND b.state NOT IN ('done', 'skipped')) $$""")
+    # ... and what they may still change: their work not yet finished (done or skipped is final for them;
+    # a lead or reviewer reopens it)
+    op.execute(f"""
+        CREATE FUNCTION screenlab_open_work() RETURNS SETOF integer LANGUAGE sql STABLE {definer} AS $$
+          SELECT coalesce(copy_id, episode_id) FROM public.assignment
+           WHERE annotator = session_user AND state IN ('todo', 'in_progress') $$""")
+    op.execute(f"""
+        CREATE FUNCTION screenlab_open_steps() RETURNS SETOF integer LANGUAGE sql STABLE {definer} AS $$
+          SELECT s.id FROM public.step s WHERE s.episode_id IN (SELECT screenlab_open_work()) $$""")
+
+
+def _membership_functions(groups: dict[str, str]) -> None:
+    """Adding people, changing their role, removing them and resetting a password: run with the owner's
+    rights (CREATEROLE) for a caller who is the project's lead. A new login's password arrives as a
+    SCRAM-SHA-256 verifier computed by the client (libpq's PQencryptPasswordConn): the server, its logs and
+    this function never see the password itself."""
+    definer = "SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp"
+    ours = f"ARRAY[{', '.join(_lit(g) for g in groups.values())}]::name[]"
+    op.execute(f"""
+        CREATE FUNCTION screenlab_check_lead() RETURNS void LANGUAGE plpgsql STABLE {definer} AS $$
+        BEGIN
+          IF screenlab_role() NOT IN ('owner', 'lead') THEN
+            RAISE EXCEPTION 'only the team''s lead manages its people (you are %)', session_user
+              USING ERRCODE = 'insufficient_privilege';
+          END IF;
+        END $$""")
+    op.execute(f"""
+        CREATE FUNCTION screenlab_check_person(login text) RETURNS void LANGUAGE plpgsql STABLE {definer} AS $$
+        DECLARE r pg_roles%ROWTYPE;
+        BEGIN
+          SELECT * INTO r FROM pg_roles WHERE rolname = login;
+          IF NOT FOUND THEN RETURN; END IF;
+          IF r.rolsuper OR NOT r.rolcanlogin OR r.rolname = ANY({ours})
+             OR pg_has_role(login, (SELECT relowner FROM pg_class WHERE oid = 'public.episode'::regclass), 'MEMBER') THEN
+            RAISE EXCEPTION '"%" is the project''s owner, an administrator or not a person''s login', login
+              USING ERRCODE = 'insufficient_privilege';
+          END IF;
+        END $$""")
+    op.execute(f"""
+        CREATE FUNCTION screenlab_add_member(login text, kind text, verifier text) RETURNS boolean
+        LANGUAGE plpgsql VOLATILE {definer} AS $$
+        DECLARE created boolean := false; g name;
+        BEGIN
+          PERFORM screenlab_check_lead();
+          IF kind IS NULL OR kind NOT IN ('lead', 'reviewer', 'annotator') THEN
+            RAISE EXCEPTION 'unknown role "%" (lead, reviewer or annotator)', kind USING ERRCODE = 'invalid_parameter_value';
+          END IF;
+          IF login IS NULL OR login !~ '^[a-z_][a-z0-9_.-]{{0,62}}$' THEN
+            RAISE EXCEPTION 'a login is 1-63 lower-case letters, digits, _ . or - (starting with a letter or _), not "%"', login
+              USING ERRCODE = 'invalid_parameter_value';
+          END IF;
+          PERFORM screenlab_check_person(login);
+          IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = login) THEN
+            IF verifier IS NULL OR verifier !~ '^SCRAM-SHA-256\\$' THEN
+              RAISE EXCEPTION 'a new login needs a SCRAM-SHA-256 password verifier' USING ERRCODE = 'invalid_parameter_value';
+            END IF;
+            EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', login, verifier);
+            created := true;
+          END IF;
+          FOREACH g IN ARRAY {ours} LOOP  -- one role per person in a project
+            IF g <> screenlab_group(kind) AND pg_has_role(login, g, 'MEMBER') THEN
+              EXECUTE format('REVOKE %I FROM %I', g, login);
+            END IF;
+          END LOOP;
+          EXECUTE format('GRANT %I TO %I', screenlab_group(kind), login);
+          RETURN created;
+        END $$""")
+    op.execute(f"""
+        CREATE FUNCTION screenlab_remove_member(login text) RETURNS boolean LANGUAGE plpgsql VOLATILE {definer} AS $$
+        DECLARE was boolean := false; g name;
+        BEGIN
+          PERFORM screenlab_check_lead();
+          PERFORM screenlab_check_person(login);
+          IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = login) THEN RETURN false; END IF;
+          FOREACH g IN ARRAY {ours} LOOP
+            IF pg_has_role(login, g, 'MEMBER') THEN
+              EXECUTE format('REVOKE %I FROM %I', g, login);
+              was := true;
+            END IF;
+          END LOOP;
+          RETURN was;
+        END $$""")
+    # A login that belongs to anything else on the server (another project's team) keeps its password:
+    # this project's lead must not be able to take over someone's access to other projects.
+    op.execute(f"""
+        CREATE FUNCTION screenlab_reset_password(login text, verifier text) RETURNS void
+        LANGUAGE plpgsql VOLATILE {definer} AS $$
+        DECLARE r pg_roles%ROWTYPE;
+        BEGIN
+          PERFORM screenlab_check_lead();
+          PERFORM screenlab_check_person(login);
+          SELECT * INTO r FROM pg_roles WHERE rolname = login;
+          IF NOT FOUND OR NOT EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
+                                       WHERE m.member = r.oid AND g.rolname = ANY({ours})) THEN
+            RAISE EXCEPTION '"%" is not in this project''s team', login USING ERRCODE = 'invalid_parameter_value';
+          END IF;
+          IF r.rolcreaterole OR r.rolcreatedb OR r.rolreplication OR r.rolbypassrls
+             OR EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
+                         WHERE m.member = r.oid AND NOT g.rolname = ANY({ours})) THEN
+            RAISE EXCEPTION '"%" has rights beyond this project (another team, or server rights): only they or the server''s administrator can change their password', login
+              USING ERRCODE = 'insufficient_privilege';
+          END IF;
+          IF verifier IS NULL OR verifier !~ '^SCRAM-SHA-256\\$' THEN
+            RAISE EXCEPTION 'a password must arrive as a SCRAM-SHA-256 verifier' USING ERRCODE = 'invalid_parameter_value';
+          END IF;
+          EXECUTE format('ALTER ROLE %I PASSWORD %L', login, verifier);
+        END $$""")
+    for fn in ("screenlab_add_member(text, text, text)", "screenlab_remove_member(text)",
+               "screenlab_reset_password(text, text)", "screenlab_check_lead()", "screenlab_check_person(text)"):
+        op.execute(f"REVOKE EXECUTE ON FUNCTION {fn} FROM PUBLIC")
+        op.execute(f"GRANT EXECUTE ON FUNCTION {fn} TO {_q(groups['lead'])}")
+
+
+def _identity_triggers() -> None:
+    """Who did it is the login the server authenticated, whatever the client sent."""
+    triggers = {
+        # table: (when, what the trigger sets)
+        "audit_log": ("BEFORE INSERT", "NEW.actor := session_user; NEW.at := now();"),
+        "episode": ("BEFORE UPDATE", "IF NEW.version IS DISTINCT FROM OLD.version THEN "
+                                     "NEW.updated_by := left(session_user, 64); END IF;"),
+        "assignment": ("BEFORE INSERT", "NEW.assigned_by := left(session_user, 64);"),
+        "adjudication": ("BEFORE INSERT OR UPDATE", "NEW.lead := left(session_user, 64);"),
+        "work_review": ("BEFORE INSERT", "NEW.reviewer := left(session_user, 64);"),
+        "judge_review": ("BEFORE INSERT OR UPDATE", "NEW.reviewer := left(session_user, 64);"),
+        "review_item": ("BEFORE UPDATE", "IF NEW.status IS DISTINCT FROM OLD.status THEN "
+                                         "NEW.reviewer := session_user; END IF;"),
+        # staff keep a box's author (adjudication writes the annotator's boxes, an import the file's)
+        "action_box": ("BEFORE INSERT", "IF screenlab_role() = 'annotator' THEN NEW.author := session_user; END IF;"),
+    }
+    for table, (when, body) in triggers.items():
+        op.execute(f"CREATE FUNCTION screenlab_stamp_{table}() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                   f"BEGIN {body} RETURN NEW; END $$")
+        op.execute(f"CREATE TRIGGER {table}_stamp_who {when} ON {table} FOR EACH ROW "
+                   f"EXECUTE FUNCTION screenlab_stamp_{table}()")
+    # work is given to people the server knows: a typo cannot make a new annotator
+    op.execute("""
+        CREATE FUNCTION screenlab_check_assignee() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = NEW.annotator AND rolcanlogin) THEN
+            RAISE EXCEPTION 'no login named "%" on this server: add the person to the team first', NEW.annotator
+              USING ERRCODE = 'foreign_key_violation';
+          END IF;
+          RETURN NEW;
+        END $$""")
+    op.execute("CREATE TRIGGER assignment_known_person BEFORE INSERT OR UPDATE OF annotator ON assignment "
+               "FOR EACH ROW EXECUTE FUNCTION screenlab_check_assignee()")
+
+
+def _grants(bind, groups: dict[str, str]) -> None:
+    lead, reviewer, annotator = (_q(groups[r]) for r in ("lead", "reviewer", "annotator"))
+    database = bind.execute(sa.text("SELECT current_database()")).scalar_one()
+    op.execute(f"REVOKE CONNECT, TEMPORARY ON DATABASE {_q(database)} FROM PUBLIC")
+    op.execute(f"GRANT CONNECT ON DATABASE {_q(database)} TO {lead}, {reviewer}, {annotator}")
+    op.execute(f"GRANT USAGE ON SCHEMA public TO {lead}, {reviewer}, {annotator}")
+    op.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {lead}, {reviewer}, {annotator}")
+    op.execute(f"GRANT SELECT ON alembic_version TO {lead}, {reviewer}, {annotator}")
+    for table in TABLES:
+        writes = "SELECT, INSERT" if table == "audit_log" else "SELECT, INSERT, UPDATE, DELETE"
+        op.execute(f"GRANT {writes} ON {table} TO {lead}")
+        if table in LEAD_ONLY:
+            op.execute(f"GRANT SELECT{', UPDATE' if table == 'assignment' else ''} ON {table} TO {reviewer}")
+        else:
+            op.execute(f"GRANT {writes} ON {table} TO {reviewer}")
+        op.execute(f"GRANT SELECT ON {table} TO {annotator}")
+        for write in ANNOTATOR_WRITES.get(table, ()):
+            op.execute(f"GRANT {write} ON {table} TO {annotator}")
+    op.execute("GRANT EXECUTE ON FUNCTION screenlab_role(), screenlab_group(text) TO PUBLIC")
+
+
+def _policies(groups: dict[str, str]) -> None:
+    lead, reviewer, annotator = (_q(groups[r]) for r in ("lead", "reviewer", "annotator"))
+    for table in SECURED:
+        op.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
+        # staff read and write every row; the table grants say which writes each of them has
+        op.execute(f"CREATE POLICY staff ON {table} TO {lead}, {reviewer} USING (true) WITH CHECK (true)")
+    readable = "(SELECT screenlab_readable_work())"
+    open_work = "(SELECT screenlab_open_work())"
+    open_steps = "(SELECT screenlab_open_steps())"
+    rules = [
+        # trajectories, probes and page variants are the whole team's to read (labels of them are per person)
+        ("episode", "read", "SELECT", f"kind IN ('trajectory', 'probe', 'variant') OR id IN {readable}", None),
+        ("episode", "write", "UPDATE", f"id IN {open_work}", f"id IN {open_work}"),
+        ("step", "read", "SELECT", "episode_id IN (SELECT id FROM public.episode)", None),
+        ("step", "write", "UPDATE", f"episode_id IN {open_work}", f"episode_id IN {open_work}"),
+        ("action_box", "read", "SELECT", "step_id IN (SELECT id FROM public.step)", None),
+        ("action_box", "add", "INSERT", None, f"step_id IN {open_steps}"),
+        ("action_box", "change", "UPDATE", f"step_id IN {open_steps}", f"step_id IN {open_steps}"),
+        ("action_box", "remove", "DELETE", f"step_id IN {open_steps}", None),
+        ("screen", "read", "SELECT", "id IN (SELECT screen_id FROM public.step)", None),
+        ("screen_tree", "read", "SELECT", "screen_id IN (SELECT id FROM public.screen)", None),
+        ("screen_caption", "read", "SELECT", "screen_id IN (SELECT id FROM public.screen)", None),
+        ("media_blob", "read", "SELECT", "sha256 IN (SELECT sha256 FROM public.screen)", None),
+        ("assignment", "read", "SELECT", f"annotator = session_user OR episode_id IN {readable}", None),
+        ("assignment", "write", "UPDATE", "annotator = session_user AND state IN ('todo', 'in_progress')",
+         "annotator = session_user"),
+        ("adjudication", "read", "SELECT", "episode_id IN (SELECT id FROM public.episode)", None),
+        ("audit_log", "read", "SELECT", "actor = session_user", None),
+        ("audit_log", "append", "INSERT", None, "true"),
+        ("review_item", "read", "SELECT", "episode_id IN (SELECT id FROM public.episode)", None),
+        ("review_item", "write", "UPDATE", f"episode_id IN {open_work}", f"episode_id IN {open_work}"),
+        ("trajectory_label", "own", "ALL", "annotator = session_user", "annotator = session_user"),
+        ("prediction", "read", "SELECT", "step_id IN (SELECT id FROM public.step)", None),
+        ("prediction", "rescore", "UPDATE", "step_id IN (SELECT id FROM public.step)",
+         "step_id IN (SELECT id FROM public.step)"),
+        ("work_review", "read", "SELECT", "annotator = session_user", None),
+    ]
+    for table, name, command, using, check in rules:
+        sql = f"CREATE POLICY annotator_{name} ON {table} FOR {command} TO {annotator}"
+        if using:
+            sql += f" USING ({using})"
+        if check:
+            sql += f" WITH CHECK ({check})"
+        op.execute(sql)
+
+
+def upgrade() -> None:
+    bind = op.get_bind()
+    if bind.dialect.name != "postgresql":
+        return
+    _check_rights(bind)
+    groups = _groups()
+    _roles(bind, groups)
+    _functions(groups)
+    _membership_functions(groups)
+    _identity_triggers()
+    _grants(bind, groups)
+    _policies(groups)
+
+
+def downgrade() -> None:
+    bind = op.get_bind()
+    if bind.dialect.name != "postgresql":
+        return
+    groups = _groups()
+    for table in SECURED:
+        for name in bind.execute(sa.text("SELECT policyname FROM pg_policies WHERE tablename = :t"),
+                                 {"t": table}).scalars().all():
+            op.execute(f"DROP POLICY {_q(name)} ON {table}")
+        op.execute(f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY")
+    op.execute("DROP TRIGGER assignment_known_person ON assignment")
+    op.execute("DROP FUNCTION screenlab_check_assignee()")
+    for table in ("audit_log", "episode", "assignment", "adjudication", "work_review", "judge_review", "review_item",
+                  "action_box"):
+        op.execute(f"DROP TRIGGER {table}_stamp_who ON {table}")
+        op.execute(f"DROP FUNCTION screenlab_stamp_{table}()")
+    for fn in ("screenlab_add_member(text, text, text)", "screenlab_remove_member(text)",
+               "screenlab_reset_password(text, text)", "screenlab_check_person(text)", "screenlab_check_lead()",
+               "screenlab_open_steps()", "screenlab_open_work()", "screenlab_readable_work()", "screenlab_role()",
+               "screenlab_group(text)"):
+        op.execute(f"DROP FUNCTION {fn}")
+    database = bind.execute(sa.text("SELECT current_database()")).scalar_one()
+    op.execute(f"GRANT CONNECT, TEMPORARY ON DATABASE {_q(database)} TO PUBLIC")
+    for group in groups.values():
+        op.execute(f"DROP OWNED BY {_q(group)}")
+        op.execute(f"DROP ROLE {_q(group)}")
