@@ -36,7 +36,9 @@ class Team:
         if not self.on_server:
             return self.location
         login = self.owner_login if who == "owner" else who
-        url = make_url(self.location).set(username=login, password=self.passwords[who] if password else None)
+        url = make_url(self.location).set(username=login)  # the location holds no password
+        if password:
+            url = url.set(password=self.passwords[who])
         return url.render_as_string(hide_password=False)
 
     def open(self, who: str):
@@ -69,8 +71,9 @@ class Team:
             project.close()
 
 
-def make_team(backend: str, location, media, server=None) -> Team:
-    """A new project holding nothing yet, and its four people (on a server: four new logins)."""
+def make_team(backend: str, location, media, server=None, same_people: Team | None = None) -> Team:
+    """A new project holding nothing yet, and its four people (on a server: four new logins, or the logins
+    of `same_people`'s team, who then have a second project with the same passwords)."""
     from desktop_app.store.project import Project
     from desktop_app.teams import members
 
@@ -78,14 +81,21 @@ def make_team(backend: str, location, media, server=None) -> Team:
         Project.init(location).close()
         return Team(backend, str(location), None)
     owner_url = str(location)
-    bare = make_url(owner_url).set(password=None).render_as_string(hide_password=False)
+    from desktop_app.store.db import public_url
+
+    bare = public_url(owner_url)  # (URL.set(password=None) would keep the password)
     team = Team(backend, bare, Path(media), server)
     with Project.init(owner_url, media) as owner:
-        with owner.engine.begin() as conn:  # logins left by an earlier test of this server session
-            for who in PEOPLE:
-                conn.exec_driver_sql(f'DROP ROLE IF EXISTS "{who}"')
-        for who, role in PEOPLE.items():
-            team.passwords[who] = members.add_member(owner, who, role).password
+        if same_people is not None:
+            for who, role in PEOPLE.items():
+                members.add_member(owner, who, role)
+            team.passwords.update(same_people.passwords)
+        else:
+            with owner.engine.begin() as conn:  # logins left by an earlier test of this server session
+                for who in PEOPLE:
+                    conn.exec_driver_sql(f'DROP ROLE IF EXISTS "{who}"')
+            for who, role in PEOPLE.items():
+                team.passwords[who] = members.add_member(owner, who, role).password
     team.passwords["owner"] = make_url(owner_url).password
     team.owner_login = make_url(owner_url).username
     return team

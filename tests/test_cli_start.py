@@ -127,6 +127,9 @@ def test_info_prints_what_it_printed_before_with_annotator_copies_apart(new_loca
 
     assert info() == COUNTED.format(copies="")
     # two annotators on a quarter of the samples: 14 private copies, one with two boxes drawn on it
+    if media:  # on a server the two are logins first
+        for who in ("ann", "bob"):
+            assert main(["team", "add-member", *where, who]) == 0
     assert main(["team", "assign", *where, "ann,bob", "--overlap", "0.25", "--seed", "1"]) == 0
     with Project.open(location, media) as project:
         with project.reading() as s:

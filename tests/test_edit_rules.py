@@ -193,9 +193,9 @@ def the_box(project):
 
 def test_a_box_edited_through_the_api_rescores_the_stored_answer(scored):
     box_ = the_box(scored)
-    api.edit_boxes(scored, {box_.id: {"label": "distracted"}}, actor="script")
+    api.edit_boxes(scored, {box_.id: {"label": "distracted"}})
     assert verdict(scored) == "distracted"
-    api.edit_boxes(scored, {box_.id: {"x1": 150, "x2": 190}}, actor="script")  # the click now misses it
+    api.edit_boxes(scored, {box_.id: {"x1": 150, "x2": 190}})  # the click now misses it
     assert verdict(scored) == "invalid"
     api.delete_boxes(scored, [box_.id])
     assert verdict(scored) == "invalid"

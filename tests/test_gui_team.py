@@ -71,9 +71,11 @@ def _step_id(project, episode_id, index=0):
                          ).scalar_one()
 
 
-def _label(project, copy_id, who, boxes, index=0, done=True):
+def _label(project, copy_id, who, boxes, index=0, done=True, seconds=0.0):
     values = [{"x1": b[0], "y1": b[1], "x2": b[2], "y2": b[3], "label": b[4]} for b in boxes]
     edits.create_boxes(project, _step_id(project, copy_id, index), values, actor=who)
+    if seconds:  # time spent counts while labelling, not on a look at finished work
+        assignment.note_work(project, copy_id, seconds, edited=True, annotator=who)
     if done:
         api.set_state(project, copy_id, "done", annotator=who)
 
@@ -95,11 +97,9 @@ def double_labelled(team):
     api.assign(project, ["ann"], {"scenarios": ["search"]}, limit=2, lead="lead")
     ann, bob = _copies(project, "ann"), _copies(project, "bob")
     one, two, three = sorted(ann)
-    _label(project, ann[one], "ann", ONE["ann"])
-    assignment.note_work(project, ann[one], 30.0, edited=True, annotator="ann")
+    _label(project, ann[one], "ann", ONE["ann"], seconds=30.0)
     _label(project, bob[one], "bob", ONE["bob"])
-    _label(project, ann[two], "ann", TWO["ann"])
-    assignment.note_work(project, ann[two], 90.0, edited=True, annotator="ann")
+    _label(project, ann[two], "ann", TWO["ann"], seconds=90.0)
     _label(project, bob[two], "bob", TWO["bob"])
     _label(project, ann[three], "ann", [(5, 5, 50, 50, "gold")])
     _label(project, bob[three], "bob", [(5, 5, 50, 50, "gold")], done=False)  # bob still labelling

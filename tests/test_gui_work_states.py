@@ -81,7 +81,7 @@ def test_a_colleagues_change_is_never_overwritten_and_the_screen_reloads_with_it
     drag(window.view, (40, 600), (240, 680))
     assert stored(demo_copy, episode.key) == before
     assert "NOT saved" in window.saved_label.text()
-    assert "bob changed this screen since you opened it" in window.statusBar().currentMessage()
+    assert "bob changed this screen since you read it" in window.statusBar().currentMessage()
     # the screen now shows bob's change, and her next edit (at the new version) is saved
     assert window.ws.boxes[box_id].element_text == "bob's fix"
     QApplication.processEvents()

@@ -25,11 +25,10 @@ def test_own_labels_are_added_used_exported_and_scored_as_other(any_project, tmp
     with any_project.reading() as s:
         step = s.exec(select(m.Step)).first()
     with pytest.raises(ValueError, match=r"unknown label 'ad' \(this project's labels: gold, distracted, other\)"):
-        edits.create_boxes(any_project, step.id, [{"x1": 1, "y1": 1, "x2": 50, "y2": 40, "label": "ad"}], "ann")
+        edits.create_boxes(any_project, step.id, [{"x1": 1, "y1": 1, "x2": 50, "y2": 40, "label": "ad"}])
 
     assert api.add_label(any_project, "Ad") == ("gold", "distracted", "other", "ad")
-    (box,) = edits.create_boxes(any_project, step.id, [{"x1": 1, "y1": 1, "x2": 50, "y2": 40, "label": "ad"}],
-                                "ann")
+    (box,) = edits.create_boxes(any_project, step.id, [{"x1": 1, "y1": 1, "x2": 50, "y2": 40, "label": "ad"}])
     assert box.label == "ad" and target_of(box).label == "other"  # what a verdict on it would say
 
     with pytest.raises(LabelError, match="exists already"):
@@ -46,7 +45,7 @@ def test_own_labels_are_added_used_exported_and_scored_as_other(any_project, tmp
     assert [c["name"] for c in coco["categories"]] == ["gold", "distracted", "other", "ad"]
     assert coco["annotations"][0]["category_id"] == 4
 
-    edits.update_boxes(any_project, [(box.id, {"label": "other"})], "ann")
+    edits.update_boxes(any_project, [(box.id, {"label": "other"})])
     assert api.remove_label(any_project, "ad") == ("gold", "distracted", "other")
 
 

@@ -71,17 +71,17 @@ with api.open_project(location, media) as project:
         try:
             if op == "add":
                 keep(api.add_boxes(project, rng.choice(steps), [{"x1": x, "y1": y, "x2": x + 12, "y2": y + 10,
-                                                               "label": "gold"}], actor=who))
+                                                               "label": "gold"}]))
             elif op == "delete":
                 box = rng.choice(sorted(mine))
-                api.delete_boxes(project, [box], actor=who)
+                api.delete_boxes(project, [box])
                 del mine[box]
                 deleted.append(box)
             else:
                 box = rng.choice(sorted(mine))
                 change = ({"x1": x, "y1": y, "x2": x + 15, "y2": y + 12} if op == "move"
                           else {"label": rng.choice(["gold", "distracted", "other"])})
-                keep(api.edit_boxes(project, {box: change}, actor=who))
+                keep(api.edit_boxes(project, {box: change}))
             landed += 1
         except Exception as exc:
             errors.append(f"{op}: {type(exc).__name__}: {exc}"[:500])

@@ -63,7 +63,7 @@ def notify(project: Project, step_ids: list[int]) -> None:
 
 
 def _call(project: Project, listener: Listener, step_ids: list[int]) -> None:
-    from desktop_app.store.project import is_connection_lost
+    from desktop_app.store.db_errors import is_connection_lost
 
     try:
         listener(project, step_ids)

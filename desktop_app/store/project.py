@@ -19,6 +19,7 @@ from sqlalchemy.exc import OperationalError
 
 from desktop_app.store import box_listeners, media_choice, migrate
 from desktop_app.store.db import make_engine, public_url
+from desktop_app.store.db_errors import is_connection_lost, is_locked  # noqa: F401  (callers import them here)
 from desktop_app.store.media import LOCK_FILE, MediaStore
 
 if TYPE_CHECKING:  # imported when used: opening a project for `screenlab info` needs neither (store/counts.py)
@@ -255,21 +256,3 @@ class Project:
 
     def image_path(self, screen) -> Path:
         return self.media.path_for(screen.sha256, screen.ext)
-
-
-def is_locked(exc: Exception) -> bool:
-    """The database is busy with another process's write (SQLite) or a lock wait ran out (PostgreSQL)."""
-    text = str(exc).lower()
-    return "database is locked" in text or "database table is locked" in text or "lock timeout" in text
-
-
-def is_connection_lost(exc: BaseException) -> bool:
-    """The server could not be reached or dropped the connection (not a refused or conflicting write)."""
-    from sqlalchemy.exc import DBAPIError
-
-    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
-        return True
-    text = str(exc).lower()
-    return isinstance(exc, OperationalError) and any(
-        s in text for s in ("connection refused", "server closed the connection", "could not connect",
-                            "connection failed", "terminating connection", "connection timeout", "timeout expired"))

@@ -146,7 +146,7 @@ def change_own_password(project: Project, password: str | None = None) -> str:
 
 def member_url(project: Project, login: str) -> str:
     """The project's URL for this person's own login (no password): what they open."""
-    return make_url(project.url).set(username=login, password=None).render_as_string(hide_password=False)
+    return make_url(project.url).set(username=login).render_as_string(hide_password=False)  # project.url has none
 
 
 def keep_in_keyring(project: Project, login: str, password: str) -> None:

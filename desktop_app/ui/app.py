@@ -47,7 +47,8 @@ def ask_annotator(window: MainWindow) -> None:
         settings.annotator = name.strip()
         save_settings(settings)
         if window.ws is not None:
-            window.ws.actor = settings.annotator
+            window.project.local_user = settings.annotator
+            window.ws.actor = window.project.user
             window.annotator_label.setText(f"Annotator: {settings.annotator}")
 
 

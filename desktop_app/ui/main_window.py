@@ -140,7 +140,8 @@ class MainWindow(QMainWindow):
 
     # what other parts and the tests ask of the window ----------------------------------------------
     def annotator_name(self) -> str:
-        return annotator_name(self.settings)
+        """Who works in this window: the open project's user (on a server, the login), else Settings' name."""
+        return self.project.user if self.project is not None else annotator_name(self.settings)
 
     def apply_shortcuts(self) -> None:
         window_menus.apply_shortcuts(self)

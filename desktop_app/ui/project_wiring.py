@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from desktop_app.formats.folder_open import source_folder
 from desktop_app.secrets import redact
-from desktop_app.settings import save_settings
+from desktop_app.settings import annotator_name, save_settings
 from desktop_app.store.label_set import labels
 from desktop_app.store.project import Project, ProjectError, is_project_folder
 from desktop_app.store.queries import last_edited_by
@@ -43,13 +43,13 @@ class ProjectWiring(QObject):
         window, settings = self.window, self.window.settings
         media = media or settings.server_media.get(str(location))  # a server project from Recent
         try:
-            project = Project.open(location, media)
+            project = Project.open(location, media, user=annotator_name(settings))
         except (ProjectError, Exception) as exc:  # a bad folder or database must not take the window down
             QMessageBox.warning(window, "Cannot open project", redact(f"{location}\n\n{exc}"))
             return False
         self.close(keep_import=self.folders.fills(location))  # a folder's first screen landed: its import goes on
         window.project = project
-        window.ws = ws = Workspace(project, window.annotator_name(), window)
+        window.ws = ws = Workspace(project, project.user, window)
         window.scene.set_own_labels(labels(project.engine)[3:])
         window.browser = browser = SampleBrowser(project, annotator=ws.actor)
         window.properties = PropertiesPanel(ws, settings.palette)
@@ -82,7 +82,7 @@ class ProjectWiring(QObject):
         window.task_panel.set_workspace(ws)
         self._remember(project)
         window.setWindowTitle(f"{project.name} - ScreenLab")
-        window.status.annotator.setText(f"Annotator: {ws.actor}")
+        window.status.show_identity(project.identity, project.on_server)
         window.status.set_saved(True)
         with project.reading() as session:  # back to the screen this annotator changed last
             last = last_edited_by(session, ws.actor)

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_app import api
-from desktop_app.settings import save_settings
+from desktop_app.settings import annotator_name, save_settings
 from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
 from desktop_app.ui.tasks import run_in_background
 from desktop_app.ui.theme import apply_theme
@@ -49,9 +49,10 @@ class WindowDialogs(QObject):
         if window.grid is not None:
             window.grid.set_palette(settings.palette)
         window.scene.set_caption_mode(settings.box_captions)
-        if window.ws is not None:
-            window.ws.actor = window.annotator_name()
-            window.status.annotator.setText(f"Annotator: {window.ws.actor}")
+        if window.ws is not None:  # a local project's user is the name in Settings (a server's is its login)
+            window.project.local_user = annotator_name(settings)
+            window.ws.actor = window.project.user
+            window.status.show_identity(window.project.identity, window.project.on_server)
         if window.properties is not None:
             window.properties.palette = settings.palette
             window.properties.refresh()

@@ -48,6 +48,16 @@ class WindowStatus(QObject):
         window.view.zoomChanged.connect(lambda z: self.zoom.setText(f"{z * 100:.0f} %"))
         window.scene.cursorMoved.connect(self.cursor_moved)
 
+    def show_identity(self, identity, on_server: bool) -> None:
+        """Who is working: on a server the login and its team role, on a local project the annotator's name."""
+        if on_server:
+            self.annotator.setText(f"{identity.user} ({identity.role})")
+            self.annotator.setToolTip("Logged in to the project's server as this login; the server enforces what "
+                                      "this role may see and change")
+        else:
+            self.annotator.setText(f"Annotator: {identity.user}")
+            self.annotator.setToolTip("The name written next to your edits (Settings)")
+
     def show_message(self, text: str, timeout_ms: int = 0) -> None:
         self.window.statusBar().showMessage(text, timeout_ms)
 
