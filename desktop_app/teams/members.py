@@ -14,11 +14,15 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
+from collections.abc import Callable
+from typing import Any
+
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 
 from desktop_app.store import audit
-from desktop_app.store.project import Project
+from desktop_app.store.project import NotAllowed, Project
 from desktop_app.store.server_roles import OWNER, ROLES, STAFF
 
 NOT_ON_SQLITE = ("a SQLite project is one person's file: a team shares a project on a PostgreSQL server "
@@ -49,9 +53,31 @@ def _verifier(conn, login: str, password: str) -> str:
     return raw.pgconn.encrypt_password(password.encode(), login.encode(), b"scram-sha-256").decode()
 
 
-def _require_server(project: Project) -> None:
+def _on_server(project: Project, work: Callable[[Any], Any]) -> Any:
+    """work(conn) in one transaction; the server's refusal said in its own words (NotAllowed for a right the
+    caller lacks, ValueError for a bad name or role), never with the statement's parameters (a verifier)."""
+    try:
+        with project.engine.begin() as conn:
+            return work(conn)
+    except DBAPIError as exc:
+        state = getattr(exc.orig, "sqlstate", None)
+        reason = (str(exc.orig).splitlines() or ["refused"])[0]
+        if state == "42501":
+            me = project.identity
+            raise NotAllowed(f"the server refused this for {me.user} ({me.role}): {reason}") from None
+        if state == "22023":
+            raise ValueError(reason) from None
+        raise
+
+
+def _require_server(project: Project, lead: bool = True) -> None:
+    """A server project, and (for managing people) a lead: said here in words; the server refuses anyway
+    (the functions are executable by the lead's group only, and check the caller's role)."""
     if not project.on_server:
         raise ValueError(NOT_ON_SQLITE)
+    me = project.identity
+    if lead and me.role not in (OWNER, "lead"):
+        raise NotAllowed(f"you are {me.user} ({me.role}): only the team's lead manages its people")
 
 
 def members(project: Project) -> list[Member]:
@@ -89,10 +115,9 @@ def add_member(project: Project, login: str, role: str, password: str | None = N
     if role not in ROLES:
         raise ValueError(f"unknown role '{role}' (one of {', '.join(ROLES)})")
     password = password or new_password()
-    with project.engine.begin() as conn:
-        verifier = _verifier(conn, login, password)
-        created = conn.execute(text("SELECT screenlab_add_member(:login, :role, :verifier)"),
-                               {"login": login, "role": role, "verifier": verifier}).scalar_one()
+    created = _on_server(project, lambda conn: conn.execute(
+        text("SELECT screenlab_add_member(:login, :role, :verifier)"),
+        {"login": login, "role": role, "verifier": _verifier(conn, login, password)}).scalar_one())
     _audited(project, "add_member", {"login": login, "role": role, "new_login": created})
     return Added(login, role, created, password if created else None)
 
@@ -115,8 +140,8 @@ def remove_member(project: Project, login: str) -> bool:
     """Take a person out of the team (their login stays on the server, with no access to this project);
     False when they were not in it. Their work and its history stay."""
     _require_server(project)
-    with project.engine.begin() as conn:
-        was = conn.execute(text("SELECT screenlab_remove_member(:login)"), {"login": login}).scalar_one()
+    was = _on_server(project, lambda conn: conn.execute(text("SELECT screenlab_remove_member(:login)"),
+                                                        {"login": login}).scalar_one())
     if was:
         _audited(project, "remove_member", {"login": login})
     return was
@@ -126,21 +151,21 @@ def reset_password(project: Project, login: str, password: str | None = None) ->
     """A new password for a member who lost theirs (only for logins in no other team on the server)."""
     _require_server(project)
     password = password or new_password()
-    with project.engine.begin() as conn:
-        conn.execute(text("SELECT screenlab_reset_password(:login, :verifier)"),
-                     {"login": login, "verifier": _verifier(conn, login, password)})
+    _on_server(project, lambda conn: conn.execute(text("SELECT screenlab_reset_password(:login, :verifier)"),
+                                                  {"login": login, "verifier": _verifier(conn, login, password)}))
     _audited(project, "reset_password", {"login": login})
     return password
 
 
 def change_own_password(project: Project, password: str | None = None) -> str:
     """The logged-in person's own new password (PostgreSQL lets every login change its own)."""
-    _require_server(project)
+    _require_server(project, lead=False)
     password = password or new_password()
-    with project.engine.begin() as conn:
-        verifier = _verifier(conn, project.user, password)
-        quoted = "'" + verifier.replace("'", "''") + "'"
+
+    def change(conn) -> None:
+        quoted = "'" + _verifier(conn, project.user, password).replace("'", "''") + "'"
         conn.exec_driver_sql(f"ALTER ROLE CURRENT_USER PASSWORD {quoted}")
+    _on_server(project, change)
     return password
 
 

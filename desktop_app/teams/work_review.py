@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy import func, or_, select
 from sqlmodel import Session
 
-from desktop_app.store import audit
+from desktop_app.store import audit, work_states
 from desktop_app.store.models import ActionBox, Assignment, Episode, Screen, Step, WorkReview
 from desktop_app.store.project import NotAllowed, Project
 from desktop_app.store.types import utcnow
@@ -110,11 +110,11 @@ def review_work(project: Project, episode_id: int, decision: str, comment: str =
     with project.transaction() as s:
         work = _assignment(s, episode_id, annotator)
         work_episode = work.copy_id or work.episode_id
+        state = work_states.SHOWN[work.state]
         if decision == "accept" and work.state != "done":
-            raise ValueError(f"{work.annotator}'s work is {work.state.replace('_', ' ')}, not done: "
-                             "only finished work is accepted")
+            raise ValueError(f"{work.annotator}'s work is {state}, not done: only finished work is accepted")
         if decision == "return" and work.state not in ("done", "skipped"):
-            raise ValueError(f"{work.annotator}'s work is {work.state.replace('_', ' ')}: it is theirs already")
+            raise ValueError(f"{work.annotator}'s work is {state}: it is theirs already")
         pin = _checked_pin(s, work_episode, pin)
         row = WorkReview(assignment_id=work.id, annotator=work.annotator, reviewer=actor[:64], decision=decision,
                          comment=comment, step_index=pin.step_index if pin else None,
