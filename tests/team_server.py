@@ -69,6 +69,7 @@ class Team:
     def close(self) -> None:
         for project in self.opened:
             project.close()
+        self.opened.clear()
 
 
 def make_team(backend: str, location, media, server=None, same_people: Team | None = None) -> Team:

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from desktop_app.store.models import Episode, Screen, Step
+from desktop_app.store.models import Assignment, Episode, Screen, Step
 from desktop_app.store.project import Project
+from desktop_app.store.queries import annotators
 
 
 @dataclass(frozen=True)
@@ -57,3 +58,34 @@ def sample_heads(project: Project, episode_ids: list[int]) -> list[SampleHead]:
         steps = dict(s.execute(select(Step.episode_id, func.count()).where(Step.episode_id.in_(episode_ids))
                                .group_by(Step.episode_id)).all())
     return [SampleHead(i, found[i].key, found[i].goal, steps.get(i, 0)) for i in episode_ids if i in found]
+
+
+@dataclass(frozen=True)
+class QueueChoices:
+    """Which lists the window offers the person: their own queue, everyone's samples and other people's
+    queues only to those who may see them (a lead or reviewer, or the one person of a local project), and
+    which to start on: their queue when they have work in it."""
+
+    me: str
+    everyone: bool
+    others: tuple[str, ...]
+    start_mine: bool
+
+
+def queue_choices(project: Project) -> QueueChoices:
+    me = project.identity
+    with project.reading() as s:
+        people = annotators(s)
+        mine = s.execute(select(Assignment.id).where(Assignment.annotator == me.user).limit(1)).first() is not None
+    if not me.is_staff:  # an annotator on a server: their own work is all there is to list
+        return QueueChoices(me.user, False, (), True)
+    return QueueChoices(me.user, True, tuple(p for p in people if p != me.user), mine)
+
+
+def own_copy_of(project: Project, episode_id: int, person: str) -> int | None:
+    """The person's private copy of this sample while they are still labelling it: where their edits of
+    the sample belong (blind double annotation); None when they have none or finished it."""
+    with project.reading() as s:
+        return s.execute(select(Assignment.copy_id).where(
+            Assignment.episode_id == episode_id, Assignment.annotator == person, Assignment.copy_id.is_not(None),
+            Assignment.copy_id != episode_id, Assignment.state.in_(("todo", "in_progress")))).scalar()

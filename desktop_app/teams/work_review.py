@@ -150,17 +150,21 @@ def decisions(project: Project, episode_id: int | None = None, annotator: str | 
         return [_reviewed(r, a) for r, a in s.execute(stmt.order_by(WorkReview.id)).all()]
 
 
-def open_return(project: Project, episode_id: int, annotator: str) -> Reviewed | None:
-    """The comment a person is to act on here: the latest decision on their work on this episode, when it
-    returned the work and they have not marked it done since."""
+def open_return(project: Project, episode_id: int) -> Reviewed | None:
+    """The comment to act on where this episode is labelled (a copy, or a sample labelled in place): the
+    latest decision on that work, when it returned it and the work has not been marked done since."""
     with project.reading() as s:
-        work = s.execute(select(Assignment).where(Assignment.annotator == annotator, or_(
-            Assignment.copy_id == episode_id, Assignment.episode_id == episode_id))).scalars().first()
-        if work is None or work.state in ("done", "skipped"):
-            return None
-        row = s.execute(select(WorkReview).where(WorkReview.assignment_id == work.id)
-                        .order_by(WorkReview.id.desc()).limit(1)).scalars().first()
-        return _reviewed(row, work) if row is not None and row.decision == "return" else None
+        works = s.execute(select(Assignment).where(or_(
+            Assignment.copy_id == episode_id, (Assignment.episode_id == episode_id) & Assignment.copy_id.is_(None)))
+        ).scalars().all()
+        for work in works:
+            if work.state in ("done", "skipped"):
+                continue
+            row = s.execute(select(WorkReview).where(WorkReview.assignment_id == work.id)
+                            .order_by(WorkReview.id.desc()).limit(1)).scalars().first()
+            if row is not None and row.decision == "return":
+                return _reviewed(row, work)
+    return None
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ from desktop_app.store.models import EPISODE_REVIEW_STATUSES
 from desktop_app.store.project import Project
 from desktop_app.store.queries import (
     EpisodeFilter,
-    annotators,
     count_episodes,
     editors,
     episode_rows,
@@ -39,6 +38,7 @@ from desktop_app.store.queries import (
 )
 from desktop_app.store.types import utcnow
 from desktop_app.store.work_states import STATES
+from desktop_app.teams.views import queue_choices
 from desktop_app.ui.tasks import run_in_background
 
 PAGE = 200
@@ -49,7 +49,8 @@ MAX_PAGES = 64
 # jump deep into the list reads its page by the index. Smaller projects count at once, as before.
 COUNT_IN_BACKGROUND_FROM = 100_000
 COLUMNS = ("Id", "Goal", "Scenario", "Status", "Actions", "State")
-STATE_MARKS = {"to do": "○ to do", "unlabelled": "○ unlabelled", "in progress": "◐ in progress", "done": "● done", "skipped": "⊘ skipped"}
+STATE_MARKS = {"to do": "○ to do", "unlabelled": "○ unlabelled", "in progress": "◐ in progress", "done": "● done",
+               "skipped": "⊘ skipped", "returned": "↩ returned", "accepted": "✔ accepted"}
 
 
 class EpisodeTableModel(QAbstractTableModel):
@@ -310,6 +311,8 @@ class SampleBrowser(QWidget):
                       self.changed_by, self.changed_within):
             combo.currentIndexChanged.connect(self.apply_filter)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
+        if self.current_filter() != self.model.filter:  # the list starts on the person's own queue
+            self.model.set_filter(self.current_filter())
         self._update_count()
 
     def reload_choices(self) -> None:
@@ -346,19 +349,21 @@ class SampleBrowser(QWidget):
         self.outcome.blockSignals(False)
 
     def reload_queues(self) -> None:
-        """Everyone, my queue, and each annotator's queue (for a lead)."""
-        with self.project.reading() as s:
-            people = annotators(s)
-        current = self.queue.currentData()
+        """The lists this person may see (teams/views.queue_choices): their own queue, and for a lead or
+        reviewer everyone's samples and each annotator's queue. The first time, their queue when they have
+        work in it."""
+        choices = queue_choices(self.project)
+        first = self.queue.count() == 0
+        current = (choices.me if choices.start_mine else None) if first else self.queue.currentData()
         self.queue.blockSignals(True)
         self.queue.clear()
-        self.queue.addItem("Everyone's samples", None)
-        if self.annotator:
-            self.queue.addItem(f"My queue ({self.annotator})", self.annotator)
-        for name in people:
-            if name != self.annotator:
-                self.queue.addItem(f"{name}'s queue", name)
+        if choices.everyone:
+            self.queue.addItem("Everyone's samples", None)
+        self.queue.addItem(f"My queue ({choices.me})", choices.me)
+        for name in choices.others:
+            self.queue.addItem(f"{name}'s queue", name)
         self.queue.setCurrentIndex(max(self.queue.findData(current), 0))
+        self.queue.setEnabled(self.queue.count() > 1)
         self.queue.blockSignals(False)
         with self.project.reading() as s:
             people = editors(s)
@@ -454,6 +459,26 @@ class SampleBrowser(QWidget):
         self.table.selectionModel().setCurrentIndex(
             index, self.table.selectionModel().SelectionFlag.ClearAndSelect | self.table.selectionModel().SelectionFlag.Rows)
         self.table.scrollTo(index)
+
+    def show_episode(self, episode_id: int) -> None:
+        """Bring an episode into view and select it (emitting the selection): in the list as filtered, else in
+        the person's own queue with no other filter (where their private copies are listed)."""
+        if self.model.row_of(episode_id) is None:
+            mine = self.queue.findData(queue_choices(self.project).me)
+            for combo in (self.scenario, self.status, self.has, self.split, self.outcome, self.work_state,
+                          self.changed_by, self.changed_within, self.queue):
+                combo.blockSignals(True)
+                combo.setCurrentIndex(mine if combo is self.queue else 0)
+                combo.blockSignals(False)
+            self.search.blockSignals(True)
+            self.search.clear()
+            self.search.blockSignals(False)
+            self.pinned = None
+            self.model.set_filter(self.current_filter())
+            self._update_count()
+        row = self.model.row_of(episode_id)
+        if row is not None:
+            self.select_row(row)
 
     def select_episode(self, episode_id: int) -> None:
         row = self.model.row_of(episode_id)

@@ -46,6 +46,7 @@ from desktop_app.ui.review_mode import ReviewMode
 from desktop_app.ui.step_view import StepView
 from desktop_app.ui.suggestions_wiring import SuggestionsWiring
 from desktop_app.ui.task_panel import TaskPanel
+from desktop_app.ui.team.review_banner import ReviewBanner
 from desktop_app.ui.team_menu import TeamWiring
 from desktop_app.ui.window_dialogs import WindowDialogs
 from desktop_app.ui.window_status import WindowStatus
@@ -104,6 +105,8 @@ class MainWindow(QMainWindow):
         self.connection_banner = ConnectionBanner(self)
         self.connection_banner.restored.connect(lambda: self.ws and self.ws.reload())
         layout.addWidget(self.connection_banner)
+        self.review_banner = ReviewBanner(self)  # a reviewer's comment on returned work (ui/team_menu.py)
+        layout.addWidget(self.review_banner)
         layout.addWidget(self.view, 1)
         layout.addLayout(self.filmstrip_host)
         self.setCentralWidget(centre)

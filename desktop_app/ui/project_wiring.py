@@ -99,6 +99,7 @@ class ProjectWiring(QObject):
         ws.navigated.connect(browser.select_episode)
         ws.navigated.connect(lambda _id: window.grid and window.grid.follow_browser())  # select_episode is quiet
         ws.stateChanged.connect(lambda *_: window.browser and window.browser.reload_queues())
+        window.team.project_opened(project, ws)
         ws.undo_stack.canUndoChanged.connect(undo.setEnabled)
         ws.undo_stack.canRedoChanged.connect(redo.setEnabled)
         undo.setEnabled(False)
@@ -121,6 +122,7 @@ class ProjectWiring(QObject):
             return
         window.set_review_mode(False)
         window.connection_banner.stop()
+        window.review_banner.show_for(None, 0, window.scene, {})
         if window.ws is not None:
             window.ws.end_visit()  # the time on the last screen counts too
         window.evaluation.close()

@@ -53,6 +53,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("work.done", "Mark done and go to the next screen", ("Ctrl+Return", "Ctrl+Enter"), "Work"),
     ActionSpec("work.skip", "Skip this screen (with a reason) and go to the next", ("Ctrl+Shift+Return",), "Work"),
     ActionSpec("work.reopen", "Mark the screen in progress again", ("Ctrl+Shift+Backspace",), "Work"),
+    # a reviewer's or lead's decision on an annotator's finished work (teams/work_review.py)
+    ActionSpec("work.accept", "Accept the finished work on this screen (review)", ("Ctrl+Shift+Y",), "Work"),
+    ActionSpec("work.return", "Return the work on this screen to its annotator, with a comment…", ("Ctrl+Shift+N",),
+               "Work"),
     ActionSpec("edit.snap", "Snap box to the element under it", ("S",), "Edit"),
     ActionSpec("ocr.toggle", "Show OCR suggestions", ("O",), "OCR"),
     ActionSpec("ocr.run", "Run OCR on this screen again", ("Shift+O",), "OCR"),

@@ -1,14 +1,17 @@
-"""The team's part of the window: marking the current screen done / skipped (then the next one), and the
-Team menu (assign, progress and agreement, adjudication). Only wiring: the rules live in teams/ and
-the workspace."""
+"""The team's part of the window: marking the current screen done / skipped (then the next one), a
+reviewer's accept / return of the work on it, the reviewer's comment where returned work is labelled, an
+edit of a sample the person labels on a private copy opening that copy, and the Team menu (people, assign,
+progress and agreement, adjudication), offered by role. Only wiring: the rules live in teams/ and the
+workspace, and the server enforces them."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QPointF
 from PySide6.QtWidgets import QInputDialog
 
+from desktop_app import api
 from desktop_app.teams.assignment import SKIP_REASONS
 
 if TYPE_CHECKING:
@@ -20,7 +23,36 @@ class TeamWiring(QObject):
         super().__init__(window)
         self.window = window
         self.skip_dialog: QInputDialog | None = None
+        self.return_dialog = None
         self._open: dict[str, object] = {}
+        self._by_role: dict[str, object] = {}  # menu actions offered only to some roles
+        self.last_point: QPointF | None = None  # where the pointer last rested on the screen (a pin)
+        window.scene.cursorMoved.connect(self._pointer)
+
+    def _pointer(self, pos: QPointF) -> None:
+        if self.window.scene.image_rect.contains(pos):
+            self.last_point = QPointF(pos)
+
+    # a project opened: what this person is offered, and following its workspace -------------------------
+    def project_opened(self, project, ws) -> None:
+        me = project.identity
+        offered = {"assign": me.can_assign, "adjudicate": me.can_assign, "people": me.can_assign and project.on_server,
+                   "work.accept": me.is_staff, "work.return": me.is_staff}
+        for key, action in self._by_role.items():
+            action.setEnabled(offered.get(key, True))
+            action.setToolTip("" if offered.get(key, True) else f"Not for your role ({me.role})")
+        ws.stepLoaded.connect(self.show_review)
+        ws.redirected.connect(self.open_own_copy)
+
+    def show_review(self) -> None:
+        ws = self.window.ws
+        if ws is not None:
+            self.window.review_banner.show_for(ws.open_return, ws.step_index, self.window.scene, ws.boxes)
+
+    def open_own_copy(self, copy_id: int, message: str) -> None:
+        if self.window.browser is not None:
+            self.window.browser.show_episode(copy_id)
+        self.window.status.show_message(message, 8000)
 
     # marking work ---------------------------------------------------------------
     def _after_mark(self) -> None:
@@ -62,6 +94,47 @@ class TeamWiring(QObject):
         if reason.strip() and ws is not None and ws.mark("skipped", reason):
             self._after_mark()
 
+    # review: a reviewer's decision on the work shown ------------------------------------------------------
+    def _work(self):
+        window = self.window
+        if window.project is None or window.ws is None or window.ws.episode is None:
+            return None
+        return window.project, window.ws
+
+    def accept_work(self) -> None:
+        found = self._work()
+        if found is not None:
+            project, ws = found
+            self._decide(lambda: api.review_work(project, ws.episode.id, "accept"), "accepted")
+
+    def return_work(self) -> None:
+        from desktop_app.ui.team.return_dialog import ReturnDialog
+
+        found = self._work()
+        if found is None:
+            return
+        project, ws = found
+        people = api.states(project, [ws.episode.id])[ws.episode.id][1] or "its annotator"
+        selected = self.window.selected_ids()
+        dialog = ReturnDialog(people, selected[0] if len(selected) == 1 else None, self.last_point, self.window)
+        step = ws.step_index
+        dialog.accepted.connect(lambda: self._decide(
+            lambda: api.review_work(project, ws.episode.id, "return", dialog.text(), step=step, **dialog.pin()),
+            "returned"))
+        self.return_dialog = dialog
+        dialog.open()
+
+    def _decide(self, decide, what: str) -> None:
+        try:
+            decided = decide()
+        except (ValueError, PermissionError, RuntimeError) as exc:  # nothing finished, not theirs, refused
+            self.window.status.show_message(f"Not {what}: {exc}", 10000)
+            return
+        self.window.status.show_message(f"{decided.annotator}'s work {what}.", 6000)
+        self.window.ws.reload()
+        if self.window.browser is not None:
+            self.window.browser.refresh()
+
     # the Team menu --------------------------------------------------------------
     def add_menu(self, menubar) -> None:
         a = self.window.actions_by_id
@@ -69,9 +142,17 @@ class TeamWiring(QObject):
         for key in ("work.done", "work.skip", "work.reopen"):
             menu.addAction(a[key])
         menu.addSeparator()
-        menu.addAction("Assign samples…").triggered.connect(self.show_assign)
+        for key in ("work.accept", "work.return"):
+            menu.addAction(a[key])
+            self._by_role[key] = a[key]
+        menu.addSeparator()
+        self._by_role["people"] = menu.addAction("People…")
+        self._by_role["people"].triggered.connect(self.show_members)
+        self._by_role["assign"] = menu.addAction("Assign samples…")
+        self._by_role["assign"].triggered.connect(self.show_assign)
         menu.addAction("Progress and agreement…").triggered.connect(self.show_progress)
-        menu.addAction("Adjudicate double annotations…").triggered.connect(self.show_adjudication)
+        self._by_role["adjudicate"] = menu.addAction("Adjudicate double annotations…")
+        self._by_role["adjudicate"].triggered.connect(self.show_adjudication)
 
     def _show(self, name: str, make) -> None:
         project = self.window.project
@@ -84,6 +165,11 @@ class TeamWiring(QObject):
             widget.destroyed.connect(lambda *_: self._open.pop(name, None))
         widget.show()
         widget.raise_()
+
+    def show_members(self) -> None:
+        from desktop_app.ui.team.members_dialog import MembersDialog
+
+        self._show("people", MembersDialog)
 
     def show_assign(self) -> None:
         from desktop_app.ui.team.assign_dialog import AssignDialog

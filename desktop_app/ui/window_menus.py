@@ -36,6 +36,7 @@ def handlers(w: MainWindow) -> dict:
         "nav.prev_step": lambda: edit.go_step(-1), "nav.next_step": lambda: edit.go_step(1),
         "nav.search": lambda: w.browser and w.browser.search.setFocus(),
         "work.done": w.team.done_and_next, "work.skip": w.team.skip_and_next, "work.reopen": w.team.reopen,
+        "work.accept": w.team.accept_work, "work.return": w.team.return_work,
         "edit.snap": edit.snap_selected, "ocr.toggle": w.suggestions.toggle,
         "ocr.run": lambda: w.ocr.run(refresh=True), "ocr.accept": w.suggestions.accept_selected,
         "view.zoom_in": w.view.zoom_in, "view.zoom_out": w.view.zoom_out, "view.fit": w.view.fit,

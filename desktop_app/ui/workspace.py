@@ -23,6 +23,8 @@ from desktop_app.store.models import ActionBox, Episode, Screen, Step
 from desktop_app.store.project import Project, is_connection_lost
 from desktop_app.store.queries import episode_and_steps, screen_and_boxes
 from desktop_app.teams import assignment
+from desktop_app.teams.views import own_copy_of
+from desktop_app.teams.work_review import Reviewed, open_return
 from desktop_app.ui import commands
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,8 @@ class Workspace(QObject):
     stepChanged = Signal(object)  # a step whose meta was edited (the row as stored now)
     connectionLost = Signal(str)  # the database server cannot be reached (the edit was not saved)
     stateChanged = Signal(int, str)  # episode id, its annotation state for this annotator (todo, done, ...)
+    # an edit of a sample this person labels blind on a private copy: the copy to open instead, and why
+    redirected = Signal(int, str)
 
     def __init__(self, project: Project, actor: str, parent=None):
         super().__init__(parent)
@@ -56,6 +60,10 @@ class Workspace(QObject):
         # this visit to the episode: when it began and whether anything was edited (time spent, states)
         self._visit_started = time.monotonic()
         self._visit_edited = False
+        # team work on the loaded episode: this person's private copy of it (their edits belong there), and a
+        # reviewer's comment returning the work labelled here (teams/work_review.py)
+        self.own_copy: int | None = None
+        self.open_return: Reviewed | None = None
 
     # loading ----------------------------------------------------------------
     def load_episode(self, episode_id: int | None, step_index: int = 0) -> None:
@@ -63,12 +71,15 @@ class Workspace(QObject):
             self.end_visit()
         if episode_id is None:
             self.episode, self.steps, self.step, self.screen, self.boxes = None, [], None, None, {}
-            self.version = None
+            self.version, self.own_copy, self.open_return = None, None, None
             self.stepLoaded.emit()
             return
         with self.project.reading() as s:
             self.episode, self.steps = episode_and_steps(s, episode_id)
         self.version = self.episode.version if self.episode is not None else None
+        sample = self.episode is not None and self.episode.kind == "sample"
+        self.own_copy = own_copy_of(self.project, episode_id, self.actor) if sample else None
+        self.open_return = open_return(self.project, episode_id) if self.episode is not None else None
         self.load_step(min(step_index, max(len(self.steps) - 1, 0)))
 
     def load_step(self, index: int) -> None:
@@ -169,7 +180,7 @@ class Workspace(QObject):
     def mark(self, state: str, reason: str = "") -> bool:
         """Mark the current episode done / skipped / in progress for this annotator; False (and a message)
         when it could not be stored."""
-        if self.episode is None:
+        if self.episode is None or self._labelled_elsewhere():
             return False
         try:
             self.end_visit()
@@ -181,17 +192,32 @@ class Workspace(QObject):
         return True
 
     # edits (each one an undoable command) -------------------------------------
+    def _labelled_elsewhere(self) -> bool:
+        """This sample is the person's to label blind on their own copy: the copy opens instead of the edit
+        (which would change the original everyone shares)."""
+        if self.own_copy is None:
+            return False
+        self.redirected.emit(self.own_copy, "You label this sample blind on your own copy: it is open now (the "
+                                            "edit was not made on the shared original)")
+        return True
+
     def add_boxes(self, values: list[dict], text: str = "Add box") -> None:
+        if self._labelled_elsewhere():
+            return
         if self.step is not None and values:
             self.undo_stack.push(commands.AddBoxes(self, self.step.id, values, text))
 
     def delete_boxes(self, ids: list[int]) -> None:
+        if self._labelled_elsewhere():
+            return
         ids = [i for i in ids if i in self.boxes]
         if ids:
             self.undo_stack.push(commands.DeleteBoxes(self, ids, f"Delete {len(ids)} box{'es' if len(ids) > 1 else ''}"))
 
     def change_boxes(self, changes: dict[int, dict], text: str, merge: int = -1) -> None:
         """changes: box_id -> new field values; the old values are taken from the loaded boxes."""
+        if self._labelled_elsewhere():
+            return
         triples = []
         for box_id, after in changes.items():
             box = self.boxes.get(box_id)
@@ -204,7 +230,7 @@ class Workspace(QObject):
             self.undo_stack.push(commands.ChangeBoxes(self, triples, text, merge))
 
     def edit_episode(self, after: dict, text: str) -> None:
-        if self.episode is None:
+        if self.episode is None or self._labelled_elsewhere():
             return
         before = {k: getattr(self.episode, k) for k in after}
         if before != after:
