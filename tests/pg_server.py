@@ -100,3 +100,65 @@ class PgServer:
             if time.monotonic() > deadline:
                 raise RuntimeError((self.root / "log").read_text(errors="replace")[-2000:])
             time.sleep(0.2)
+
+
+class PgBouncer:
+    """Debian's pgbouncer in session mode in front of a PgServer, as a lab of 50 would run it: people log in
+    to it with their own logins and passwords (SCRAM), and it looks their verifiers up on the server
+    (auth_query, as the server's superuser), then reaches the server as them."""
+
+    def __init__(self, server: PgServer):
+        self.server = server
+        self.root = Path(tempfile.mkdtemp(prefix="screenlab-pgbouncer-"))
+        self.port = _free_port()
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> PgBouncer:
+        binary = shutil.which("pgbouncer") or "/usr/sbin/pgbouncer"
+        if not Path(binary).exists():
+            raise RuntimeError("pgbouncer is not installed (Debian: apt-get install pgbouncer)")
+        (self.root / "userlist.txt").write_text(f'"{USER}" "{PASSWORD}"\n')
+        (self.root / "pgbouncer.ini").write_text(f"""[databases]
+* = host=127.0.0.1 port={self.server.port}
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = {self.port}
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = {self.root / 'userlist.txt'}
+auth_user = {USER}
+auth_query = SELECT usename, passwd FROM pg_shadow WHERE usename = $1
+pool_mode = session
+max_client_conn = 500
+default_pool_size = 100
+logfile = {self.root / 'pgbouncer.log'}
+""")
+        cmd = [binary, str(self.root / "pgbouncer.ini")]
+        if self.server.as_root:
+            shutil.chown(self.root, "postgres", "postgres")
+            for path in self.root.iterdir():
+                shutil.chown(path, "postgres", "postgres")
+            cmd = ["runuser", "-u", "postgres", "--", *cmd]
+        self.process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 20
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return self
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                log = (self.root / "pgbouncer.log")
+                raise RuntimeError(f"pgbouncer did not start: {self.process.stderr.read().decode(errors='replace')}"
+                                   f"{log.read_text(errors='replace') if log.exists() else ''}")
+            time.sleep(0.1)
+
+    def url(self, database: str, user: str, password: str) -> str:
+        return f"postgresql+psycopg://{user}:{password}@127.0.0.1:{self.port}/{database}"
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        shutil.rmtree(self.root, ignore_errors=True)
