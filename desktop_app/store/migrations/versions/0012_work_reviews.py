@@ -1,4 +1,5 @@
-"""work reviews: a reviewer accepts an annotator's finished work or returns it with a pinned comment
+"""work reviews: a reviewer accepts an annotator's finished work or returns it with a pinned comment; a
+person's assignments read from one covering index
 
 Revision ID: 0012
 Revises: 0011
@@ -37,7 +38,13 @@ def upgrade() -> None:
     with op.batch_alter_table('work_review', schema=None) as batch_op:
         batch_op.create_index(batch_op.f('ix_work_review_assignment_id'), ['assignment_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_work_review_annotator'), ['annotator'], unique=False)
+    with op.batch_alter_table('assignment', schema=None) as batch_op:
+        batch_op.drop_index('ix_assignment_annotator')
+        batch_op.create_index('ix_assignment_work', ['annotator', 'state', 'copy_id', 'episode_id'], unique=False)
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('assignment', schema=None) as batch_op:
+        batch_op.drop_index('ix_assignment_work')
+        batch_op.create_index('ix_assignment_annotator', ['annotator'], unique=False)
     op.drop_table('work_review')

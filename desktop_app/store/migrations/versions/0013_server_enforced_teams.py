@@ -106,30 +106,56 @@ def _functions(groups: dict[str, str]) -> None:
             WHEN pg_has_role(session_user, {annotator}, 'MEMBER') THEN 'annotator'
             ELSE 'none' END
           FROM pg_roles r, pg_class c WHERE r.rolname = session_user AND c.oid = 'public.episode'::regclass $$""")
-    # An annotator's work, read past row-level security (the policies below ask these, and a policy on
-    # assignment that read assignment would recurse): the episodes they label (a sample in place, or their
-    # private copy), and once every version of a double-annotated sample is finished, its versions and the
-    # sample itself.
-    op.execute(f"""
-        CREATE FUNCTION screenlab_readable_work() RETURNS SETOF integer LANGUAGE sql STABLE {definer} AS $$
-          SELECT coalesce(a.copy_id, a.episode_id) FROM public.assignment a WHERE a.annotator = session_user
+    # An annotator's work, read past row-level security (a policy on assignment that read assignment would
+    # recurse, and policies chained through other tables' policies scan them whole): the episodes they label
+    # (a sample in place, or their private copy), and once every version of a double-annotated sample is
+    # finished, its versions and the sample itself. Each policy asks one of these once per statement
+    # (a hashed set of a few hundred ids); every lookup below goes through an index (LATERAL), whatever the
+    # size of the project. (session_user is a name, whose collation is "C": compared as it is, the
+    # assignment index, in the database's collation, would not apply and every call would scan the table.)
+    me = 'session_user::text COLLATE "default"'
+    shared = "('trajectory', 'probe', 'variant')"
+    functions = {
+        "screenlab_readable_work": f"""
+          SELECT coalesce(a.copy_id, a.episode_id) FROM public.assignment a WHERE a.annotator = {me}
           UNION
           SELECT v.id FROM public.assignment a
             CROSS JOIN LATERAL (SELECT o.copy_id FROM public.assignment o
                                  WHERE o.episode_id = a.episode_id AND o.copy_id IS NOT NULL
                                 UNION ALL SELECT a.episode_id) AS v(id)
-           WHERE a.annotator = session_user AND a.copy_id IS NOT NULL
+           WHERE a.annotator = {me} AND a.copy_id IS NOT NULL
              AND NOT EXISTS (SELECT 1 FROM public.assignment b WHERE b.episode_id = a.episode_id
-                               AND b.copy_id IS NOT NULL AND b.state NOT IN ('done', 'skipped')) $$""")
-    # ... and what they may still change: their work not yet finished (done or skipped is final for them;
-    # a lead or reviewer reopens it)
-    op.execute(f"""
-        CREATE FUNCTION screenlab_open_work() RETURNS SETOF integer LANGUAGE sql STABLE {definer} AS $$
+                               AND b.copy_id IS NOT NULL AND b.state NOT IN ('done', 'skipped'))""",
+        # what they may still change: their work not yet finished (done or skipped is final for them; a
+        # lead or reviewer reopens it)
+        "screenlab_open_work": f"""
           SELECT coalesce(copy_id, episode_id) FROM public.assignment
-           WHERE annotator = session_user AND state IN ('todo', 'in_progress') $$""")
-    op.execute(f"""
-        CREATE FUNCTION screenlab_open_steps() RETURNS SETOF integer LANGUAGE sql STABLE {definer} AS $$
-          SELECT s.id FROM public.step s WHERE s.episode_id IN (SELECT screenlab_open_work()) $$""")
+           WHERE annotator = {me} AND state IN ('todo', 'in_progress')""",
+        # trajectories, probes and page variants are the whole team's to read (labels of them are per person)
+        "screenlab_readable_episodes": f"""
+          SELECT unnest(screenlab_readable_work()) UNION ALL SELECT id FROM public.episode WHERE kind IN {shared}""",
+        "screenlab_readable_steps": """
+          SELECT s.id FROM unnest(screenlab_readable_work()) AS w(e)
+            CROSS JOIN LATERAL (SELECT id FROM public.step WHERE episode_id = w.e) s""",
+        "screenlab_open_steps": """
+          SELECT s.id FROM unnest(screenlab_open_work()) AS w(e)
+            CROSS JOIN LATERAL (SELECT id FROM public.step WHERE episode_id = w.e) s""",
+        "screenlab_readable_screens": """
+          SELECT s.screen_id FROM unnest(screenlab_readable_episodes()) AS w(e)
+            CROSS JOIN LATERAL (SELECT screen_id FROM public.step WHERE episode_id = w.e
+                                AND screen_id IS NOT NULL) s""",
+        "screenlab_readable_media": """
+          SELECT c.sha256::text FROM unnest(screenlab_readable_screens()) AS r(id)
+            CROSS JOIN LATERAL (SELECT sha256 FROM public.screen WHERE id = r.id) c""",
+    }
+    # Each returns an array a policy compares with `= ANY ((SELECT f())::integer[])`: asked once per statement (an
+    # initPlan), and usable by an index, so an annotator's list is read by id, not by scanning every episode.
+    # (A person's assignments are read from ix_assignment_work alone: migration 0012.) PL/pgSQL keeps each
+    # query's plan for the session; an SQL function would plan its body again at every call.
+    for name, body in functions.items():
+        result = "text[]" if name == "screenlab_readable_media" else "integer[]"
+        op.execute(f"CREATE FUNCTION {name}() RETURNS {result} LANGUAGE plpgsql STABLE {definer} "
+                   f"AS $$ BEGIN RETURN coalesce((SELECT array_agg(x) FROM ({body}) AS q(x)), '{{}}'); END $$")
 
 
 def _membership_functions(groups: dict[str, str]) -> None:
@@ -296,35 +322,39 @@ def _policies(groups: dict[str, str]) -> None:
         op.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
         # staff read and write every row; the table grants say which writes each of them has
         op.execute(f"CREATE POLICY staff ON {table} TO {lead}, {reviewer} USING (true) WITH CHECK (true)")
-    readable = "(SELECT screenlab_readable_work())"
-    open_work = "(SELECT screenlab_open_work())"
-    open_steps = "(SELECT screenlab_open_steps())"
+    def any_of(function: str, of: str = "integer") -> str:
+        # the cast makes it one array value (`= ANY (subquery)` would compare with each row of a subquery)
+        return f"= ANY ((SELECT {function}())::{of}[])"
+
+    work, episodes, steps = any_of("screenlab_readable_work"), any_of("screenlab_readable_episodes"), \
+        any_of("screenlab_readable_steps")
+    screens, open_work, open_steps = any_of("screenlab_readable_screens"), any_of("screenlab_open_work"), \
+        any_of("screenlab_open_steps")
     rules = [
         # trajectories, probes and page variants are the whole team's to read (labels of them are per person)
-        ("episode", "read", "SELECT", f"kind IN ('trajectory', 'probe', 'variant') OR id IN {readable}", None),
-        ("episode", "write", "UPDATE", f"id IN {open_work}", f"id IN {open_work}"),
-        ("step", "read", "SELECT", "episode_id IN (SELECT id FROM public.episode)", None),
-        ("step", "write", "UPDATE", f"episode_id IN {open_work}", f"episode_id IN {open_work}"),
-        ("action_box", "read", "SELECT", "step_id IN (SELECT id FROM public.step)", None),
-        ("action_box", "add", "INSERT", None, f"step_id IN {open_steps}"),
-        ("action_box", "change", "UPDATE", f"step_id IN {open_steps}", f"step_id IN {open_steps}"),
-        ("action_box", "remove", "DELETE", f"step_id IN {open_steps}", None),
-        ("screen", "read", "SELECT", "id IN (SELECT screen_id FROM public.step)", None),
-        ("screen_tree", "read", "SELECT", "screen_id IN (SELECT id FROM public.screen)", None),
-        ("screen_caption", "read", "SELECT", "screen_id IN (SELECT id FROM public.screen)", None),
-        ("media_blob", "read", "SELECT", "sha256 IN (SELECT sha256 FROM public.screen)", None),
-        ("assignment", "read", "SELECT", f"annotator = session_user OR episode_id IN {readable}", None),
+        ("episode", "read", "SELECT", f"kind IN ('trajectory', 'probe', 'variant') OR id {work}", None),
+        ("episode", "write", "UPDATE", f"id {open_work}", f"id {open_work}"),
+        ("step", "read", "SELECT", f"episode_id {episodes}", None),
+        ("step", "write", "UPDATE", f"episode_id {open_work}", f"episode_id {open_work}"),
+        ("action_box", "read", "SELECT", f"step_id {steps}", None),
+        ("action_box", "add", "INSERT", None, f"step_id {open_steps}"),
+        ("action_box", "change", "UPDATE", f"step_id {open_steps}", f"step_id {open_steps}"),
+        ("action_box", "remove", "DELETE", f"step_id {open_steps}", None),
+        ("screen", "read", "SELECT", f"id {screens}", None),
+        ("screen_tree", "read", "SELECT", f"screen_id {screens}", None),
+        ("screen_caption", "read", "SELECT", f"screen_id {screens}", None),
+        ("media_blob", "read", "SELECT", "sha256 " + any_of("screenlab_readable_media", "text"), None),
+        ("assignment", "read", "SELECT", f"annotator = session_user OR episode_id {work}", None),
         ("assignment", "write", "UPDATE", "annotator = session_user AND state IN ('todo', 'in_progress')",
          "annotator = session_user"),
-        ("adjudication", "read", "SELECT", "episode_id IN (SELECT id FROM public.episode)", None),
+        ("adjudication", "read", "SELECT", f"episode_id {work}", None),
         ("audit_log", "read", "SELECT", "actor = session_user", None),
         ("audit_log", "append", "INSERT", None, "true"),
-        ("review_item", "read", "SELECT", "episode_id IN (SELECT id FROM public.episode)", None),
-        ("review_item", "write", "UPDATE", f"episode_id IN {open_work}", f"episode_id IN {open_work}"),
+        ("review_item", "read", "SELECT", f"episode_id {episodes}", None),
+        ("review_item", "write", "UPDATE", f"episode_id {open_work}", f"episode_id {open_work}"),
         ("trajectory_label", "own", "ALL", "annotator = session_user", "annotator = session_user"),
-        ("prediction", "read", "SELECT", "step_id IN (SELECT id FROM public.step)", None),
-        ("prediction", "rescore", "UPDATE", "step_id IN (SELECT id FROM public.step)",
-         "step_id IN (SELECT id FROM public.step)"),
+        ("prediction", "read", "SELECT", f"step_id {steps}", None),
+        ("prediction", "rescore", "UPDATE", f"step_id {steps}", f"step_id {steps}"),
         ("work_review", "read", "SELECT", "annotator = session_user", None),
     ]
     for table, name, command, using, check in rules:
@@ -368,8 +398,9 @@ def downgrade() -> None:
         op.execute(f"DROP FUNCTION screenlab_stamp_{table}()")
     for fn in ("screenlab_add_member(text, text, text)", "screenlab_remove_member(text)",
                "screenlab_reset_password(text, text)", "screenlab_check_person(text)", "screenlab_check_lead()",
-               "screenlab_open_steps()", "screenlab_open_work()", "screenlab_readable_work()", "screenlab_role()",
-               "screenlab_group(text)"):
+               "screenlab_readable_media()", "screenlab_readable_screens()", "screenlab_open_steps()",
+               "screenlab_readable_steps()", "screenlab_readable_episodes()", "screenlab_open_work()",
+               "screenlab_readable_work()", "screenlab_role()", "screenlab_group(text)"):
         op.execute(f"DROP FUNCTION {fn}")
     database = bind.execute(sa.text("SELECT current_database()")).scalar_one()
     op.execute(f"GRANT CONNECT, TEMPORARY ON DATABASE {_q(database)} TO PUBLIC")
