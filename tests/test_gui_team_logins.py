@@ -171,3 +171,35 @@ def test_a_reviewer_returns_work_with_a_pinned_comment_that_the_annotator_reads(
     assert not window.review_banner.isVisible()
     assert (ids["a"], "ana") in api.awaiting_review(team.open("rita"))
     window.close_project()
+
+
+def test_the_lead_adds_a_person_in_team_people_and_hands_over_the_password(qtbot, work):
+    from sqlalchemy.engine import make_url
+
+    from desktop_app.store.project import Project
+    from desktop_app.ui.team.members_dialog import MembersDialog
+
+    team, _ids = work
+    with team.open("owner").engine.begin() as conn:  # a login an earlier test of this server left
+        conn.exec_driver_sql('DROP ROLE IF EXISTS "cara"')
+    window = _window(qtbot, team, "lena")
+    window.team.show_members()
+    dialog = window.team._open["people"]
+    assert isinstance(dialog, MembersDialog) and dialog.isVisible()
+    dialog.add_button.click()
+    dialog.add_dialog.login.setText("cara")
+    dialog.add_dialog.accept()
+    QApplication.processEvents()
+    password = dialog.password.text()
+    assert len(password) >= 20 and "Hand them the password above" in dialog.status.text()
+    logins = [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())]
+    assert "cara" in logins
+    url = make_url(team.location).set(username="cara", password=password).render_as_string(hide_password=False)
+    with Project.open(url, team.media) as cara:
+        assert (cara.identity.user, cara.identity.role) == ("cara", "annotator")
+    # a mistake is said in the dialog, nothing changes
+    dialog.table.selectRow(logins.index(team.owner_login))
+    dialog.remove_button.click()
+    assert "owner" in dialog.status.text() and team.owner_login in [
+        dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())]
+    window.close_project()
