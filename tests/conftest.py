@@ -155,6 +155,23 @@ def pg_server():
         server.stop()
 
 
+@pytest.fixture
+def own_server():
+    """A PostgreSQL server of this test's own, for a test that stops and starts it again."""
+    from pg_server import PgServer, binaries
+
+    if binaries() is None:
+        if os.environ.get("SCREENLAB_REQUIRE_POSTGRES"):
+            pytest.fail("PostgreSQL is not installed (apt-get install postgresql)")
+        pytest.skip("PostgreSQL is not installed")
+    server = PgServer().start()
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
 BACKENDS = ("sqlite", "postgresql")
 
 

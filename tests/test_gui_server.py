@@ -17,18 +17,6 @@ from gui_helpers import drag, key
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture
-def own_server():
-    """A server of this test's own, since it is stopped and started again."""
-    from pg_server import PgServer, binaries
-
-    if binaries() is None:
-        pytest.skip("PostgreSQL is not installed")
-    server = PgServer().start()
-    yield server
-    server.stop()
-
-
 def _box_count(url, media):
     from sqlalchemy import func, select
 
