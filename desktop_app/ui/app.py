@@ -41,6 +41,8 @@ def ask_annotator(window: MainWindow) -> None:
     settings = window.settings
     if settings.annotator or os.environ.get("SCREENLAB_USER"):
         return
+    if window.project is not None and window.project.on_server:  # there, who you are is your login
+        return
     name, ok = QInputDialog.getText(window, "Who is annotating?",
                                     "Your name is written next to every edit you make (audit trail):")
     if ok and name.strip():

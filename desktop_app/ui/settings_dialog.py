@@ -40,7 +40,9 @@ class SettingsDialog(QDialog):
         general = QWidget()
         form = QFormLayout(general)
         self.annotator = QLineEdit(settings.annotator)
-        self.annotator.setPlaceholderText("your name, written into the audit trail")
+        self.annotator.setPlaceholderText("your name, written into a local project's audit trail")
+        self.annotator.setToolTip("Who you are in projects on this computer (SQLite). On a server you are the "
+                                  "login you open the project with; this name is not used there.")
         self.theme = QComboBox()
         for theme in THEMES:
             self.theme.addItem({"system": "Follow the system"}.get(theme, theme.capitalize()), theme)

@@ -53,6 +53,10 @@ class AssignDialog(QDialog):
         self.names = QLineEdit()
         self.names.setPlaceholderText("ann, bob, cat")
         self.names.setToolTip("Annotators' names, separated by commas; samples go to them in turn")
+        if project.on_server:  # the team's annotators are logins (Team > People): offered as they are
+            self.names.setText(", ".join(m.login for m in api.members(project) if m.role == "annotator"))
+            self.names.setToolTip("The team's annotators (their logins; Team > People adds more), separated by "
+                                  "commas; samples go to them in turn")
         self.overlap = QDoubleSpinBox()
         self.overlap.setRange(0.0, 100.0)
         self.overlap.setDecimals(1)
