@@ -9,12 +9,14 @@ Talks to the benchmark over stdin / stdout, one JSON object a line:
   out: {"ready": true, "visible": n, "open_s": s}   after opening the project and reading its first screen
   in:  {"start": t}                                  t on time.monotonic()'s clock (CLOCK_MONOTONIC: the
                                                      same in every process of the machine)
-  out: {"writes": [[kind, seconds, stale], ...], "reads": [seconds, ...], "conflicts": n, "errors": [...]}
+  out: {"writes": [[kind, seconds, stale], ...], "reads": [seconds, ...], "conflicts": n, "errors": [...],
+        "cpu_s": this process's CPU time from the start to its last write}
 
-Its writes, in turn: add_boxes (after reading the sample's screen with api.screen, whose version every
-edit of the sample passes as expected_version), edit_boxes, delete_boxes on that box, and on every
-`done_every`-th sample api.set_state(..., "done") as a fourth write; then the next sample. Write k is due
-at start + offset + k * period; a write that ends late makes the next ones late, not more frequent.
+Its writes, in turn: add_boxes (after reading the sample's screen with api.screen half a period earlier:
+every edit of the sample passes that version as expected_version, raised by one after each), edit_boxes,
+delete_boxes on that box, and on every `done_every`-th sample api.set_state(..., "done") as a fourth write;
+then the next sample. Write k is due at start + offset + k * period (a write that ends late delays only
+itself; the next one keeps its time).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def main() -> None:
         api.screen(project, steps[samples[0]])  # warm: the connection is open and the code paths loaded
         say({"ready": True, "visible": visible, "open_s": time.perf_counter() - t0})
         start = json.loads(sys.stdin.readline())["start"]
+        cpu0 = time.process_time()
         writes: list[tuple[str, float, bool]] = []
         reads: list[float] = []
         out = {"writes": writes, "reads": reads, "conflicts": 0, "errors": []}
@@ -94,8 +97,9 @@ def main() -> None:
                 break
             episode_id = samples[n]
             step_id = steps[episode_id]
-            if what == "add":
-                version = read(step_id)  # the screen as the annotator opens it
+            if what == "add":  # the screen as the annotator opens it, half a period before the first edit
+                time.sleep(max(0.0, max(start + plan["offset"], due - period / 2) - time.monotonic()))
+                version = read(step_id)
             time.sleep(max(0.0, due - time.monotonic()))
             try:
                 if what == "add":
@@ -121,6 +125,7 @@ def main() -> None:
                 out["errors"].append(f"{login} {what} on {episode_id}: "
                                      + traceback.format_exc(limit=2).strip().splitlines()[-1])
                 version = read(step_id)
+        out["cpu_s"] = time.process_time() - cpu0  # this process's own CPU time over the writes
         say(out)
     finally:
         project.close()

@@ -5,12 +5,12 @@ import struct
 import zlib
 
 import pytest
-from pg_server import PASSWORD
 
 from desktop_app.cli.main import main
 from desktop_app.formats.transfer import import_path
 
 from conftest import make_image, snapshot
+from pg_server import PASSWORD
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from sqlalchemy import select
 
 from desktop_app.formats.transfer import import_path

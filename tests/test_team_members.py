@@ -6,14 +6,13 @@ may not. A project made before this change gets the team's rules from `screenlab
 from __future__ import annotations
 
 import pytest
+from secrets_sweep import VAULT_FILE_VAR, FileKeyring
 from sqlalchemy import select, text
 
 from desktop_app import api
 from desktop_app.cli.main import main
 from desktop_app.store.models import AuditEntry
 from desktop_app.store.project import NotAllowed, Project
-
-from secrets_sweep import VAULT_FILE_VAR, FileKeyring
 
 on_server = pytest.mark.parametrize("backend", ["postgresql"])  # the team fixture on the server only
 
@@ -51,10 +50,10 @@ def test_a_lead_adds_moves_and_removes_a_person_who_logs_in_with_their_own_passw
     api.set_member_role(lena, "cara", "reviewer")
     with Project.open(_url(team, "cara", added.password), team.media) as cara:
         assert api.whoami(cara).role == "reviewer"
-    # out of the team: the server no longer lets her in, and her login is still hers elsewhere
+    # out of the team: the login this project made for her goes with her, so the server lets her in nowhere
     assert api.remove_member(lena, "cara") is True
     assert api.remove_member(lena, "cara") is False
-    _cannot_open(team, "cara", added.password, "permission denied for database")
+    _cannot_open(team, "cara", added.password, "password authentication failed")
     # the wrong password never opens a project
     _cannot_open(team, "ana", "guessed", "password authentication failed")
     with lena.reading() as s:

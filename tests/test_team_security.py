@@ -12,9 +12,11 @@ import psycopg
 import pytest
 from sqlalchemy import select
 
+from desktop_app.agents.profiles import BASELINES
 from desktop_app.formats.transfer import import_path
+from desktop_app.runs.engine import create_run, execute
 from desktop_app.store import edits
-from desktop_app.store.models import Step
+from desktop_app.store.models import OcrResult, Screen, Step
 from desktop_app.teams import assignment
 
 from conftest import make_image
@@ -22,7 +24,7 @@ from conftest import make_image
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"])  # the team fixture on the server only
 
 SECURED = ("episode", "step", "action_box", "screen", "screen_tree", "screen_caption", "media_blob", "assignment",
-           "adjudication", "audit_log", "review_item", "trajectory_label", "prediction", "work_review")
+           "adjudication", "audit_log", "review_item", "trajectory_label", "prediction", "work_review", "ocr_result")
 
 
 @dataclass
@@ -42,6 +44,7 @@ class Scene:
     partner_box: int  # on the partner's copy, still being labelled
     my_sample: int  # labelled in place by me, in progress
     unassigned: int
+    my_box: int  # on my sample
 
 
 def _step(project, episode_id):
@@ -79,10 +82,17 @@ def build(team, tmp_path, me: str, partner: str) -> Scene:
                                         [{"x1": 12, "y1": 10, "x2": 92, "y2": 42, "label": "distracted",
                                           "element_text": f"{partner}'s secret reading"}])
     assignment.note_work(partner_p, copies[partner], 30.0, edited=True)
-    edits.create_boxes(me_p, _step(me_p, mine).id, [{"x1": 1, "y1": 1, "x2": 20, "y2": 20, "label": "other"}])
+    (my_box,) = edits.create_boxes(me_p, _step(me_p, mine).id,
+                                   [{"x1": 1, "y1": 1, "x2": 20, "y2": 20, "label": "other"}])
+    # an agent's answers on every sample (the centre of the screen), and a cached OCR reading of every screen
+    execute(lena, create_run(lena, BASELINES["center"]))
+    with lena.transaction() as s:
+        for screen in s.execute(select(Screen)).scalars():
+            s.add(OcrResult(sha256=screen.sha256, engine="rapidocr", settings="{}",
+                            words=[{"text": f"words on screen {screen.id}"}], elements=[]))
     return Scene(me, partner, double, copies[me], copies[partner], _step(lena, copies[me]).id,
                  _step(lena, copies[partner]).id, _step(lena, double).id, lead_box.id, done_box.id, partner_box.id,
-                 mine, unassigned)
+                 mine, unassigned, my_box.id)
 
 
 def _try(conn, sql: str, params: tuple = ()) -> list | int | None:
@@ -139,7 +149,7 @@ def attacks(attacker, owner, scene: Scene) -> dict[str, bool]:
         or _owner_one(owner, "SELECT count(*) FROM assignment WHERE episode_id = %s", (scene.unassigned,))[0] != 0)
     # -- adjudicating
     _try(attacker, "INSERT INTO adjudication (episode_id, lead, choice, created_at) VALUES (%s, %s, %s, now())",
-         (scene.double, me, '{"take": "%s"}' % me))
+         (scene.double, me, f'{{"take": "{me}"}}'))
     got["adjudicate"] = _owner_one(owner, "SELECT count(*) FROM adjudication")[0] != 0
     # -- editing work I marked done, or reopening it myself
     _try(attacker, "UPDATE action_box SET label = 'other' WHERE id = %s", (scene.my_done_box,))
@@ -167,6 +177,7 @@ def attacks(attacker, owner, scene: Scene) -> dict[str, bool]:
                    "'forged', '', 'manual', %s, '{}', now(), now(), 1)",
          (_owner_one(owner, "SELECT id FROM step WHERE episode_id = %s", (scene.my_sample,))[0], partner))
     _try(attacker, "UPDATE episode SET version = version + 1, updated_by = %s WHERE id = %s", (partner, scene.my_sample))
+    _try(attacker, "UPDATE episode SET updated_by = %s WHERE id = %s", (partner, scene.my_sample))
     switched = _try(attacker, f'SET ROLE "{partner}"') is not None or \
         _try(attacker, f'SET SESSION AUTHORIZATION "{partner}"') is not None or \
         _try(attacker, "SET ROLE \"lena\"") is not None
@@ -176,6 +187,52 @@ def attacks(attacker, owner, scene: Scene) -> dict[str, bool]:
         or _owner_one(owner, "SELECT count(*) FROM action_box WHERE element_text = 'forged' AND author <> %s",
                       (me,))[0] != 0
         or _owner_one(owner, "SELECT updated_by FROM episode WHERE id = %s", (scene.my_sample,))[0] != me)
+    # -- the agents' verdicts: the scorer's, never an annotator's (not even on her own screens)
+    verdicts = "SELECT md5(string_agg(id || verdict || parsed::text, ',' ORDER BY id)) FROM prediction"
+    before = _owner_one(owner, verdicts)
+    _try(attacker, "UPDATE prediction SET verdict = 'distracted', parsed = '{}'")
+    _try(attacker, "DELETE FROM prediction")
+    got["write the agents' verdicts"] = _owner_one(owner, verdicts) != before
+    # -- caches: what screens not hers hold (OCR words, model answers)
+    mine = {r[0] for r in owner.execute("SELECT screen_id FROM step WHERE episode_id IN (%s, %s)",
+                                        (scene.my_copy, scene.my_sample))}
+    rows = _try(attacker, "SELECT words::text FROM ocr_result") or []
+    foreign = [w for (w,) in rows if not any(f'screen {i}"' in w for i in mine)]
+    cached = _try(attacker, "SELECT count(*) FROM response_cache")
+    got["read cached readings of screens not mine"] = bool(foreign) or cached is not None
+    # -- ids never handed out (a squatted id makes everyone else's next write fail)
+    last = _owner_one(owner, "SELECT last_value FROM action_box_id_seq")[0]
+    _try(attacker, "INSERT INTO action_box (id, step_id, x1, y1, x2, y2, label, action_type, element_text, type_text, "
+                   "source, author, meta, created_at, updated_at, version) VALUES (%s, %s, 1, 1, 9, 9, 'gold', 'click', "
+                   "'', '', 'manual', %s, '{}', now(), now(), 1)",
+         (last + 50, _owner_one(owner, "SELECT id FROM step WHERE episode_id = %s", (scene.my_sample,))[0], me))
+    top = _owner_one(owner, "SELECT last_value FROM audit_log_id_seq")[0]
+    _try(attacker, "INSERT INTO audit_log (id, at, actor, action, entity, changes) VALUES (%s, now(), '', 'x', 'y', "
+                   "'{}')", (top + 50,))
+    got["take an id never handed out"] = (
+        _owner_one(owner, "SELECT count(*) FROM action_box WHERE id > %s", (last,))[0] != 0
+        or _owner_one(owner, "SELECT count(*) FROM audit_log WHERE id > %s", (top,))[0] != 0)
+    # -- a change of her own open work without its audit row
+    trail_before = _owner_one(owner, trail)
+    _try(attacker, "UPDATE action_box SET label = 'gold' WHERE id = %s", (scene.my_box,))
+    got["change a box without its audit row"] = (
+        _owner_one(owner, "SELECT label FROM action_box WHERE id = %s", (scene.my_box,))[0] != "other"
+        or _owner_one(owner, trail) != trail_before)
+    # -- a transaction opened while her work was open, writing after she marked it done (REPEATABLE READ)
+    with psycopg.connect(attacker.info.dsn, password=attacker.info.password, autocommit=True) as stale:
+        stale.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        stale.execute("SELECT count(*) FROM action_box")  # the snapshot: her sample in progress
+        attacker.execute("UPDATE assignment SET state = 'done' WHERE episode_id = %s AND annotator = %s",
+                         (scene.my_sample, me))
+        # as the app writes it: the audit row, then the box (the audit check alone would not stop this)
+        wrote = _try(stale, "INSERT INTO audit_log (at, actor, action, entity, entity_id, changes) VALUES "
+                            "(now(), '', 'update', 'action_box', %s, '{}')", (scene.my_box,)) is not None and \
+            _try(stale, "UPDATE action_box SET x1 = 5 WHERE id = %s", (scene.my_box,)) is not None and \
+            _try(stale, "COMMIT") is not None
+        if not wrote:
+            _try(stale, "ROLLBACK")
+    got["write finished work from an older snapshot"] = (
+        _owner_one(owner, "SELECT x1 FROM action_box WHERE id = %s", (scene.my_box,))[0] != 1)
     # -- what only a lead may do: people and work
     added = _try(attacker, "SELECT screenlab_add_member('eve', 'lead', 'SCRAM-SHA-256$4096:x')")
     reset = _try(attacker, "SELECT screenlab_reset_password(%s, 'SCRAM-SHA-256$4096:x')", (partner,))
@@ -199,21 +256,24 @@ def test_every_attack_of_an_annotator_is_refused_by_the_server(team, scene):
             {scene.my_copy, scene.my_sample}
         got = attacks(attacker, owner, scene)
     assert [name for name, succeeded in got.items() if succeeded] == []
-    assert len(got) == 13
+    assert len(got) == 18
 
 
 def test_the_same_attacks_succeed_with_row_level_security_off(team, scene):
-    """Proof the attack test can fail: with the policies switched off (as the owner), the reads and the
-    writes that only row-level security stopped get through."""
+    """Proof the attack test can fail: with the policies switched off (as the owner), and the triggers that
+    check an annotator's write against their open work, the reads and the writes they stopped get through."""
     with team.connect("owner") as owner:
         for table in SECURED:
             owner.execute(f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY")
+        for table in ("action_box", "episode", "step", "review_item"):
+            owner.execute(f"ALTER TABLE {table} DISABLE TRIGGER {table}_open_work")
         with team.connect(scene.me) as attacker:
             got = attacks(attacker, owner, scene)
     assert {name for name, succeeded in got.items() if succeeded} >= {
         "read the partner's copy boxes", "read the partner's texts", "read the partner's copy",
         "read the partner's states", "read the partner's audit rows", "read a sample not assigned to me",
-        "write to the original", "change another's state", "edit a done copy"}
+        "write to the original", "change another's state", "edit a done copy", "read cached readings of screens not mine",
+        "write finished work from an older snapshot"}
 
 
 def test_once_every_version_is_done_the_partners_see_each_other(team, scene):
@@ -250,6 +310,33 @@ def test_a_reviewer_reviews_and_reopens_but_neither_assigns_nor_adjudicates(team
         assert _try(rita, "SELECT screenlab_add_member('eve', 'lead', 'SCRAM-SHA-256$4096:x')") is None
         assert _try(rita, "DELETE FROM audit_log") is None
         assert _owner_one(owner, "SELECT count(*) FROM adjudication") == (0,)
+        # nor moves work between people or samples, nor rewrites who gave it out
+        work = "SELECT md5(string_agg(id || annotator || episode_id || coalesce(copy_id, 0) || assigned_by, ',' " \
+               "ORDER BY id)) FROM assignment"
+        before = _owner_one(owner, work)
+        for sql in ("UPDATE assignment SET annotator = 'ana' WHERE annotator = 'ben'",
+                    f"UPDATE assignment SET episode_id = {scene.unassigned} WHERE annotator = 'ana'",
+                    f"UPDATE assignment SET copy_id = {scene.partner_copy} WHERE copy_id = {scene.my_copy}",
+                    "UPDATE assignment SET assigned_by = 'someone'"):
+            assert _try(rita, sql) is None, sql
+        assert _owner_one(owner, work) == before
+        # her decisions stay as she made them; a sample stays a sample; what she writes is hers
+        assert _try(rita, "INSERT INTO work_review (assignment_id, annotator, reviewer, decision, comment, created_at) "
+                          "SELECT id, annotator, 'lena', 'accept', '', now() FROM assignment WHERE copy_id = %s",
+                    (scene.my_copy,)) == 1
+        assert _owner_one(owner, "SELECT reviewer FROM work_review") == ("rita",)
+        assert _try(rita, "UPDATE work_review SET decision = 'return'") is None
+        assert _try(rita, "DELETE FROM work_review") is None
+        assert _try(rita, f"UPDATE episode SET kind = 'variant' WHERE id = {scene.double}") is None
+        assert _try(rita, f"DELETE FROM episode WHERE id = {scene.unassigned}") is None
+        rita.execute("INSERT INTO audit_log (at, actor, action, entity, entity_id, changes) SELECT now(), '', "
+                     "'create', 'action_box', max(id) + 1, '{}' FROM action_box")
+        assert _try(rita, "INSERT INTO action_box (step_id, x1, y1, x2, y2, label, action_type, element_text, "
+                          "type_text, source, author, meta, created_at, updated_at, version) VALUES (%s, 1, 1, 9, 9, "
+                          "'gold', 'click', '', '', 'manual', 'ben', '{}', now(), now(), 1)",
+                    (scene.original_step,)) == 1
+        assert _owner_one(owner, "SELECT author FROM action_box ORDER BY id DESC LIMIT 1") == ("rita",)
+        assert _try(rita, "UPDATE review_item SET reviewer = 'lena'") is not None  # no row: nothing to forge
 
 
 def test_a_login_outside_the_team_cannot_even_connect(team, tmp_path):
@@ -263,21 +350,70 @@ def test_a_login_outside_the_team_cannot_even_connect(team, tmp_path):
         owner.execute("DROP ROLE stranger")
 
 
+def _migration_0013():
+    import importlib.util
+    from pathlib import Path
+
+    import desktop_app.store.migrations as migrations
+
+    path = Path(migrations.__file__).parent / "versions" / "0013_server_enforced_teams.py"
+    spec = importlib.util.spec_from_file_location("migration_0013", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_every_table_is_granted_and_decided_for_row_level_security(team):
-    """A later migration that adds a table must grant it to the team's roles and decide whether annotators
-    see it whole: this lists every table of the schema at head against what migration 0013 secured."""
+    """A later migration that adds a table must decide who reads it and whether annotators see it whole: this
+    lists every table of the schema at head against migration 0013's decisions, as the server holds them."""
     from desktop_app.store.server_roles import group_name
 
+    decided = _migration_0013()
     with team.connect("owner") as owner:
         database = owner.execute("SELECT current_database()").fetchone()[0]
         tables = {r[0] for r in owner.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+        assert tables - {"alembic_version"} == set(decided.TABLES), "a new table: decide its grants (migration 0013)"
+        readers = {}
         for table in sorted(tables):
-            for role in ("lead", "reviewer", "annotator"):
-                granted = owner.execute("SELECT has_table_privilege(%s, %s, 'SELECT')",
-                                        (group_name(database, role), table)).fetchone()[0]
-                assert granted, f"{table} is not readable by the {role}s"
+            readers[table] = {role for role in ("lead", "reviewer", "annotator") if owner.execute(
+                "SELECT has_table_privilege(%s, %s, 'SELECT')", (group_name(database, role), table)).fetchone()[0]}
         secured = {r[0] for r in owner.execute("SELECT relname FROM pg_class WHERE relrowsecurity")}
-    shared = {"alembic_version", "agent_profile", "run", "browse_trial", "ocr_result", "response_cache",
-              "judge_review", "project_setting"}  # nothing in them is one annotator's work
-    assert secured == set(SECURED)
-    assert tables == secured | shared, "a new table: decide its grants and row-level security (migration 0013)"
+    for table, roles in readers.items():
+        expected = {"lead", "reviewer"} | ({"annotator"} if table in decided.ANNOTATOR else set())
+        if table in decided.NOT_READ_BY_ANNOTATORS:
+            expected -= {"annotator"}
+        if table == "team_login":
+            expected = set()  # the owner's functions read it
+        if table == "alembic_version":
+            expected = {"lead", "reviewer", "annotator"}
+        assert roles == expected, table
+    assert secured == set(SECURED) == set(decided.SECURED)
+
+
+def test_a_lead_takes_over_no_login_beyond_the_project_and_a_leaver_login_goes(team, tmp_path):
+    """A lead resets passwords only of logins this project made for its people and that reach nothing else
+    on the server; a person this project made a login for loses it when taken out of the team."""
+    from desktop_app import api
+    from desktop_app.store.project import NotAllowed
+
+    lena = team.open("lena")
+    with team.connect("owner") as owner:
+        owner.execute("DROP DATABASE IF EXISTS payroll")
+        owner.execute("DROP ROLE IF EXISTS carol")
+        owner.execute("CREATE ROLE carol LOGIN PASSWORD 'carols own'")
+        owner.execute("CREATE DATABASE payroll OWNER carol")
+        try:
+            api.add_member(lena, "carol", "annotator")  # an existing login: her password stays hers
+            with pytest.raises(NotAllowed, match="rights beyond this project"):
+                api.reset_password(lena, "carol")
+            api.remove_member(lena, "carol")
+            assert owner.execute("SELECT count(*) FROM pg_roles WHERE rolname = 'carol'").fetchone() == (1,)
+        finally:
+            owner.execute("DROP DATABASE payroll")
+            owner.execute("DROP ROLE carol")
+        owner.execute("DROP ROLE IF EXISTS dora")
+        made = api.add_member(lena, "dora", "annotator")
+        assert made.created and api.reset_password(lena, "dora")
+        assert api.remove_member(lena, "dora")
+        # the login this project made for her is gone: nobody can be let in elsewhere under her name with it
+        assert owner.execute("SELECT count(*) FROM pg_roles WHERE rolname = 'dora'").fetchone() == (0,)

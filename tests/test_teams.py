@@ -290,8 +290,8 @@ def test_the_team_flow_through_the_command_line_on_postgresql(pg_server, tmp_pat
         assert as_(who, "team whoami") == 0
         assert capsys.readouterr().out.strip() == f"{who} (annotator)"
         with Project.open(url.replace("//screenlab@", f"//{who}:{passwords[who]}@"), tmp_path / "media") as mine:
-            queue = [(e.id, e.key, e.kind, _step(mine, e.id).id) for e in _queue(mine, who)]
-        for episode, key, kind, step in queue:
+            queue = [(e.key, e.kind, _step(mine, e.id).id) for e in _queue(mine, who)]
+        for key, kind, step in queue:
             if kind == "copy":
                 capsys.readouterr()
                 assert as_(who, "boxes show", str(step)) == 0

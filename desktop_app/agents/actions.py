@@ -27,3 +27,12 @@ class ParsedAction:
         out["point"] = list(self.point) if self.point else None
         out["box"] = list(self.box) if self.box else None
         return out
+
+
+def stored_action(raw: str, parsed: dict | None) -> ParsedAction:
+    """The stored parse of an answer (Prediction.parsed), back as a ParsedAction."""
+    p = parsed or {}
+    return ParsedAction(raw=raw, action_type=p.get("action_type"),
+                        point=tuple(p["point"]) if p.get("point") else None,
+                        box=tuple(p["box"]) if p.get("box") else None, element=p.get("element"),
+                        text=p.get("text"), wrong_format=bool(p.get("wrong_format")), extra=p.get("extra") or {})

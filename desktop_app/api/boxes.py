@@ -48,9 +48,10 @@ def edit_boxes(project: Project, changes: dict[int, dict], actor: str | None = N
 
 
 def delete_boxes(project: Project, ids: list[int], actor: str | None = None,
-                 expected_version: int | None = None) -> None:
-    """Delete boxes (of one screen when expected_version is given: StaleEdit if it changed since)."""
-    _edits.delete_boxes(project, list(ids), actor, expected_version)
+                 expected_version: int | None = None) -> dict[int, dict]:
+    """Delete boxes (of one screen when expected_version is given: StaleEdit if it changed since, a box
+    deleted meanwhile included); returns, per id, the values it had (its step_id among them)."""
+    return _edits.delete_boxes(project, list(ids), actor, expected_version)
 
 
 # -- a box's attributes (desktop_app/store/attributes.py) --------------------------------------------------

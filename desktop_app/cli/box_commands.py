@@ -96,12 +96,14 @@ def cmd_boxes(args) -> int:
     return said_in_one_line(run, args)
 
 
-def _after(project, step_id: int, expected: int | None) -> None:
-    from desktop_app import api
-
-    now = api.screen(project, step_id).version
-    told = "" if expected is not None else " (no --expected-version: applied to the screen as stored then)"
-    print(f"step {step_id} is at version {now}{told}")
+def _after(_project, step_id: int, expected: int | None) -> None:
+    """The version the screen is at after this edit: the one to pass to the next (read after the edit it could
+    already hold someone else's change that this caller never saw)."""
+    if expected is not None:
+        print(f"step {step_id} is at version {expected + 1}")
+    else:
+        print(f"step {step_id}: applied to the screen as stored then (no --expected-version); read it again with "
+              "`screenlab boxes show` before the next edit")
 
 
 def cmd_boxes_show(project, args) -> int:
@@ -144,10 +146,9 @@ def cmd_boxes_edit(project, args) -> int:
 def cmd_boxes_delete(project, args) -> int:
     from desktop_app import api
 
-    step = api.box(project, args.boxes[0]).step_id
-    api.delete_boxes(project, args.boxes, expected_version=args.expected_version)
+    deleted = api.delete_boxes(project, args.boxes, expected_version=args.expected_version)
     print(f"deleted {len(args.boxes)} box{'es' if len(args.boxes) > 1 else ''}")
-    _after(project, step, args.expected_version)
+    _after(project, next(iter(deleted.values()))["step_id"], args.expected_version)
     return 0
 
 

@@ -24,13 +24,14 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from desktop_app.agents.actions import ParsedAction
+from desktop_app.agents.actions import stored_action as parsed_action  # noqa: F401  (its name here before)
 from desktop_app.evaluation.columns import (
     SOURCE_TARGET,
     prediction_chunks,
     scoring_columns,
     step_actions,
 )
+from desktop_app.evaluation.rescore import catch_up
 from desktop_app.evaluation.rules import RULES, get_rules
 from desktop_app.evaluation.rules.base import ScoringInput
 from desktop_app.evaluation.rules.envdistraction import EnvDistractionRules
@@ -52,21 +53,13 @@ DEFAULT_RULES = "screenlab"
 DETAILS = ("verdict", "gold", "distracted", "available", "excluded", "matched_box", "how", "score", "note")
 
 
-def parsed_action(raw: str, parsed: dict | None) -> ParsedAction:
-    """The stored parse of an answer (Prediction.parsed), back as a ParsedAction."""
-    p = parsed or {}
-    return ParsedAction(raw=raw, action_type=p.get("action_type"),
-                        point=tuple(p["point"]) if p.get("point") else None,
-                        box=tuple(p["box"]) if p.get("box") else None, element=p.get("element"),
-                        text=p.get("text"), wrong_format=bool(p.get("wrong_format")), extra=p.get("extra") or {})
-
-
 def _runs(session, run_ids: list[int]) -> dict[int, m.Run]:
     return {r.id: r for r in session.execute(select(m.Run).where(m.Run.id.in_(run_ids))).scalars()}
 
 
 def verdict_rows(project: Project, run_ids: list[int]) -> list[dict]:
     """ScreenLab's verdicts as stored (kept current by rescore after a label fix); no raw answers."""
+    catch_up(project)
     with project.reading() as s:
         runs = _runs(s, run_ids)
         result = s.execute(
@@ -91,6 +84,7 @@ _INPUT_COLUMNS = (m.Prediction.run_id, m.Prediction.step_id, m.Prediction.raw_te
 
 def scoring_inputs(project: Project, run_ids: list[int]) -> Iterator[tuple[dict, ScoringInput | None]]:
     """(row keys, what a rule set needs) per prediction, streamed; None for requests that failed."""
+    catch_up(project)
     with project.reading() as s:
         runs = _runs(s, run_ids)
         for chunk in prediction_chunks(s, run_ids, _INPUT_COLUMNS):
@@ -178,6 +172,7 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
     scenario, verdict, wrong_format (and the flags of rule sets that have them). In no particular order.
     A rule set that scores the answers again does it on every core from `parallel_min` predictions
     (evaluation/work_split.py), or in `processes` processes then when given."""
+    catch_up(project)
     if rules == DEFAULT_RULES:  # stored verdicts: the database counts them
         with project.reading() as s:
             result = s.execute(
@@ -246,6 +241,7 @@ def iter_prediction_rows(project: Project, run_ids: list[int],
                          rules: tuple[str, ...] = (DEFAULT_RULES,)) -> Iterator[dict]:
     """One dict per prediction with the answer, the parse and each rule set's flags (`eval --per-sample`),
     streamed a chunk at a time. Never an API key: rows hold what the model said, not what was sent."""
+    catch_up(project)
     rule_sets = {name: get_rules(name) for name in rules}
     with project.reading() as s:
         runs = _runs(s, run_ids)

@@ -33,6 +33,7 @@ from desktop_app.ocr.elements import propose
 from desktop_app.ocr.ink import refine_words
 from desktop_app.ocr.registry import DEFAULT_ENGINE, get_engine, settings_json
 from desktop_app.store.models import OcrResult, Screen
+from desktop_app.store.project import NotAllowed
 
 
 def load_rgb(path) -> np.ndarray:
@@ -132,6 +133,8 @@ def _store(project, row: OcrResult) -> None:
             s.add(row)
     except IntegrityError:
         pass  # another process stored the same key meanwhile; its result is as good as ours
+    except NotAllowed:
+        pass  # an annotator on a server: readings are shared by staff only (one could plant words for another)
 
 
 @dataclass

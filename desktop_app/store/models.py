@@ -291,6 +291,8 @@ class AuditEntry(SQLModel, table=True):
     """Append-only: the migration installs triggers that refuse UPDATE and DELETE."""
 
     __tablename__ = "audit_log"
+    # a row's history (and, on a server, the check that an annotator's box change carries its audit row)
+    __table_args__ = (Index("ix_audit_log_entity", "entity", "entity_id"),)
 
     id: int | None = Field(default=None, primary_key=True)
     at: datetime = _time_column()
@@ -458,6 +460,27 @@ class WorkReview(SQLModel, table=True):
     box_id: int | None = None  # not a foreign key: the box may be deleted while the work is fixed
     x: float | None = None
     y: float | None = None
+    created_at: datetime = _time_column()
+
+
+class RescoreDue(SQLModel, table=True):
+    """Steps whose boxes an annotator changed on a server, waiting for the agents' answers on them to be judged
+    again: an annotator may not write verdicts (ADR 0029), so the next evaluation by a lead or reviewer
+    judges them first (evaluation/rescore.catch_up)."""
+
+    __tablename__ = "rescore_due"
+
+    step_id: int = Field(sa_column=Column(Integer, ForeignKey("step.id", ondelete="CASCADE"), primary_key=True))
+    created_at: datetime = _time_column()
+
+
+class TeamLogin(SQLModel, table=True):
+    """The server logins this project created for its people (ADR 0029): only these may have their password
+    reset by its lead, or be dropped when they leave the team. Read by the server's own functions only."""
+
+    __tablename__ = "team_login"
+
+    login: str = Field(primary_key=True, max_length=64)
     created_at: datetime = _time_column()
 
 

@@ -12,9 +12,8 @@ A SQLite project is one person's file: its people are the names its assignments 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
-
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import text

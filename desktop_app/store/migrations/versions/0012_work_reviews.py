@@ -1,5 +1,6 @@
 """work reviews: a reviewer accepts an annotator's finished work or returns it with a pinned comment; a
-person's assignments read from one covering index
+person's assignments read from one covering index; the audit log indexed by entity; steps waiting to be
+re-scored after an annotator's edit; the logins a server project created
 
 Revision ID: 0012
 Revises: 0011
@@ -41,9 +42,28 @@ def upgrade() -> None:
     with op.batch_alter_table('assignment', schema=None) as batch_op:
         batch_op.drop_index('ix_assignment_annotator')
         batch_op.create_index('ix_assignment_work', ['annotator', 'state', 'copy_id', 'episode_id'], unique=False)
+    with op.batch_alter_table('audit_log', schema=None) as batch_op:
+        batch_op.create_index('ix_audit_log_entity', ['entity', 'entity_id'], unique=False)
+    op.create_table(
+        'rescore_due',
+        sa.Column('step_id', sa.Integer(), nullable=False),
+        sa.Column('created_at', UTCDateTime(), nullable=False),
+        sa.ForeignKeyConstraint(['step_id'], ['step.id'], ondelete='CASCADE'),
+        sa.PrimaryKeyConstraint('step_id'),
+    )
+    op.create_table(
+        'team_login',
+        sa.Column('login', sa.String(length=64), nullable=False),
+        sa.Column('created_at', UTCDateTime(), nullable=False),
+        sa.PrimaryKeyConstraint('login'),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table('team_login')
+    op.drop_table('rescore_due')
+    with op.batch_alter_table('audit_log', schema=None) as batch_op:
+        batch_op.drop_index('ix_audit_log_entity')
     with op.batch_alter_table('assignment', schema=None) as batch_op:
         batch_op.drop_index('ix_assignment_work')
         batch_op.create_index('ix_assignment_annotator', ['annotator'], unique=False)

@@ -23,28 +23,53 @@ depends_on = None
 TABLES = ("screen", "episode", "step", "action_box", "review_item", "agent_profile", "run", "prediction",
           "browse_trial", "audit_log", "ocr_result", "response_cache", "trajectory_label", "judge_review",
           "screen_caption", "screen_tree", "assignment", "adjudication", "project_setting", "media_blob",
-          "work_review")
-# rows an annotator sees only when they are theirs (row-level security); the other tables hold nothing
-# that is one person's work (runs, caches, settings) and are read whole
+          "work_review", "rescore_due", "team_login")
+# rows an annotator sees only when they are theirs (row-level security); the other tables they may read hold
+# nothing that is one person's work (runs, settings)
 SECURED = ("episode", "step", "action_box", "screen", "screen_tree", "screen_caption", "media_blob", "assignment",
-           "adjudication", "audit_log", "review_item", "trajectory_label", "prediction", "work_review")
-# what a reviewer may not change that a lead may: who works on what, adjudications, project settings
-LEAD_ONLY = ("assignment", "adjudication", "project_setting")
-# an annotator's writes: whole rows where listed without columns, else only these columns
-ANNOTATOR_WRITES = {
-    "action_box": ("INSERT", "DELETE",
-                   "UPDATE (x1, y1, x2, y2, label, action_type, element_text, type_text, source, meta, updated_at, "
-                   "version)"),
+           "adjudication", "audit_log", "review_item", "trajectory_label", "prediction", "work_review", "ocr_result")
+BOX = "x1, y1, x2, y2, label, action_type, element_text, type_text, source, meta, updated_at, version"
+AUDIT = "INSERT (at, actor, action, entity, entity_id, changes)"  # never an id: a squatted id blocks others
+LABEL = ("INSERT (episode_id, annotator, outcome, step_labels, comment, created_at, updated_at, version)",
+         "UPDATE (outcome, step_labels, comment, updated_at, version)")
+REVIEW_ITEM = "UPDATE (status, reviewer, reason, payload, updated_at)"
+# What each role may do to each table, beyond SELECT (listed tables only; a table missing from a role is not
+# theirs to read at all). The lead has everything but rewriting the audit trail and the review decisions,
+# and inserting an audit row under an id of their choosing.
+LEAD_LIMITS = {"audit_log": ("SELECT", AUDIT), "work_review": ("SELECT", "INSERT"), "team_login": ()}
+REVIEWER = {  # reviews and fixes labels; neither gives out work nor decides double annotations nor runs agents
+    "screen": (), "agent_profile": (), "run": (), "browse_trial": (), "response_cache": (), "adjudication": (),
+    "project_setting": (), "media_blob": (),
+    "episode": ("UPDATE (goal, scenario, split, review_status, meta, version, updated_at, updated_by)",),
+    "step": ("UPDATE (meta)",),
+    "action_box": ("INSERT", f"UPDATE ({BOX})", "DELETE"),
+    "review_item": (REVIEW_ITEM,),
+    "prediction": ("UPDATE (verdict, matched_box_id, parsed)",),  # re-scoring after their own edits
+    "audit_log": (AUDIT,),
+    "ocr_result": ("INSERT", "DELETE"),
+    "trajectory_label": LABEL,
+    "judge_review": ("INSERT", "UPDATE", "DELETE"),
+    "screen_caption": ("INSERT", "UPDATE"),
+    "screen_tree": ("UPDATE (flags)",),
+    "assignment": ("UPDATE (state, reason, done_at, updated_at, version)",),  # reopen; never who or what
+    "work_review": ("INSERT (assignment_id, annotator, reviewer, decision, comment, step_index, box_id, x, y, "
+                    "created_at)",),
+    "rescore_due": ("INSERT", "DELETE"),
+}
+ANNOTATOR = {  # their own work only (row-level security), the columns listed
+    "screen": (), "agent_profile": (), "run": (), "browse_trial": (), "judge_review": (), "screen_caption": (),
+    "screen_tree": (), "adjudication": (), "project_setting": (), "media_blob": (), "work_review": (),
+    "prediction": (), "ocr_result": (),
+    "action_box": ("INSERT", f"UPDATE ({BOX})", "DELETE"),
     "episode": ("UPDATE (goal, meta, review_status, version, updated_at, updated_by)",),
     "step": ("UPDATE (meta)",),
     "assignment": ("UPDATE (state, reason, seconds, updated_at, done_at, version)",),
-    "audit_log": ("INSERT",),
-    "review_item": ("UPDATE (status, reviewer, reason, payload, updated_at)",),
-    "trajectory_label": ("INSERT", "UPDATE (outcome, step_labels, comment, updated_at, version)"),
-    "prediction": ("UPDATE (verdict, matched_box_id, parsed)",),  # re-scoring after their own edit
-    "ocr_result": ("INSERT", "DELETE"),  # caches
-    "response_cache": ("INSERT",),
+    "audit_log": (AUDIT,),
+    "review_item": (REVIEW_ITEM,),
+    "trajectory_label": LABEL,
+    "rescore_due": ("INSERT (step_id, created_at)",),  # their edits' re-scoring, done by staff (no SELECT)
 }
+NOT_READ_BY_ANNOTATORS = ("response_cache", "team_login", "rescore_due")  # answers to screens not theirs
 
 
 def _q(name: str) -> str:
@@ -173,13 +198,23 @@ def _membership_functions(groups: dict[str, str]) -> None:
               USING ERRCODE = 'insufficient_privilege';
           END IF;
         END $$""")
+    # a login in no role and owning nothing on the server (no database, no object, no granted right)
+    op.execute(f"""
+        CREATE FUNCTION screenlab_owns_nothing(login text) RETURNS boolean LANGUAGE sql STABLE {definer} AS $$
+          SELECT NOT EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member
+                              WHERE r.rolname = login)
+             AND NOT EXISTS (SELECT 1 FROM pg_shdepend d JOIN pg_roles r ON r.oid = d.refobjid
+                              WHERE r.rolname = login AND d.refclassid = 'pg_authid'::regclass)
+             AND NOT EXISTS (SELECT 1 FROM pg_database d JOIN pg_roles r ON r.oid = d.datdba
+                              WHERE r.rolname = login) $$""")
     op.execute(f"""
         CREATE FUNCTION screenlab_check_person(login text) RETURNS void LANGUAGE plpgsql STABLE {definer} AS $$
         DECLARE r pg_roles%ROWTYPE;
         BEGIN
           SELECT * INTO r FROM pg_roles WHERE rolname = login;
           IF NOT FOUND THEN RETURN; END IF;
-          IF r.rolsuper OR NOT r.rolcanlogin OR r.rolname = ANY({ours})
+          IF r.rolsuper OR NOT r.rolcanlogin OR r.rolname = ANY({ours}) OR r.rolcreaterole OR r.rolcreatedb
+             OR r.rolreplication OR r.rolbypassrls
              OR pg_has_role(login, (SELECT relowner FROM pg_class WHERE oid = 'public.episode'::regclass), 'MEMBER') THEN
             RAISE EXCEPTION '"%" is the project''s owner, an administrator or not a person''s login', login
               USING ERRCODE = 'insufficient_privilege';
@@ -204,6 +239,7 @@ def _membership_functions(groups: dict[str, str]) -> None:
               RAISE EXCEPTION 'a new login needs a SCRAM-SHA-256 password verifier' USING ERRCODE = 'invalid_parameter_value';
             END IF;
             EXECUTE format('CREATE ROLE %I LOGIN PASSWORD %L', login, verifier);
+            INSERT INTO public.team_login (login, created_at) VALUES (login, now());
             created := true;
           END IF;
           FOREACH g IN ARRAY {ours} LOOP  -- one role per person in a project
@@ -227,6 +263,17 @@ def _membership_functions(groups: dict[str, str]) -> None:
               was := true;
             END IF;
           END LOOP;
+          -- a login this project made for the person, now in no team and owning nothing, goes with them: left
+          -- behind, whoever knows its password could be let into another project under that name
+          IF EXISTS (SELECT 1 FROM public.team_login t WHERE t.login = screenlab_remove_member.login)
+             AND screenlab_owns_nothing(login) THEN
+            BEGIN
+              EXECUTE format('DROP ROLE %I', login);
+              DELETE FROM public.team_login t WHERE t.login = screenlab_remove_member.login;
+            EXCEPTION WHEN dependent_objects_still_exist OR object_in_use THEN
+              NULL;  -- it has rights somewhere after all: it stays, with no access to this project
+            END;
+          END IF;
           RETURN was;
         END $$""")
     # A login that belongs to anything else on the server (another project's team) keeps its password:
@@ -243,10 +290,14 @@ def _membership_functions(groups: dict[str, str]) -> None:
                                        WHERE m.member = r.oid AND g.rolname = ANY({ours})) THEN
             RAISE EXCEPTION '"%" is not in this project''s team', login USING ERRCODE = 'invalid_parameter_value';
           END IF;
-          IF r.rolcreaterole OR r.rolcreatedb OR r.rolreplication OR r.rolbypassrls
+          -- only a login this project made, in no other team, owning and granted nothing on the server: a lead
+          -- must not take over anyone's access beyond this project
+          IF NOT EXISTS (SELECT 1 FROM public.team_login t WHERE t.login = r.rolname)
              OR EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid
-                         WHERE m.member = r.oid AND NOT g.rolname = ANY({ours})) THEN
-            RAISE EXCEPTION '"%" has rights beyond this project (another team, or server rights): only they or the server''s administrator can change their password', login
+                         WHERE m.member = r.oid AND NOT g.rolname = ANY({ours}))
+             OR EXISTS (SELECT 1 FROM pg_shdepend d WHERE d.refobjid = r.oid AND d.refclassid = 'pg_authid'::regclass)
+             OR EXISTS (SELECT 1 FROM pg_database d WHERE d.datdba = r.oid) THEN
+            RAISE EXCEPTION '"%" has rights beyond this project (a login this project did not make, another team, or something it owns): only they or the server''s administrator can change their password', login
               USING ERRCODE = 'insufficient_privilege';
           END IF;
           IF verifier IS NULL OR verifier !~ '^SCRAM-SHA-256\\$' THEN
@@ -255,26 +306,41 @@ def _membership_functions(groups: dict[str, str]) -> None:
           EXECUTE format('ALTER ROLE %I PASSWORD %L', login, verifier);
         END $$""")
     for fn in ("screenlab_add_member(text, text, text)", "screenlab_remove_member(text)",
-               "screenlab_reset_password(text, text)", "screenlab_check_lead()", "screenlab_check_person(text)"):
+               "screenlab_reset_password(text, text)", "screenlab_check_lead()", "screenlab_check_person(text)",
+               "screenlab_owns_nothing(text)"):
         op.execute(f"REVOKE EXECUTE ON FUNCTION {fn} FROM PUBLIC")
         op.execute(f"GRANT EXECUTE ON FUNCTION {fn} TO {_q(groups['lead'])}")
 
 
-def _identity_triggers() -> None:
-    """Who did it is the login the server authenticated, whatever the client sent."""
+def _identity_triggers(groups: dict[str, str]) -> None:
+    """Who did it is the login the server authenticated, whatever the client sent; and the rules that a row's
+    own check cannot make (work finished since the writer's snapshot, a box change without its audit row)."""
+    # an annotator writing (a superuser or the owner never is one; USAGE: a member who acts with the role)
+    annotator = f"current_setting('is_superuser') = 'off' AND pg_has_role(session_user, {_lit(groups['annotator'])}, 'USAGE')"
+    staff_but_lead = f"pg_has_role(session_user, {_lit(groups['reviewer'])}, 'USAGE')"
+    me = "left(session_user, 64)"
     triggers = {
-        # table: (when, what the trigger sets)
+        # table: (when, what the trigger does)
         "audit_log": ("BEFORE INSERT", "NEW.actor := session_user; NEW.at := now();"),
-        "episode": ("BEFORE UPDATE", "IF NEW.version IS DISTINCT FROM OLD.version THEN "
-                                     "NEW.updated_by := left(session_user, 64); END IF;"),
-        "assignment": ("BEFORE INSERT", "NEW.assigned_by := left(session_user, 64);"),
-        "adjudication": ("BEFORE INSERT OR UPDATE", "NEW.lead := left(session_user, 64);"),
-        "work_review": ("BEFORE INSERT", "NEW.reviewer := left(session_user, 64);"),
-        "judge_review": ("BEFORE INSERT OR UPDATE", "NEW.reviewer := left(session_user, 64);"),
-        "review_item": ("BEFORE UPDATE", "IF NEW.status IS DISTINCT FROM OLD.status THEN "
-                                         "NEW.reviewer := session_user; END IF;"),
-        # staff keep a box's author (adjudication writes the annotator's boxes, an import the file's)
-        "action_box": ("BEFORE INSERT", "IF screenlab_role() = 'annotator' THEN NEW.author := session_user; END IF;"),
+        "episode": ("BEFORE UPDATE", f"NEW.updated_by := {me};"),
+        # who gave the work out never changes; done_at is the server's clock when it became done
+        "assignment": ("BEFORE INSERT OR UPDATE", f"""
+            IF TG_OP = 'INSERT' THEN NEW.assigned_by := {me}; ELSE NEW.assigned_by := OLD.assigned_by; END IF;
+            IF NEW.state <> 'done' THEN NEW.done_at := NULL;
+            ELSIF TG_OP = 'INSERT' OR OLD.state <> 'done' THEN NEW.done_at := now();
+            ELSE NEW.done_at := OLD.done_at; END IF;"""),
+        "adjudication": ("BEFORE INSERT OR UPDATE", f"NEW.lead := {me};"),
+        "work_review": ("BEFORE INSERT", f"NEW.reviewer := {me};"),
+        "judge_review": ("BEFORE INSERT OR UPDATE", f"NEW.reviewer := {me};"),
+        "review_item": ("BEFORE UPDATE", "NEW.reviewer := session_user;"),
+        # a lead keeps a box's author (adjudication writes the annotator's boxes, an import the file's); an id
+        # is one the sequence handed out (undo brings a box back under its old id; a future one would squat it)
+        "action_box": ("BEFORE INSERT", f"""
+            IF ({annotator}) OR {staff_but_lead} THEN NEW.author := {me}; END IF;
+            IF current_setting('is_superuser') = 'off' AND NEW.id > coalesce(
+                 pg_sequence_last_value('public.action_box_id_seq'::regclass), 0) THEN
+              RAISE EXCEPTION 'box id % was never handed out', NEW.id USING ERRCODE = 'insufficient_privilege';
+            END IF;"""),
     }
     for table, (when, body) in triggers.items():
         op.execute(f"CREATE FUNCTION screenlab_stamp_{table}() RETURNS trigger LANGUAGE plpgsql AS $$ "
@@ -293,27 +359,79 @@ def _identity_triggers() -> None:
         END $$""")
     op.execute("CREATE TRIGGER assignment_known_person BEFORE INSERT OR UPDATE OF annotator ON assignment "
                "FOR EACH ROW EXECUTE FUNCTION screenlab_check_assignee()")
+    # Row-level security judges a write by the writer's snapshot: a transaction opened before the work was
+    # marked done (REPEATABLE READ) would still see it open. This reads the person's assignment row as it is
+    # now, locked for the rest of the transaction (a newer version than the snapshot's is a serialization
+    # error), and refuses unless it is still to do or in progress.
+    op.execute(f"""
+        CREATE FUNCTION screenlab_guard_open_work() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE work integer; row_ record;
+        BEGIN
+          IF NOT ({annotator}) THEN RETURN coalesce(NEW, OLD); END IF;
+          row_ := coalesce(NEW, OLD);
+          IF TG_TABLE_NAME = 'action_box' THEN
+            SELECT episode_id INTO work FROM public.step WHERE id = row_.step_id;
+          ELSIF TG_TABLE_NAME = 'episode' THEN work := row_.id;
+          ELSE work := row_.episode_id;
+          END IF;
+          PERFORM 1 FROM public.assignment
+           WHERE annotator = session_user::text COLLATE "default" AND coalesce(copy_id, episode_id) = work
+             AND state IN ('todo', 'in_progress') FOR SHARE;
+          IF NOT FOUND THEN
+            RAISE EXCEPTION 'this work is not open for you (finished, or not yours)' USING ERRCODE = 'insufficient_privilege';
+          END IF;
+          RETURN coalesce(NEW, OLD);
+        END $$""")
+    for table, events in (("action_box", "INSERT OR UPDATE OR DELETE"), ("episode", "UPDATE"), ("step", "UPDATE"),
+                          ("review_item", "UPDATE")):
+        op.execute(f"CREATE TRIGGER {table}_open_work BEFORE {events} ON {table} FOR EACH ROW "
+                   f"EXECUTE FUNCTION screenlab_guard_open_work()")
+    # an annotator's box change is in the audit trail: at commit, each changed box has its audit row from
+    # this transaction (stamped with this login and this transaction's start, above)
+    op.execute(f"""
+        CREATE FUNCTION screenlab_check_audited() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE box integer := coalesce(NEW.id, OLD.id);
+        BEGIN
+          IF ({annotator}) AND NOT EXISTS (
+               SELECT 1 FROM public.audit_log WHERE entity = 'action_box' AND entity_id = box
+                  AND actor = session_user::text COLLATE "default" AND at = now()) THEN
+            RAISE EXCEPTION 'box % was changed without its audit row', box USING ERRCODE = 'insufficient_privilege';
+          END IF;
+          RETURN NULL;
+        END $$""")
+    op.execute("CREATE CONSTRAINT TRIGGER action_box_audited AFTER INSERT OR UPDATE OR DELETE ON action_box "
+               "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION screenlab_check_audited()")
 
 
 def _grants(bind, groups: dict[str, str]) -> None:
     lead, reviewer, annotator = (_q(groups[r]) for r in ("lead", "reviewer", "annotator"))
+    everyone = f"{lead}, {reviewer}, {annotator}"
     database = bind.execute(sa.text("SELECT current_database()")).scalar_one()
     op.execute(f"REVOKE CONNECT, TEMPORARY ON DATABASE {_q(database)} FROM PUBLIC")
-    op.execute(f"GRANT CONNECT ON DATABASE {_q(database)} TO {lead}, {reviewer}, {annotator}")
-    op.execute(f"GRANT USAGE ON SCHEMA public TO {lead}, {reviewer}, {annotator}")
-    op.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {lead}, {reviewer}, {annotator}")
-    op.execute(f"GRANT SELECT ON alembic_version TO {lead}, {reviewer}, {annotator}")
+    op.execute(f"GRANT CONNECT ON DATABASE {_q(database)} TO {everyone}")
+    op.execute(f"GRANT USAGE ON SCHEMA public TO {everyone}")
+    op.execute(f"GRANT SELECT ON alembic_version TO {everyone}")
+    op.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {lead}")
     for table in TABLES:
-        writes = "SELECT, INSERT" if table == "audit_log" else "SELECT, INSERT, UPDATE, DELETE"
-        op.execute(f"GRANT {writes} ON {table} TO {lead}")
-        if table in LEAD_ONLY:
-            op.execute(f"GRANT SELECT{', UPDATE' if table == 'assignment' else ''} ON {table} TO {reviewer}")
+        if table in LEAD_LIMITS:
+            for grant in LEAD_LIMITS[table]:
+                op.execute(f"GRANT {grant} ON {table} TO {lead}")
         else:
-            op.execute(f"GRANT {writes} ON {table} TO {reviewer}")
-        op.execute(f"GRANT SELECT ON {table} TO {annotator}")
-        for write in ANNOTATOR_WRITES.get(table, ()):
-            op.execute(f"GRANT {write} ON {table} TO {annotator}")
+            op.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON {table} TO {lead}")
+        reads = {reviewer: table != "team_login",
+                 annotator: table in ANNOTATOR and table not in NOT_READ_BY_ANNOTATORS}
+        for group, rights in ((reviewer, REVIEWER), (annotator, ANNOTATOR)):
+            if reads[group]:
+                op.execute(f"GRANT SELECT ON {table} TO {group}")
+            for grant in rights.get(table, ()):
+                op.execute(f"GRANT {grant} ON {table} TO {group}")
+            # only the sequences of the tables they add rows to (nextval on any other is a way to exhaust it)
+            if any(g.startswith("INSERT") for g in rights.get(table, ())) and table not in NO_SEQUENCE:
+                op.execute(f"GRANT USAGE, SELECT ON SEQUENCE {table}_id_seq TO {group}")
     op.execute("GRANT EXECUTE ON FUNCTION screenlab_role(), screenlab_group(text) TO PUBLIC")
+
+
+NO_SEQUENCE = ("rescore_due", "team_login")  # keyed by a step or a name, not by a serial id
 
 
 def _policies(groups: dict[str, str]) -> None:
@@ -354,7 +472,7 @@ def _policies(groups: dict[str, str]) -> None:
         ("review_item", "write", "UPDATE", f"episode_id {open_work}", f"episode_id {open_work}"),
         ("trajectory_label", "own", "ALL", "annotator = session_user", "annotator = session_user"),
         ("prediction", "read", "SELECT", f"step_id {steps}", None),
-        ("prediction", "rescore", "UPDATE", f"step_id {steps}", f"step_id {steps}"),
+        ("ocr_result", "read", "SELECT", "sha256 " + any_of("screenlab_readable_media", "text"), None),
         ("work_review", "read", "SELECT", "annotator = session_user", None),
     ]
     for table, name, command, using, check in rules:
@@ -375,7 +493,7 @@ def upgrade() -> None:
     _roles(bind, groups)
     _functions(groups)
     _membership_functions(groups)
-    _identity_triggers()
+    _identity_triggers(groups)
     _grants(bind, groups)
     _policies(groups)
 
@@ -392,13 +510,18 @@ def downgrade() -> None:
         op.execute(f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY")
     op.execute("DROP TRIGGER assignment_known_person ON assignment")
     op.execute("DROP FUNCTION screenlab_check_assignee()")
+    op.execute("DROP TRIGGER action_box_audited ON action_box")
+    op.execute("DROP FUNCTION screenlab_check_audited()")
+    for table in ("action_box", "episode", "step", "review_item"):
+        op.execute(f"DROP TRIGGER {table}_open_work ON {table}")
+    op.execute("DROP FUNCTION screenlab_guard_open_work()")
     for table in ("audit_log", "episode", "assignment", "adjudication", "work_review", "judge_review", "review_item",
                   "action_box"):
         op.execute(f"DROP TRIGGER {table}_stamp_who ON {table}")
         op.execute(f"DROP FUNCTION screenlab_stamp_{table}()")
     for fn in ("screenlab_add_member(text, text, text)", "screenlab_remove_member(text)",
                "screenlab_reset_password(text, text)", "screenlab_check_person(text)", "screenlab_check_lead()",
-               "screenlab_readable_media()", "screenlab_readable_screens()", "screenlab_open_steps()",
+               "screenlab_owns_nothing(text)", "screenlab_readable_media()", "screenlab_readable_screens()", "screenlab_open_steps()",
                "screenlab_readable_steps()", "screenlab_readable_episodes()", "screenlab_open_work()",
                "screenlab_readable_work()", "screenlab_role()", "screenlab_group(text)"):
         op.execute(f"DROP FUNCTION {fn}")
