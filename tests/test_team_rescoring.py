@@ -13,6 +13,7 @@ from desktop_app import api
 from desktop_app.agents.profiles import BASELINES
 from desktop_app.formats.transfer import import_path
 from desktop_app.runs.engine import create_run, execute
+from desktop_app.store import edits
 from desktop_app.store import models as m
 
 from conftest import make_image
@@ -45,3 +46,8 @@ def test_an_annotators_edit_is_judged_when_the_lead_next_reads_results(team, tmp
         assert s.execute(select(func.count()).select_from(m.RescoreDue)).scalar_one() == 0
     result = api.evaluate(team.open("rita"), [run])
     assert result["runs"][run]["metrics"]["screenlab"]["overall"]["n"] == 1
+    # her deleting the box, and putting one back with undo under its old id, are judged the same way
+    saved = api.delete_boxes(ana, [box])
+    assert verdict(lena) == ["invalid"]
+    edits.restore_boxes(ana, saved)
+    assert verdict(lena) == ["distracted"]

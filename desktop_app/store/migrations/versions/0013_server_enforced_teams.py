@@ -317,7 +317,7 @@ def _identity_triggers(groups: dict[str, str]) -> None:
     own check cannot make (work finished since the writer's snapshot, a box change without its audit row)."""
     # an annotator writing (a superuser or the owner never is one; USAGE: a member who acts with the role)
     annotator = f"current_setting('is_superuser') = 'off' AND pg_has_role(session_user, {_lit(groups['annotator'])}, 'USAGE')"
-    staff_but_lead = f"pg_has_role(session_user, {_lit(groups['reviewer'])}, 'USAGE')"
+    staff_but_lead = f"current_setting('is_superuser') = 'off' AND pg_has_role(session_user, {_lit(groups['reviewer'])}, 'USAGE')"
     me = "left(session_user, 64)"
     triggers = {
         # table: (when, what the trigger does)
@@ -336,7 +336,7 @@ def _identity_triggers(groups: dict[str, str]) -> None:
         # a lead keeps a box's author (adjudication writes the annotator's boxes, an import the file's); an id
         # is one the sequence handed out (undo brings a box back under its old id; a future one would squat it)
         "action_box": ("BEFORE INSERT", f"""
-            IF ({annotator}) OR {staff_but_lead} THEN NEW.author := {me}; END IF;
+            IF ({annotator}) OR ({staff_but_lead}) THEN NEW.author := {me}; END IF;
             IF current_setting('is_superuser') = 'off' AND NEW.id > coalesce(
                  pg_sequence_last_value('public.action_box_id_seq'::regclass), 0) THEN
               RAISE EXCEPTION 'box id % was never handed out', NEW.id USING ERRCODE = 'insufficient_privilege';
