@@ -21,7 +21,7 @@ os.environ["SCREENLAB_DATA_DIR"] = tempfile.mkdtemp()
 DOCS = Path(__file__).resolve().parent
 sys.path[:0] = [str(DOCS.parent), str(DOCS.parent / "tests")]
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from shots import settle, shoot  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
 from desktop_app import api  # noqa: E402
@@ -36,18 +36,6 @@ from desktop_app.ui.theme import apply_theme  # noqa: E402
 
 from pg_server import PgServer  # noqa: E402
 from team_server import make_team  # noqa: E402
-
-
-def settle(rounds: int = 10) -> None:
-    for _ in range(rounds):
-        QApplication.processEvents()
-
-
-def shoot(widget, name: str) -> None:
-    settle()
-    out = DOCS / name
-    widget.grab().save(str(out))
-    print(f"wrote {out}")
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ os.environ["SCREENLAB_USER"] = "Lea"
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS.parent))
 
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from shots import settle, shoot  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
 from desktop_app import api  # noqa: E402
@@ -46,18 +46,6 @@ from desktop_app.ui.theme import apply_theme  # noqa: E402
 TEAM = "Ada, Ben, Chen"
 SHOWN = "demo-popup-04"  # the double shown in the adjudication shot, when it is one
 LABELS = ("gold", "distracted", "other")
-
-
-def settle(rounds: int = 10) -> None:
-    for _ in range(rounds):
-        QApplication.processEvents()
-
-
-def shoot(widget, name: str) -> None:
-    settle()
-    out = DOCS / name
-    widget.grab().save(str(out))
-    print(f"wrote {out}")
 
 
 def boxes_of(project: Project, episode_id: int) -> dict[int, list[dict]]:

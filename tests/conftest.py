@@ -137,39 +137,41 @@ def renderer():
 
 
 # -- the two database back ends ---------------------------------------------------------------------------
-@pytest.fixture(scope="session")
-def pg_server():
-    """One real PostgreSQL server for the whole session (tests/pg_server.py). Without PostgreSQL installed
+def _postgres():
+    """A started PostgreSQL server (tests/pg_server.py), stopped after the `with`. Without PostgreSQL installed
     the PostgreSQL half of the suite is skipped, except in CI (.ci/run sets SCREENLAB_REQUIRE_POSTGRES)."""
+    from contextlib import contextmanager
+
     from pg_server import PgServer, binaries
 
     if binaries() is None:
         if os.environ.get("SCREENLAB_REQUIRE_POSTGRES"):
             pytest.fail("PostgreSQL is not installed (apt-get install postgresql)")
         pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
-    server = PgServer().start()
-    try:
-        server.wait_ready()
+
+    @contextmanager
+    def started():
+        server = PgServer().start()
+        try:
+            server.wait_ready()
+            yield server
+        finally:
+            server.stop()
+    return started()
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One real PostgreSQL server for the whole session."""
+    with _postgres() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
 def own_server():
     """A PostgreSQL server of this test's own, for a test that stops and starts it again."""
-    from pg_server import PgServer, binaries
-
-    if binaries() is None:
-        if os.environ.get("SCREENLAB_REQUIRE_POSTGRES"):
-            pytest.fail("PostgreSQL is not installed (apt-get install postgresql)")
-        pytest.skip("PostgreSQL is not installed")
-    server = PgServer().start()
-    try:
-        server.wait_ready()
+    with _postgres() as server:
         yield server
-    finally:
-        server.stop()
 
 
 BACKENDS = ("sqlite", "postgresql")

@@ -100,3 +100,13 @@ def make_team(backend: str, location, media, server=None, same_people: Team | No
     team.passwords["owner"] = make_url(owner_url).password
     team.owner_login = make_url(owner_url).username
     return team
+
+
+def step_of(project, episode_id: int):
+    """The first step of an episode (every screen these tests make has one)."""
+    from sqlalchemy import select
+
+    from desktop_app.store.models import Step
+
+    with project.reading() as s:
+        return s.execute(select(Step).where(Step.episode_id == episode_id).order_by(Step.index)).scalars().first()

@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtWidgets import QApplication, QGraphicsRectItem
-from sqlalchemy import select
 
 from desktop_app import api
 from desktop_app.formats.transfer import import_path
 from desktop_app.settings import Settings
-from desktop_app.store.models import Step
 
 from conftest import make_image
 from gui_helpers import drag, key
+from team_server import step_of
 
 pytestmark = [pytest.mark.gui, pytest.mark.parametrize("backend", ["postgresql"])]
 
-
-def _step(project, episode_id):
-    with project.reading() as s:
-        return s.execute(select(Step).where(Step.episode_id == episode_id)).scalars().first()
 
 
 @pytest.fixture
@@ -120,18 +115,18 @@ def test_a_lead_editing_a_sample_she_labels_blind_is_sent_to_her_copy(qtbot, wor
     assert window.ws.episode.id == ids["copies"]["lena"]  # her copy is open instead
     assert "your own copy" in window.statusBar().currentMessage()
     lena = team.open("lena")
-    assert api.screen(lena, _step(lena, ids["d"]).id).boxes == []  # the original is untouched
+    assert api.screen(lena, step_of(lena, ids["d"]).id).boxes == []  # the original is untouched
     key(window, "Esc")
     key(window, "W")
     drag(window.view, (60, 60), (220, 140))
-    assert len(api.screen(lena, _step(lena, ids["copies"]["lena"]).id).boxes) == 1
+    assert len(api.screen(lena, step_of(lena, ids["copies"]["lena"]).id).boxes) == 1
     window.close_project()
 
 
 def test_a_reviewer_returns_work_with_a_pinned_comment_that_the_annotator_reads(qtbot, work):
     team, ids = work
     ana = team.open("ana")
-    (box,) = api.add_boxes(ana, _step(ana, ids["a"]).id, [{"x1": 50, "y1": 50, "x2": 250, "y2": 120,
+    (box,) = api.add_boxes(ana, step_of(ana, ids["a"]).id, [{"x1": 50, "y1": 50, "x2": 250, "y2": 120,
                                                             "label": "other"}])
     api.set_state(ana, ids["a"], "done")
     rita = _window(qtbot, team, "rita")

@@ -6,20 +6,14 @@ annotator's acceptance rate counts the decisions. On both back ends, through the
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
 
 from desktop_app import api
 from desktop_app.cli.main import main
 from desktop_app.formats.transfer import import_path
-from desktop_app.store.models import Step
 from desktop_app.store.project import NotAllowed
 
 from conftest import make_image
-
-
-def _step(project, episode_id):
-    with project.reading() as s:
-        return s.execute(select(Step).where(Step.episode_id == episode_id)).scalars().first()
+from team_server import step_of
 
 
 @pytest.fixture
@@ -39,7 +33,7 @@ def labelled(team, tmp_path):
     ana = team.open("ana")
     boxes = {}
     for episode in (first, second):
-        (boxes[episode],) = api.add_boxes(ana, _step(ana, episode).id,
+        (boxes[episode],) = api.add_boxes(ana, step_of(ana, episode).id,
                                           [{"x1": 20, "y1": 20, "x2": 120, "y2": 60, "label": "other"}])
         api.set_state(ana, episode, "done")
     return team, {"first": first, "second": second, "bens": bens, "double": double, "boxes": boxes}
@@ -125,7 +119,7 @@ def test_review_through_the_command_line(labelled, monkeypatch, capsys):
     assert as_(reviewer, "team review", str(ids["second"]), "accept") == 0
     assert as_("ana", "team reviews") == 0
     out = capsys.readouterr().out
-    assert "return  by rita" in out and f"[step 0 box {box.id}] gold, not other" in out
+    assert "return  by rita" in out and f"[step 0, box {box.id}] gold, not other" in out
     assert as_("ana", "team queue", "--state", "returned") == 0
     assert "1 in ana's queue (returned)" in capsys.readouterr().out
     assert as_(reviewer, "team progress") == 0

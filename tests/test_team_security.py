@@ -16,10 +16,11 @@ from desktop_app.agents.profiles import BASELINES
 from desktop_app.formats.transfer import import_path
 from desktop_app.runs.engine import create_run, execute
 from desktop_app.store import edits
-from desktop_app.store.models import OcrResult, Screen, Step
+from desktop_app.store.models import OcrResult, Screen
 from desktop_app.teams import assignment
 
 from conftest import make_image
+from team_server import step_of
 
 pytestmark = pytest.mark.parametrize("backend", ["postgresql"])  # the team fixture on the server only
 
@@ -47,10 +48,6 @@ class Scene:
     my_box: int  # on my sample
 
 
-def _step(project, episode_id):
-    with project.reading() as s:
-        return s.execute(select(Step).where(Step.episode_id == episode_id)).scalars().first()
-
 
 def build(team, tmp_path, me: str, partner: str) -> Scene:
     for i in range(4):
@@ -61,7 +58,7 @@ def build(team, tmp_path, me: str, partner: str) -> Scene:
         from desktop_app.store.queries import EpisodeFilter, episode_ids
 
         double, mine, theirs, unassigned = episode_ids(s, EpisodeFilter())
-    (lead_box,) = edits.create_boxes(lena, _step(lena, double).id,
+    (lead_box,) = edits.create_boxes(lena, step_of(lena, double).id,
                                      [{"x1": 5, "y1": 5, "x2": 50, "y2": 30, "label": "gold"}])
     assignment.assign(lena, [double], [me, partner], overlap=1.0)
     assignment.assign(lena, [mine], [me])
@@ -74,15 +71,15 @@ def build(team, tmp_path, me: str, partner: str) -> Scene:
 
             copies[who] = s.execute(select(Assignment.copy_id).where(Assignment.annotator == who,
                                                                      Assignment.copy_id.is_not(None))).scalar_one()
-    (done_box,) = edits.create_boxes(me_p, _step(me_p, copies[me]).id,
+    (done_box,) = edits.create_boxes(me_p, step_of(me_p, copies[me]).id,
                                      [{"x1": 10, "y1": 10, "x2": 90, "y2": 40, "label": "gold",
                                        "element_text": f"{me}'s reading"}])
     assignment.set_state(me_p, copies[me], "done")
-    (partner_box,) = edits.create_boxes(partner_p, _step(partner_p, copies[partner]).id,
+    (partner_box,) = edits.create_boxes(partner_p, step_of(partner_p, copies[partner]).id,
                                         [{"x1": 12, "y1": 10, "x2": 92, "y2": 42, "label": "distracted",
                                           "element_text": f"{partner}'s secret reading"}])
     assignment.note_work(partner_p, copies[partner], 30.0, edited=True)
-    (my_box,) = edits.create_boxes(me_p, _step(me_p, mine).id,
+    (my_box,) = edits.create_boxes(me_p, step_of(me_p, mine).id,
                                    [{"x1": 1, "y1": 1, "x2": 20, "y2": 20, "label": "other"}])
     # an agent's answers on every sample (the centre of the screen), and a cached OCR reading of every screen
     execute(lena, create_run(lena, BASELINES["center"]))
@@ -90,8 +87,8 @@ def build(team, tmp_path, me: str, partner: str) -> Scene:
         for screen in s.execute(select(Screen)).scalars():
             s.add(OcrResult(sha256=screen.sha256, engine="rapidocr", settings="{}",
                             words=[{"text": f"words on screen {screen.id}"}], elements=[]))
-    return Scene(me, partner, double, copies[me], copies[partner], _step(lena, copies[me]).id,
-                 _step(lena, copies[partner]).id, _step(lena, double).id, lead_box.id, done_box.id, partner_box.id,
+    return Scene(me, partner, double, copies[me], copies[partner], step_of(lena, copies[me]).id,
+                 step_of(lena, copies[partner]).id, step_of(lena, double).id, lead_box.id, done_box.id, partner_box.id,
                  mine, unassigned, my_box.id)
 
 

@@ -14,6 +14,7 @@ from desktop_app.store.work_states import states_of
 from desktop_app.teams import adjudication, assignment, progress
 
 from conftest import make_image
+from team_server import step_of
 
 
 @pytest.fixture
@@ -29,10 +30,6 @@ def _queue(project, who, *states):
     with project.reading() as s:
         return list_episodes(s, EpisodeFilter(assignee=who, work_states=states), 0, 100)
 
-
-def _step(project, episode_id):
-    with project.reading() as s:
-        return s.execute(select(Step).where(Step.episode_id == episode_id)).scalars().first()
 
 
 def test_assign_with_overlap_gives_each_annotator_their_queue_and_blind_copies(team_project):
@@ -69,7 +66,7 @@ def test_states_done_and_skipped_per_annotator_with_progress_and_time(team_proje
     lena, ana = team_project.open("lena"), team_project.open("ana")
     assignment.assign(lena, EpisodeFilter(), ["ana", "ben"])
     first, second, third = _queue(ana, "ana")[:3]
-    edits.create_boxes(ana, _step(ana, first.id).id, [{"x1": 10, "y1": 10, "x2": 60, "y2": 40, "label": "gold"}])
+    edits.create_boxes(ana, step_of(ana, first.id).id, [{"x1": 10, "y1": 10, "x2": 60, "y2": 40, "label": "gold"}])
     assignment.note_work(ana, first.id, 42.0, edited=True)
     assignment.set_state(ana, first.id, "done")
     with pytest.raises(ValueError, match="reason"):
@@ -129,7 +126,7 @@ def test_a_typo_in_a_name_makes_no_new_annotator_and_an_annotator_speaks_only_fo
 
 
 def _label_copy(project, copy_id, boxes):
-    step = _step(project, copy_id)
+    step = step_of(project, copy_id)
     edits.create_boxes(project, step.id, [{"x1": b[0], "y1": b[1], "x2": b[2], "y2": b[3], "label": b[4]}
                                           for b in boxes])
     assignment.set_state(project, copy_id, "done")
@@ -149,7 +146,7 @@ def test_agreement_and_adjudication_on_the_overlap(team_project):
     assert progress.awaiting_adjudication(lena) == []
     # her finished copy is kept as she finished it, for everyone
     with pytest.raises(edits.EditRefused, match="ana's copy, marked done"):
-        edits.create_boxes(lena, _step(lena, anas[one]).id, [{"x1": 1, "y1": 1, "x2": 9, "y2": 9, "label": "gold"}])
+        edits.create_boxes(lena, step_of(lena, anas[one]).id, [{"x1": 1, "y1": 1, "x2": 9, "y2": 9, "label": "gold"}])
     _label_copy(ben, bens[one], [(12, 8, 112, 52, "distracted")])
     # sample two: the same gold box on both sides
     _label_copy(ana, anas[two], [(50, 50, 150, 90, "gold")])
@@ -194,7 +191,7 @@ def test_a_stale_write_is_refused_and_names_who_changed_the_screen(team_project)
     lena, rita = team_project.open("lena"), team_project.open("rita")
     with lena.reading() as s:
         episode = list_episodes(s, EpisodeFilter(), 0, 1)[0]
-    step = _step(lena, episode.id)
+    step = step_of(lena, episode.id)
     loaded = episode.version  # both opened the screen at this version
     (box,) = edits.create_boxes(lena, step.id, [{"x1": 1, "y1": 1, "x2": 30, "y2": 30, "label": "gold"}],
                                 expected_version=loaded)
@@ -290,7 +287,7 @@ def test_the_team_flow_through_the_command_line_on_postgresql(pg_server, tmp_pat
         assert as_(who, "team whoami") == 0
         assert capsys.readouterr().out.strip() == f"{who} (annotator)"
         with Project.open(url.replace("//screenlab@", f"//{who}:{passwords[who]}@"), tmp_path / "media") as mine:
-            queue = [(e.key, e.kind, _step(mine, e.id).id) for e in _queue(mine, who)]
+            queue = [(e.key, e.kind, step_of(mine, e.id).id) for e in _queue(mine, who)]
         for key, kind, step in queue:
             if kind == "copy":
                 capsys.readouterr()

@@ -145,12 +145,7 @@ def cmd_review(project, args) -> int:
 
     decided = api.review_work(project, _episode_id(project, args.episode), args.decision, args.comment,
                               args.annotator, args.step, args.box, _point(args.point) if args.point else None)
-    where = ""
-    if decided.pin is not None:
-        pin = decided.pin
-        where = f" (pinned to step {pin.step_index}" + (f", box {pin.box_id})" if pin.box_id is not None else
-                                                         f", point {pin.x:g},{pin.y:g})" if pin.x is not None
-                                                         else ")")
+    where = f" (pinned to {decided.pin})" if decided.pin is not None else ""
     print(f"{args.episode}: {decided.annotator}'s work {'accepted' if decided.decision == 'accept' else 'returned'}"
           f" by {decided.reviewer}{where}")
     return 0
@@ -167,9 +162,7 @@ def cmd_reviews(project, args) -> int:
         return 0
     episode = _episode_id(project, args.episode) if args.episode else None
     for r in api.work_reviews(project, episode, args.annotator):
-        pin = "" if r.pin is None else f" [step {r.pin.step_index}" + (
-            f" box {r.pin.box_id}]" if r.pin.box_id is not None else
-            f" at {r.pin.x:g},{r.pin.y:g}]" if r.pin.x is not None else "]")
+        pin = "" if r.pin is None else f" [{r.pin}]"
         print(f"{r.work_episode_id:>7}  {r.annotator:<16} {r.decision:<7} by {r.reviewer:<16}{pin} {r.comment}")
     return 0
 

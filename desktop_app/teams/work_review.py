@@ -34,6 +34,14 @@ class Pin:
     x: float | None = None
     y: float | None = None
 
+    def __str__(self) -> str:
+        """"step 0, box 17", "step 1, point 10,190" or "step 2" (steps counted from 0, as the CLI takes them)."""
+        if self.box_id is not None:
+            return f"step {self.step_index}, box {self.box_id}"
+        if self.x is not None:
+            return f"step {self.step_index}, point {self.x:g},{self.y:g}"
+        return f"step {self.step_index}"
+
 
 @dataclass(frozen=True)
 class Reviewed:
