@@ -6,11 +6,14 @@ its own samples through desktop_app.api at one write every `period` seconds.
 
 Talks to the benchmark over stdin / stdout, one JSON object a line:
   in:  {"url", "media", "login", "samples": [episode ids], "seconds", "period", "offset", "done_every"}
-  out: {"ready": true, "visible": n, "open_s": s}   after opening the project and reading its first screen
+  out: {"ready": true, "visible": n, "open_s": s}   after opening the project and warming up: on the first
+                                                     sample (not written again) a read and one write of
+                                                     each kind
   in:  {"start": t}                                  t on time.monotonic()'s clock (CLOCK_MONOTONIC: the
                                                      same in every process of the machine)
-  out: {"writes": [[kind, seconds, stale], ...], "reads": [seconds, ...], "conflicts": n, "errors": [...],
-        "cpu_s": this process's CPU time from the start to its last write}
+  out: {"writes": [[kind, seconds, stale, started at (s after start)], ...], "reads": [seconds, ...], "conflicts": n, "errors": [...],
+        "cpu_s": this process's CPU time from the start to its last write, "gc": the collector's runs}
+  in:  an empty line: every annotator has finished; close the project and end (not while others still write)
 
 Its writes, in turn: add_boxes (after reading the sample's screen with api.screen half a period earlier:
 every edit of the sample passes that version as expected_version, raised by one after each), edit_boxes,
@@ -21,6 +24,7 @@ itself; the next one keeps its time).
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import time
@@ -53,22 +57,41 @@ def main() -> None:
             visible = s.execute(select(func.count()).select_from(Episode)).scalar_one()
             steps = dict(s.execute(select(Step.episode_id, Step.id).where(Step.episode_id.in_(samples))
                                    .where(Step.index == 0)).all())
-        api.screen(project, steps[samples[0]])  # warm: the connection is open and the code paths loaded
-        say({"ready": True, "visible": visible, "open_s": time.perf_counter() - t0})
+        open_s = time.perf_counter() - t0
+        # warm up on the first sample (not written again): each kind of call once, so what is timed below is
+        # the steady state of a window that has been working, not the first call's loading and compiling
+        warm, samples = samples[0], samples[1:]
+        version = api.screen(project, steps[warm]).version
+        (box,) = api.add_boxes(project, steps[warm], [{"x1": 10, "y1": 10, "x2": 90, "y2": 34, "label": "gold"}],
+                               expected_version=version)
+        api.edit_boxes(project, {box.id: {"label": "other"}}, expected_version=version + 1)
+        api.delete_boxes(project, [box.id], expected_version=version + 2)
+        api.set_state(project, warm, "done")
+        say({"ready": True, "visible": visible, "open_s": open_s})
         start = json.loads(sys.stdin.readline())["start"]
         cpu0 = time.process_time()
+        pauses: list[tuple[int, float, float]] = []  # the cycle collector's runs: generation, start, seconds
+        began = {}
+
+        def collector(phase, info):
+            if phase == "start":
+                began["t"] = time.perf_counter()
+            else:
+                pauses.append((info["generation"], began["t"], time.perf_counter() - began["t"]))
+        gc.callbacks.append(collector)
         writes: list[tuple[str, float, bool]] = []
         reads: list[float] = []
         out = {"writes": writes, "reads": reads, "conflicts": 0, "errors": []}
 
         def timed(kind, fn, *args, **kw):
+            at = time.monotonic() - start
             t = time.perf_counter()
             try:
                 result = fn(*args, **kw)
             except api.StaleEdit:
-                writes.append((kind, time.perf_counter() - t, True))
+                writes.append((kind, time.perf_counter() - t, True, at))
                 raise
-            writes.append((kind, time.perf_counter() - t, False))
+            writes.append((kind, time.perf_counter() - t, False, at))
             return result
 
         def read(step_id: int) -> int:
@@ -126,7 +149,10 @@ def main() -> None:
                                      + traceback.format_exc(limit=2).strip().splitlines()[-1])
                 version = read(step_id)
         out["cpu_s"] = time.process_time() - cpu0  # this process's own CPU time over the writes
+        gc.callbacks.remove(collector)
+        out["gc"] = [(g, d) for g, _, d in pauses]
         say(out)
+        sys.stdin.readline()  # leave (close, exit: CPU work) only when everyone's writes are over
     finally:
         project.close()
 

@@ -3,7 +3,7 @@
 security on. The same project as a SQLite folder is measured in the same run beside it.
 
     .venv/bin/python benchmarks/teams_postgres.py [--screens 100000] [--annotators 50] [--walk 200]
-        [--seconds 60] [--pg-test-settings] [--log-slow MS]
+        [--seconds 60] [--pg-test-settings] [--log-slow MS] [--json FILE]
 
 THE PROJECT. A throw-away PostgreSQL cluster (tests/pg_server.py: Debian's binaries, run as the `postgres`
 user when we are root; its superuser is the project's owner) and a SQLite folder get the same rows: N
@@ -56,22 +56,25 @@ Where both back ends are measured they alternate, so both see the same machine.
 3. Writes, on the server only: A annotator processes (default 50: benchmarks/teams_annotator.py, started at
    most one per CPU at a time, so that their start-up does not flood the machine), each logged in with its
    own login and password (given in SCREENLAB_DB_PASSWORD), so row-level security decides what each sees
-   and writes. Each opens the project, reads a screen and reports ready (a barrier); then all start at the
-   same instant, their first writes staggered evenly over 2 s, and each makes one write every 2 s for S
-   seconds (default 60) on its own samples (the last ones of its queue, not those the walk visited):
-   api.add_boxes with expected_version = the version api.screen read half a period earlier (that read is
-   timed apart, not as a write), api.edit_boxes and api.delete_boxes of that box with expected_version
-   raised by one after each, and on every 3rd sample api.set_state(..., "done") as a 4th write; then its
-   next sample. Every write call is timed in the process making it: p50, p99 and max of all writes and per
-   kind; conflicts (StaleEdit: none expected, nobody else edits these samples) and errors. Beside them: the
-   1-minute load when the writes started and when they ended, the machine's CPU busy share, and the CPU
-   seconds the annotator processes (all 50 share this machine's CPUs with the server, unlike a real team's
-   computers) and the server used. Goal: p99 <= 50 ms with the machine otherwise idle. Afterwards, as the
-   owner: audit.replay_boxes from the box state before the writes equals audit.stored_boxes (no write lost
-   or recorded twice).
+   and writes. Each opens the project and warms up on one of its samples (a read and one write of each
+   kind below: what is timed is then a working window's steady state, not a first call's loading and
+   compiling), then reports ready (a barrier). All start at the same instant, their first writes
+   staggered evenly over 2 s, and each makes one write every 2 s for S seconds (default 60) on its own
+   samples (the last ones of its queue, not those the walk visited): api.add_boxes with expected_version
+   = the version api.screen read half a period earlier (that read is timed apart, not as a write),
+   api.edit_boxes and api.delete_boxes of that box with expected_version raised by one after each, and on
+   every 3rd sample api.set_state(..., "done") as a 4th write; then its next sample. Every write call is
+   timed in the process making it: p50, p99 and max of all writes and per kind; conflicts (StaleEdit: none
+   expected, nobody else edits these samples) and errors. The processes close their projects and end only
+   once all have reported (their exit is CPU work that would otherwise land on the others' last writes).
+   Beside the figures: the 1-minute load when the writes started and when they ended, the machine's CPU
+   busy share, and the CPU seconds used by the annotator processes (all 50 share this machine's CPUs with
+   the server, unlike a real team's computers) and by the server. Goal: p99 <= 50 ms with the machine
+   otherwise idle. Afterwards, as the owner: audit.replay_boxes from the box state before the writes
+   equals audit.stored_boxes (no write lost or recorded twice).
 --log-slow MS sets log_min_duration_statement on the cluster and prints, at the end, the statements it
-logged, grouped by login kind and text (count, median, max). Ratios are PostgreSQL / SQLite (above 1:
-PostgreSQL is slower). A default run takes about 5 minutes on 2 CPUs.
+logged, grouped by login kind and text (count, median, max); --json FILE writes every timing taken. Ratios
+are PostgreSQL / SQLite (above 1: PostgreSQL is slower). A default run takes about 4 minutes on 2 CPUs.
 """
 
 from __future__ import annotations
@@ -491,10 +494,17 @@ def edit_load(server, bare_url: str, media: Path, passwords: dict[str, str], pla
     cpu1, at_end, server1 = cpu_times(), load(), server_cpu_s(server)
     clients_s = sum(o.get("cpu_s", 0.0) for o in outs.values())
     others = others_share(server, span, clients_s)
+    for _, proc in procs:  # now they may leave
+        try:
+            proc.stdin.write("\n")
+            proc.stdin.close()
+        except OSError:  # it ended already
+            pass
     for _, proc in procs:
-        proc.wait(timeout=30)
+        proc.wait(timeout=60)
     writes = [w for o in outs.values() for w in o["writes"]]
-    return {"latencies": [t for _, t, _ in writes], "by_kind": writes,
+    pauses = [p for o in outs.values() for p in o.get("gc", [])]
+    return {"latencies": [w[1] for w in writes], "by_kind": writes, "gc": pauses,
             "reads": [t for o in outs.values() for t in o["reads"]],
             "conflicts": sum(o["conflicts"] for o in outs.values()),
             "errors": [e for o in outs.values() for e in o["errors"]],
@@ -542,6 +552,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the write load")
     parser.add_argument("--pg-test-settings", action="store_true",
                         help="keep the test cluster's fsync=off settings instead of production durability")
+    parser.add_argument("--json", type=Path, default=None, help="also write every timing measured to this file")
     parser.add_argument("--log-slow", type=int, metavar="MS", default=None,
                         help="log statements slower than MS ms on the server and print the slowest")
     args = parser.parse_args()
@@ -648,8 +659,13 @@ def main() -> None:
                       f"load {statistics.median(open_load[person][key]):.2f}")
 
         # 2. next screen in the window, decode and paint included
+        from PySide6.QtCore import qInstallMessageHandler
         from PySide6.QtWidgets import QApplication
 
+        def quiet(mode, context, message):  # the offscreen platform's notice at every window, not a problem
+            if "propagateSizeHints" not in message:
+                sys.stderr.write(message + "\n")
+        qInstallMessageHandler(quiet)
         app = QApplication.instance() or QApplication([])
         t0 = time.perf_counter()
         windows["pg"] = open_window(as_login(me), str(pg_media), me)
@@ -723,7 +739,7 @@ def main() -> None:
             print(f"   all writes   : p50 {ms(statistics.median(lat))}, p99 {ms(percentile(lat, 0.99))}, "
                   f"max {ms(max(lat))}")
             for kind in ("add_boxes", "edit_boxes", "delete_boxes", "set_state"):
-                ts = [t for k, t, _ in result["by_kind"] if k == kind]
+                ts = [w[1] for w in result["by_kind"] if w[0] == kind]
                 if ts:
                     print(f"   {kind:<13}: n={len(ts):<5} p50 {ms(statistics.median(ts))}, "
                           f"p99 {ms(percentile(ts, 0.99))}, max {ms(max(ts))}")
@@ -737,14 +753,17 @@ def main() -> None:
               f"({result['clients_s'] / writes_n * 1000:.0f} ms a write, its screen read included), the server "
               f"{result['server_s']:.0f} CPU-s ({result['server_s'] / writes_n * 1000:.0f} ms a write); other processes "
               f"{result['others'] * 100:.0f} % of the machine")
+        full = [d for g, d in result["gc"] if g == 2]
+        print(f"   Python's cycle collector in the annotator processes: {len(result['gc'])} runs, {len(full)} of them "
+              f"full (generation 2), longest {ms(max((d for _, d in result['gc']), default=0.0))}")
         for error in result["errors"][:5]:
             print("   error:", error.strip().splitlines()[-1])
 
         if args.log_slow is not None:
             print(f"\nslowest statements in the server's log (log_min_duration_statement = {args.log_slow} ms):")
             print("   who        count  median      max  statement")
-            for who, statement, count, median, longest in slowest_statements(server.root / "log"):
-                print(f"   {who:<10} {count:>5} {median:>7.1f} {longest:>8.1f}  {statement}")
+            for login, statement, count, median, longest in slowest_statements(server.root / "log"):
+                print(f"   {login:<10} {count:>5} {median:>7.1f} {longest:>8.1f}  {statement}")
 
         # the table
         def row(name, pg, sq, goal_s, load_text, unit="ms"):
@@ -778,6 +797,12 @@ def main() -> None:
         row("   write p50", statistics.median(lat), None, None, loads_text)
         row("   write p99", percentile(lat, 0.99), None, 0.05, loads_text)
         row("   write max", max(lat), None, None, loads_text)
+        if args.json:
+            args.json.write_text(json.dumps({
+                "settings": settings, "screens": args.screens, "annotators": len(people),
+                "open": opens, "next_screen": {k: {"times": r["times"], "shown": r["shown"]} for k, r in walked.items()},
+                "connections_idle": held, "writes": result["by_kind"], "reads": result["reads"], "gc": result["gc"]},
+                indent=1))
         print(f"(whole benchmark: {time.perf_counter() - began:.0f} s)")
     finally:
         for window in windows.values():
