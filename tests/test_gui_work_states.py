@@ -10,6 +10,7 @@ from desktop_app.store import edits
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.teams import assignment
+from desktop_app.ui.tasks import wait_all
 
 from gui_helpers import drag, key
 from test_gui_editing import open_window, stored
@@ -103,6 +104,7 @@ def test_time_on_a_screen_goes_to_the_annotators_row_when_she_moves_on(qtbot, de
     key(window, "W")
     drag(window.view, (40, 600), (240, 680))
     key(window, "D")
+    wait_all()  # moving on writes the time off the UI thread
     with Project.open(demo_copy) as project:
         row = next(r for r in assignment_rows(project) if r.episode_id == first)
     assert row.state == "in_progress" and 30 <= row.seconds < 60

@@ -326,6 +326,12 @@ def episode_and_steps(session: Session, episode_id: int) -> tuple[Episode | None
     return episode, list(steps)
 
 
+def step_screen_at(session: Session, episode_id: int, step_index: int) -> Screen | None:
+    """The screen of an episode's step at this index (None without one: no such step, or a probe's)."""
+    return session.execute(select(Screen).join(Step, Step.screen_id == Screen.id)
+                           .where(Step.episode_id == episode_id, Step.index == step_index)).scalars().first()
+
+
 def screen_and_boxes(session: Session, step: Step) -> tuple[Screen | None, list[ActionBox]]:
     """A step's screen and its boxes in the order they were made (None for a step without a screen)."""
     screen = session.get(Screen, step.screen_id) if step.screen_id is not None else None

@@ -86,6 +86,11 @@ def own_copy_of(project: Project, episode_id: int, person: str) -> int | None:
     """The person's private copy of this sample while they are still labelling it: where their edits of
     the sample belong (blind double annotation); None when they have none or finished it."""
     with project.reading() as s:
-        return s.execute(select(Assignment.copy_id).where(
-            Assignment.episode_id == episode_id, Assignment.annotator == person, Assignment.copy_id.is_not(None),
-            Assignment.copy_id != episode_id, Assignment.state.in_(("todo", "in_progress")))).scalar()
+        return own_copy_in(s, episode_id, person)
+
+
+def own_copy_in(s, episode_id: int, person: str) -> int | None:
+    """own_copy_of within the caller's session."""
+    return s.execute(select(Assignment.copy_id).where(
+        Assignment.episode_id == episode_id, Assignment.annotator == person, Assignment.copy_id.is_not(None),
+        Assignment.copy_id != episode_id, Assignment.state.in_(("todo", "in_progress")))).scalar()

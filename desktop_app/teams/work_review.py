@@ -162,16 +162,19 @@ def open_return(project: Project, episode_id: int) -> Reviewed | None:
     """The comment to act on where this episode is labelled (a copy, or a sample labelled in place): the
     latest decision on that work, when it returned it and the work has not been marked done since."""
     with project.reading() as s:
-        works = s.execute(select(Assignment).where(or_(
-            Assignment.copy_id == episode_id, (Assignment.episode_id == episode_id) & Assignment.copy_id.is_(None)))
-        ).scalars().all()
-        for work in works:
-            if work.state in ("done", "skipped"):
-                continue
+        return open_return_in(s, episode_id)
+
+
+def open_return_in(s: Session, episode_id: int) -> Reviewed | None:
+    """open_return within the caller's session: one query, and a second only when there is a comment."""
+    works = s.execute(select(Assignment, latest_decision_sql().label("decision")).where(
+        or_(Assignment.copy_id == episode_id, (Assignment.episode_id == episode_id) & Assignment.copy_id.is_(None)),
+        Assignment.state.in_(("todo", "in_progress")))).all()
+    for work, decision in works:
+        if decision == "return":
             row = s.execute(select(WorkReview).where(WorkReview.assignment_id == work.id)
                             .order_by(WorkReview.id.desc()).limit(1)).scalars().first()
-            if row is not None and row.decision == "return":
-                return _reviewed(row, work)
+            return _reviewed(row, work)
     return None
 
 

@@ -131,6 +131,7 @@ class ProjectWiring(QObject):
             window.grid.deleteLater()
             window.grid = None
         window.scene.reset()
+        window.step_view.prefetch.clear()  # screens decoded ahead for this project
         window.left_tabs.clear()
         window.right_tabs.clear()
         for widget in (window.browser, window.properties):

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QImageReader
 from PySide6.QtWidgets import QMessageBox
 
 from desktop_app.store.queries import EpisodeFilter
+from desktop_app.ui.canvas.prefetch import Prefetch, decode
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -22,6 +22,7 @@ class StepView(QObject):
         self.window = window
         self.scene, self.view = window.scene, window.view
         self.scene.selectionChanged.connect(self.canvas_selection)
+        self.prefetch = Prefetch(self)  # the next screens, decoded while this one shows
 
     def connect_workspace(self, ws) -> None:
         """A project opened: follow its workspace."""
@@ -40,20 +41,31 @@ class StepView(QObject):
             window.a11y.show_step()
             return
         path = ws.image_path()
-        reader = QImageReader(str(path))
-        image = reader.read()
+        decoded = self.prefetch.take(path) or decode(path)  # decoded ahead while the last screen showed
         reason = ""
-        if image.isNull():
+        if decoded.image is None:
             where = "the project's database" if ws.project.media.in_database else f"the media folder:\n{path}"
             reason = (f"Image missing from {where}" if not path.exists() else
-                      f"Cannot read image {path.name}: {reader.errorString()}")
-        self.scene.load(image if not image.isNull() else None, ws.screen.width, ws.screen.height,
+                      f"Cannot read image {path.name}: {decoded.error}")
+        self.scene.load(decoded if decoded.image is not None else None, ws.screen.width, ws.screen.height,
                         list(ws.boxes.values()), reason)
         self.view.fit()
         window.status.update_counts()
         window.ocr.show_screen(window.project, ws.screen, run_if_missing=self.scene.show_suggestions)
         window.evaluation.refresh_predictions()
         window.a11y.show_step()
+        self._decode_ahead()
+
+    def _decode_ahead(self) -> None:
+        """The screens likely next: this episode's next step, and the next sample in the list (D)."""
+        window, ws = self.window, self.window.ws
+        if ws.step_index + 1 < len(ws.steps):
+            self.prefetch.want(ws.project, ws.episode.id, ws.step_index + 1)
+        browser = window.browser
+        if browser is not None and ws.step_index == 0:
+            row = browser.current_row()
+            if 0 <= row < browser.model.rowCount() - 1:
+                self.prefetch.want(ws.project, browser.model.episode_id_at(row + 1), 0)
 
     def nothing_shown_text(self) -> str:
         """What the empty canvas says: how to go on from an empty project, a filter or a finished queue."""

@@ -23,9 +23,10 @@ from desktop_app.store.models import ActionBox, Episode, Screen, Step
 from desktop_app.store.project import Project, is_connection_lost
 from desktop_app.store.queries import episode_and_steps, screen_and_boxes
 from desktop_app.teams import assignment
-from desktop_app.teams.views import own_copy_of
-from desktop_app.teams.work_review import Reviewed, open_return
+from desktop_app.teams.views import own_copy_in
+from desktop_app.teams.work_review import Reviewed, open_return_in
 from desktop_app.ui import commands
+from desktop_app.ui.tasks import run_in_background
 
 log = logging.getLogger(__name__)
 
@@ -68,19 +69,30 @@ class Workspace(QObject):
     # loading ----------------------------------------------------------------
     def load_episode(self, episode_id: int | None, step_index: int = 0) -> None:
         if self.episode is not None and self.episode.id != episode_id:
-            self.end_visit()
+            self.end_visit(background=True)  # the next screen does not wait for a statistic
         if episode_id is None:
             self.episode, self.steps, self.step, self.screen, self.boxes = None, [], None, None, {}
             self.version, self.own_copy, self.open_return = None, None, None
             self.stepLoaded.emit()
             return
-        with self.project.reading() as s:
+        with self.project.reading() as s:  # one session for all a screen needs: on a server, one round of reads
             self.episode, self.steps = episode_and_steps(s, episode_id)
-        self.version = self.episode.version if self.episode is not None else None
-        sample = self.episode is not None and self.episode.kind == "sample"
-        self.own_copy = own_copy_of(self.project, episode_id, self.actor) if sample else None
-        self.open_return = open_return(self.project, episode_id) if self.episode is not None else None
-        self.load_step(min(step_index, max(len(self.steps) - 1, 0)))
+            self.version = self.episode.version if self.episode is not None else None
+            # a sample the person labels blind on a copy: an annotator on a server never sees such an
+            # original before their copy is finished, so only staff and local projects need to ask
+            asks = self.episode is not None and self.episode.kind == "sample" and (
+                not self.project.on_server or self.project.identity.is_staff)
+            self.own_copy = own_copy_in(s, episode_id, self.actor) if asks else None
+            self.open_return = open_return_in(s, episode_id) if self.episode is not None else None
+            index = min(step_index, max(len(self.steps) - 1, 0))
+            if self.steps:
+                self.step = self.steps[index]
+                self.screen, rows = screen_and_boxes(s, self.step)
+                self.boxes = {b.id: b for b in rows}
+        if not self.steps:
+            self.load_step(0)
+            return
+        self.stepLoaded.emit()
 
     def load_step(self, index: int) -> None:
         if not self.steps:
@@ -165,17 +177,29 @@ class Workspace(QObject):
         self.reload()
 
     # annotation work: states and time ------------------------------------------
-    def end_visit(self) -> None:
-        """The annotator leaves the episode: its time (and whether they edited) goes to their row."""
+    def end_visit(self, background: bool = False) -> None:
+        """The annotator leaves the episode: its time (and whether they edited) goes to their row; in the
+        background when they move on (marking a state waits for it: the state is written after it)."""
         if self.episode is None:
             return
         seconds = time.monotonic() - self._visit_started
         edited, self._visit_edited, self._visit_started = self._visit_edited, False, time.monotonic()
+        project, episode_id, actor = self.project, self.episode.id, self.actor
+
+        def note() -> None:
+            assignment.note_work(project, episode_id, seconds, edited, actor, wait_s=0.3)
+
+        def not_noted(exc: Exception) -> None:  # time spent is a statistic: never block moving on over it (a
+            # long import elsewhere holding the write lock costs this visit's seconds, not a frozen window)
+            log.warning("could not record time spent on episode %s: %s", episode_id, exc)
+
+        if background:
+            run_in_background(self, note, lambda _result: None, not_noted)
+            return
         try:
-            assignment.note_work(self.project, self.episode.id, seconds, edited, self.actor, wait_s=0.3)
-        except Exception:  # time spent is a statistic: never block moving on over it (a long import
-            # elsewhere holding the write lock costs this visit's seconds, not a frozen window)
-            log.warning("could not record time spent on episode %s", self.episode.id, exc_info=True)
+            note()
+        except Exception as exc:
+            not_noted(exc)
 
     def mark(self, state: str, reason: str = "") -> bool:
         """Mark the current episode done / skipped / in progress for this annotator; False (and a message)

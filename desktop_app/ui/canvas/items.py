@@ -252,15 +252,11 @@ class ImageItem(QGraphicsItem):
     """The screenshot at true pixels, with a pyramid of halved copies so that
     zoomed-out repaints scale a small image instead of the full one."""
 
-    def __init__(self, image: QImage):
+    def __init__(self, levels: tuple[QImage, ...]):
+        """`levels`: the image and its halved copies (prefetch.halved), made off the UI thread when ahead."""
         super().__init__()
-        self.size = image.size()
-        self.levels: list[QPixmap] = [QPixmap.fromImage(image)]
-        level = image
-        while level.width() > 512 and level.height() > 256:
-            level = level.scaled(level.width() // 2, level.height() // 2, Qt.IgnoreAspectRatio,
-                                 Qt.SmoothTransformation)
-            self.levels.append(QPixmap.fromImage(level))
+        self.size = levels[0].size()
+        self.levels: list[QPixmap] = [QPixmap.fromImage(level) for level in levels]
         self.setZValue(0)
 
     def boundingRect(self) -> QRectF:

@@ -12,10 +12,8 @@ agents' markers and the screenshot's own content (placement.InkMap).
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
-import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsScene, QGraphicsSceneMouseEvent, QToolTip
@@ -41,6 +39,7 @@ from desktop_app.ui.canvas.placement import (
     outside,
     overlap,
 )
+from desktop_app.ui.canvas.prefetch import Decoded, halved, ink_of
 from desktop_app.ui.canvas.suggestions import SuggestionLayer
 from desktop_app.ui.eval.prediction_layer import PredictionLayer
 
@@ -49,7 +48,6 @@ CAPTION_MODES = ("always", "hover", "never")  # Settings.box_captions: "hover" =
 CAPTION_LIMIT = 400  # with more boxes in view, captions would be unreadable clutter anyway
 CAPTION_MIN_BOX_PX = 10  # boxes smaller than this on screen get no caption
 CAPTION_MIN_TEXT_PX = 80  # a caption may be wider than a narrow box, up to this
-INK_WIDTH = 1024  # the ink map has at most this many cells across (blocks of 2x2 pixels or more)
 # what covering one square view pixel costs a caption (placement.cheapest picks the lowest total)
 COVER_CAPTION = 8.0  # another caption: text on text is unreadable
 COVER_HANDLE = 8.0  # a selected box's handle
@@ -103,12 +101,15 @@ class AnnotationScene(QGraphicsScene):
         self.setItemIndexMethod(QGraphicsScene.BspTreeIndex)
 
     # loading ----------------------------------------------------------------
-    def load(self, image: QImage | None, width: int, height: int, boxes, missing_reason: str = "") -> None:
+    def load(self, image: QImage | Decoded | None, width: int, height: int, boxes, missing_reason: str = "") -> None:
+        """Show a screen: an image (decoded here), or one decoded ahead (prefetch.Decoded), or None."""
         self.reset()
-        if image is not None and not image.isNull():
-            self.background = ImageItem(image)
-            self._ink = _ink_of(image)
-            width, height = image.width(), image.height()
+        if isinstance(image, QImage) and not image.isNull():
+            image = Decoded("", image, halved(image), ink_of(image))
+        if isinstance(image, Decoded) and image.image is not None:
+            self.background = ImageItem(image.levels)
+            self._ink = image.ink
+            width, height = image.image.width(), image.image.height()
         else:
             self.background = MissingImageItem(width, height, missing_reason or "image missing")
         self.addItem(self.background)
@@ -480,14 +481,3 @@ def _first_in_view(boxes: list[BoxItem], visible: QRectF, limit: int) -> list[Bo
 def _scaled(rect: QRectF, scale: float) -> Rect:
     """A scene rect in layout pixels."""
     return (rect.left() * scale, rect.top() * scale, rect.right() * scale, rect.bottom() * scale)
-
-
-def _ink_of(image: QImage) -> InkMap:
-    """The ink map of a screenshot, read from its green channel (text and icons differ from their
-    background in it too; converting to grey first would double the cost)."""
-    if image.format() not in (QImage.Format_RGB32, QImage.Format_ARGB32, QImage.Format_ARGB32_Premultiplied):
-        image = image.convertToFormat(QImage.Format_RGB32)
-    green = 1 if sys.byteorder == "little" else 2  # 0xAARRGGBB words: B G R A in memory on little-endian
-    pixels = np.frombuffer(image.constBits(), dtype=np.uint8, count=image.sizeInBytes())
-    rows = pixels.reshape(image.height(), image.bytesPerLine())
-    return InkMap.of_channel(rows[:, green:image.width() * 4:4], INK_WIDTH)
