@@ -119,7 +119,7 @@ EDIT_PERIOD_S = 2.0
 DONE_EVERY = 3  # every 3rd sample is marked done after its three box edits
 PICTURES = 8
 WINDOW_SIZE = (1920, 1080)
-SETTLE_MS = 100  # between two presses (not timed)
+SETTLE_MS = 250  # between two presses (not timed): a person looks at a screen longer; the window decodes ahead after 150 ms
 SCENARIOS = ("popup", "login", "search", "cart", "settings")
 LABELS = ("gold", "distracted", "other")
 WORKER = Path(__file__).with_name("teams_annotator.py")
@@ -179,19 +179,27 @@ def others_share(server, start: tuple, ours_s: float = 0.0) -> float:
 def tally_round_trips(engine) -> dict[str, float]:
     """Count what the engine sends from now on: statements (and their time as SQLAlchemy's cursor events see
     it) and connection checkouts (each one pre-pinged on the server: store/db.py)."""
+    import threading
+
     from sqlalchemy import event
 
-    tally = {"statements": 0, "seconds": 0.0, "checkouts": 0}
+    tally = {"statements": 0, "seconds": 0.0, "checkouts": 0, "background": 0}
+    ui_thread = threading.get_ident()  # what the person waits on; the rest (decoding ahead, time spent) not
 
     def before(conn, cursor, statement, parameters, context, executemany):
         conn.info["bench_t"] = time.perf_counter()
 
     def after(conn, cursor, statement, parameters, context, executemany):
+        started = conn.info.pop("bench_t", time.perf_counter())
+        if threading.get_ident() != ui_thread:
+            tally["background"] += 1
+            return
         tally["statements"] += 1
-        tally["seconds"] += time.perf_counter() - conn.info.pop("bench_t", time.perf_counter())
+        tally["seconds"] += time.perf_counter() - started
 
     def checkout(dbapi_connection, record, proxy):
-        tally["checkouts"] += 1
+        if threading.get_ident() == ui_thread:
+            tally["checkouts"] += 1
 
     event.listen(engine, "before_cursor_execute", before)
     event.listen(engine, "after_cursor_execute", after)
@@ -390,8 +398,9 @@ def walk(windows: dict[str, object], presses: int) -> dict[str, dict]:
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.ui.canvas.items import ImageItem
+    from desktop_app.ui.tasks import wait_all
 
-    out = {key: {"times": [], "shown": [window.ws.episode.id], "loads": [], "not_decoded": 0}
+    out = {key: {"times": [], "shown": [window.ws.episode.id], "loads": [], "not_decoded": 0, "ahead": 0}
            for key, window in windows.items()}
     for i in range(presses):
         order = list(windows.items())
@@ -399,19 +408,24 @@ def walk(windows: dict[str, object], presses: int) -> dict[str, dict]:
             order.reverse()  # neither back end always goes first
         for key, window in order:
             # the person looks at the screen before moving on: the window is active, everything it had to do
-            # (repainting on activation, the panels' second paint after the last move) is done
+            # (repainting on activation, the panels' second paint after the last move, the background calls
+            # of both windows: the next screen decoded ahead, the time spent written) is done
             window.activateWindow()
             window.view.setFocus()
             QApplication.processEvents()
             QTest.qWait(SETTLE_MS)
+            wait_all()
+            QApplication.processEvents()  # what the background calls sent back (a decoded screen) is delivered
             if QApplication.activeWindow() is not window:
                 raise RuntimeError(f"the {key} window could not be made active")
             out[key]["loads"].append(load())
+            ahead = set(window.step_view.prefetch._ready)  # screens decoded while the last one showed
             t0 = time.perf_counter()
             QTest.keyClick(window, Qt.Key_D)
             QApplication.processEvents()
             window.view.viewport().repaint()
             out[key]["times"].append(time.perf_counter() - t0)
+            out[key]["ahead"] += str(window.ws.image_path()) in ahead
             out[key]["shown"].append(window.ws.episode.id)
             out[key]["not_decoded"] += not isinstance(window.scene.background, ImageItem)
     return out
@@ -706,13 +720,17 @@ def main() -> None:
         for key, times in nxt.items():
             print(f"   {'PostgreSQL' if key == 'pg' else 'SQLite    '}: median {ms(statistics.median(times))}, "
                   f"p95 {ms(percentile(times, 0.95))}, max {ms(max(times))}  load {next_load[key]:.2f}")
-        print(f"   of which the PNG decode alone (QImageReader.read, median over the {PICTURES} files): {ms(decode)}")
+        print(f"   the PNG decode alone (QImageReader.read, median over the {PICTURES} files): {ms(decode)}; "
+              + ", ".join(f"{'PostgreSQL' if k == 'pg' else 'SQLite'} {r['ahead']} of {args.walk}"
+                          for k, r in walked.items()) + " screens had been decoded ahead, while the one before showed")
         for key, tally in trips.items():
             t = tally["frozen"]
             print(f"   {'PostgreSQL' if key == 'pg' else 'SQLite    '} database work a press: "
                   f"{t['statements'] / args.walk:.1f} statements taking {ms(t['seconds'] / args.walk)} in all, "
                   f"{t['checkouts'] / args.walk:.1f} connection checkouts"
-                  + (" (each pre-pinged: one more round trip)" if key == "pg" else ""))
+                  + (" (each pre-pinged: one more round trip)" if key == "pg" else "")
+                  + f" on the UI thread; {t['background'] / args.walk:.1f} statements off it (decoding ahead, "
+                    "time spent)")
         print(f"   server connections held by {me}'s idle window: {held}")
         for window in windows.values():
             window.close()

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui.canvas.prefetch import Prefetch, decode
+from desktop_app.ui.workspace import AFTER_SHOWN_MS
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -54,11 +55,14 @@ class StepView(QObject):
         window.ocr.show_screen(window.project, ws.screen, run_if_missing=self.scene.show_suggestions)
         window.evaluation.refresh_predictions()
         window.a11y.show_step()
-        self._decode_ahead()
+        shown = ws.step
+        QTimer.singleShot(AFTER_SHOWN_MS, lambda: self._decode_ahead(shown))
 
-    def _decode_ahead(self) -> None:
+    def _decode_ahead(self, shown) -> None:
         """The screens likely next: this episode's next step, and the next sample in the list (D)."""
         window, ws = self.window, self.window.ws
+        if ws is None or ws.step is not shown:  # moved on meanwhile
+            return
         if ws.step_index + 1 < len(ws.steps):
             self.prefetch.want(ws.project, ws.episode.id, ws.step_index + 1)
         browser = window.browser

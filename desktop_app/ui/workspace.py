@@ -29,6 +29,10 @@ from desktop_app.ui import commands
 from desktop_app.ui.tasks import run_in_background
 
 log = logging.getLogger(__name__)
+# Background database work a screen change starts waits this long: a server project's window keeps one pooled
+# connection (store/db.py), and a background call holding it while the screen reads would make the window
+# open a second one (a new server session: a login, and caches built anew) for that screen's reads.
+AFTER_SHOWN_MS = 150
 
 
 class Workspace(QObject):
@@ -193,8 +197,8 @@ class Workspace(QObject):
             # long import elsewhere holding the write lock costs this visit's seconds, not a frozen window)
             log.warning("could not record time spent on episode %s: %s", episode_id, exc)
 
-        if background:
-            run_in_background(self, note, lambda _result: None, not_noted)
+        if background:  # once the next screen shows: its reads keep the window's one pooled connection
+            QTimer.singleShot(AFTER_SHOWN_MS, lambda: run_in_background(self, note, lambda _result: None, not_noted))
             return
         try:
             note()
