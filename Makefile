@@ -15,8 +15,11 @@ $(BIN)/.installed: pyproject.toml
 run: $(BIN)/.installed
 	$(BIN)/screenlab
 
+# Three workers on two cores (pytest-xdist): much of the suite waits on a browser, a server or a subprocess.
+# A file's tests stay on one worker (its fixtures are built once); each worker has its own browser,
+# QApplication and PostgreSQL server. 7.5 minutes on an idle 2-core machine (15 in one process).
 test: $(BIN)/.installed system-deps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 3 --dist loadfile
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check desktop_app tests benchmarks datasets docs packaging

@@ -104,7 +104,8 @@ def test_time_on_a_screen_goes_to_the_annotators_row_when_she_moves_on(qtbot, de
     key(window, "W")
     drag(window.view, (40, 600), (240, 680))
     key(window, "D")
-    wait_all()  # moving on writes the time off the UI thread
+    qtbot.wait(300)  # moving on writes the time off the UI thread, once the next screen has shown
+    wait_all()
     with Project.open(demo_copy) as project:
         row = next(r for r in assignment_rows(project) if r.episode_id == first)
     assert row.state == "in_progress" and 30 <= row.seconds < 60

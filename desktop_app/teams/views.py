@@ -64,7 +64,8 @@ def sample_heads(project: Project, episode_ids: list[int]) -> list[SampleHead]:
 class QueueChoices:
     """Which lists the window offers the person: their own queue, everyone's samples and other people's
     queues only to those who may see them (a lead or reviewer, or the one person of a local project), and
-    which to start on: their queue when they have work in it."""
+    which to start on: on a server, their queue when they have work in it (a local project is one person's:
+    it opens on everything, as a screen they marked puts it in their queue too)."""
 
     me: str
     everyone: bool
@@ -79,7 +80,7 @@ def queue_choices(project: Project) -> QueueChoices:
         mine = s.execute(select(Assignment.id).where(Assignment.annotator == me.user).limit(1)).first() is not None
     if not me.is_staff:  # an annotator on a server: their own work is all there is to list
         return QueueChoices(me.user, False, (), True)
-    return QueueChoices(me.user, True, tuple(p for p in people if p != me.user), mine)
+    return QueueChoices(me.user, True, tuple(p for p in people if p != me.user), mine and project.on_server)
 
 
 def own_copy_of(project: Project, episode_id: int, person: str) -> int | None:
