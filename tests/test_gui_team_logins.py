@@ -7,7 +7,7 @@ which the annotator reads over the canvas where she labels it."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QApplication, QGraphicsRectItem
+from PySide6.QtWidgets import QApplication, QGraphicsRectItem, QMessageBox
 
 from desktop_app import api
 from desktop_app.formats.transfer import import_path
@@ -198,3 +198,33 @@ def test_the_lead_adds_a_person_in_team_people_and_hands_over_the_password(qtbot
     assert "owner" in dialog.status.text() and team.owner_login in [
         dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())]
     window.close_project()
+
+
+def test_an_annotator_changes_her_own_password_from_the_team_menu(qtbot, work, tmp_path, monkeypatch):
+    import keyring
+
+    from desktop_app.store.project import Project
+
+    from secrets_sweep import VAULT_FILE_VAR, FileKeyring
+
+    team, _ids = work
+    monkeypatch.setenv(VAULT_FILE_VAR, str(tmp_path / "vault.json"))
+    previous = keyring.get_keyring()
+    keyring.set_keyring(FileKeyring())
+    try:
+        window = _window(qtbot, team, "ben")
+        assert window.team._by_role["password"].isEnabled()
+        window.team.change_password()
+        box = window.team.password_box
+        assert box is not None and "ben" in box.text()
+        box.button(QMessageBox.Yes).click()
+        QApplication.processEvents()
+        assert "keyring" in window.statusBar().currentMessage()
+        window.close_project()
+        monkeypatch.delenv("SCREENLAB_DB_PASSWORD", raising=False)
+        with Project.open(team.url("ben", password=False), team.media) as again:  # the keyring's password
+            assert again.identity.user == "ben"
+        with pytest.raises(Exception, match="password authentication failed"):
+            Project.open(team.url("ben"), team.media)  # the old one no longer works
+    finally:
+        keyring.set_keyring(previous)

@@ -11,11 +11,12 @@ The scenario and the sweep are tests/secrets_sweep.py's (benchmarks/reliability.
 
 from __future__ import annotations
 
-from secrets_sweep import KEYS, leak_sweep
 from sqlalchemy import select
 
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
+
+from secrets_sweep import KEYS, leak_sweep
 
 
 def test_no_key_in_any_file_database_log_or_output(tmp_path, tmp_path_factory):

@@ -6,13 +6,14 @@ may not. A project made before this change gets the team's rules from `screenlab
 from __future__ import annotations
 
 import pytest
-from secrets_sweep import VAULT_FILE_VAR, FileKeyring
 from sqlalchemy import select, text
 
 from desktop_app import api
 from desktop_app.cli.main import main
 from desktop_app.store.models import AuditEntry
 from desktop_app.store.project import NotAllowed, Project
+
+from secrets_sweep import VAULT_FILE_VAR, FileKeyring
 
 on_server = pytest.mark.parametrize("backend", ["postgresql"])  # the team fixture on the server only
 

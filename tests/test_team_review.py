@@ -58,6 +58,10 @@ def test_a_returned_sample_comes_back_to_its_annotator_with_the_pinned_comment(l
     api.set_state(ana, first, "done")
     assert api.states(ana, [first], "ana")[first][0] == "done"
     assert (first, "ana") in api.awaiting_review(rita)
+    with rita.reading() as s:  # the reviewer's list in the window: state "to review"
+        from desktop_app.store.queries import EpisodeFilter, episode_ids
+
+        assert episode_ids(s, EpisodeFilter(work_states=("to review",))) == [first, ids["second"]]
     api.review_work(rita, first, "accept")
     assert api.states(rita, [first], "ana")[first][0] == "accepted"
     assert (first, "ana") not in api.awaiting_review(rita)

@@ -18,11 +18,11 @@ from desktop_app.teams import progress as team_progress
 from desktop_app.teams import work_review
 from desktop_app.teams.adjudication import Version
 from desktop_app.teams.assignment import AssignReport
-from desktop_app.teams.members import Added, Member
+from desktop_app.teams.members import Added, Member, PasswordNotKept
 from desktop_app.teams.progress import AnnotatorProgress
 from desktop_app.teams.work_review import Acceptance, Pin, Reviewed
 
-__all__ = ["Acceptance", "Added", "Member", "Pin", "Reviewed", "acceptance", "add_member", "adjudicate", "assign",
+__all__ = ["Acceptance", "Added", "Member", "PasswordNotKept", "Pin", "Reviewed", "acceptance", "add_member", "adjudicate", "assign",
            "awaiting_adjudication", "awaiting_review", "change_password", "members", "progress", "queue",
            "remove_member", "reset_password", "review_work", "set_member_role", "set_state", "states",
            "team_agreement", "versions", "whoami", "work_reviews"]
@@ -67,7 +67,8 @@ def reset_password(project: Project, login: str, keyring: bool = False) -> str:
 
 
 def change_password(project: Project, keyring: bool = True) -> str:
-    """A new password for your own login, kept in this computer's keyring unless keyring=False."""
+    """A new password for your own login, kept in this computer's keyring unless keyring=False. If the keyring
+    cannot keep it, PasswordNotKept carries the password (already in force): show it to the person."""
     password = team_members.change_own_password(project)
     if keyring:
         team_members.keep_in_keyring(project, project.user, password)

@@ -124,7 +124,11 @@ def cmd_reset_password(project, args) -> int:
 def cmd_password(project, args) -> int:
     from desktop_app import api
 
-    password = api.change_password(project, keyring=not args.show)
+    try:
+        password = api.change_password(project, keyring=not args.show)
+    except api.PasswordNotKept as exc:
+        print(f"error: {exc}; your new password (shown once, note it): {exc.password}", file=sys.stderr)
+        return 2
     if args.show:
         print(f"your new password (shown once): {password}")
     else:

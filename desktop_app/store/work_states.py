@@ -11,7 +11,8 @@ row, found through their private copy when they label blind) or the sample's sta
 
 After review (teams/work_review.py), work whose latest decision returned it and that is not finished again
 shows "returned" (a kind of in progress), and done work whose latest decision accepted it shows "accepted"
-(a kind of done): filtering by "in progress" or "done" still finds them.
+(a kind of done): filtering by "in progress" or "done" still finds them. "To review" filters done work no
+decision accepted yet (a reviewer's list; it shows as "done").
 
 Both the SQL filters and the per-row reading below follow these rules, so a list filtered by a state
 shows rows that say that state.
@@ -27,8 +28,10 @@ from sqlmodel import Session
 from desktop_app.store.models import ActionBox, Adjudication, Assignment, Episode, Step, WorkReview
 
 # "to do" is a sample given to someone and not started: theirs to label, though it may hold imported boxes
-STATES = ("to do", "unlabelled", "in progress", "done", "skipped", "returned", "accepted")
-REVIEWED = {"returned": ("return", ("todo", "in_progress")), "accepted": ("accept", ("done",))}
+STATES = ("to do", "unlabelled", "in progress", "done", "skipped", "returned", "accepted", "to review")
+# the states a review decides: (the latest decision, or None for "not accepted", and the stored states)
+REVIEWED = {"returned": ("return", ("todo", "in_progress")), "accepted": ("accept", ("done",)),
+            "to review": (None, ("done",))}  # a filter only: done work no review accepted yet (shown "done")
 SHOWN = {"todo": "to do", "in_progress": "in progress", "done": "done", "skipped": "skipped"}
 # in one person's queue nothing is unlabelled but what they have not started
 STORED = {**{shown: stored for stored, shown in SHOWN.items()}, "unlabelled": "todo"}
@@ -59,7 +62,9 @@ def _latest_decision():
 
 def _reviewed(state: str, *where):
     decision, stored = REVIEWED[state]
-    return _row(*where, Assignment.state.in_(stored), _latest_decision() == decision)
+    latest = _latest_decision()
+    decided = latest == decision if decision else or_(latest.is_(None), latest != "accept")
+    return _row(*where, Assignment.state.in_(stored), decided)
 
 
 def overall_clause(state: str):
@@ -153,6 +158,6 @@ def states_of(session: Session, ids: Sequence[int], annotator: str | None = None
 def _shown(row) -> str:
     """One person's work as shown: its state, or returned / accepted after a review."""
     for state, (decision, stored) in REVIEWED.items():
-        if row.decision == decision and row.state in stored:
+        if decision and row.decision == decision and row.state in stored:
             return state
     return SHOWN[row.state]

@@ -168,16 +168,28 @@ def change_own_password(project: Project, password: str | None = None) -> str:
     return password
 
 
+class PasswordNotKept(RuntimeError):
+    """A new password is in force but the keyring could not keep it: `password` must be shown to the person."""
+
+    def __init__(self, password: str, why: Exception):
+        self.password = password
+        super().__init__(f"the new password is in force, but this computer's keyring could not keep it ({why})")
+
+
 def member_url(project: Project, login: str) -> str:
     """The project's URL for this person's own login (no password): what they open."""
     return make_url(project.url).set(username=login).render_as_string(hide_password=False)  # project.url has none
 
 
 def keep_in_keyring(project: Project, login: str, password: str) -> None:
-    """Put a member's password in this computer's keyring, where opening the project finds it (store/db.py)."""
+    """Put a member's password in this computer's keyring, where opening the project finds it (store/db.py);
+    PasswordNotKept when it cannot (the password is already in force: it must not be lost)."""
     from desktop_app.store.db import store_password
 
-    store_password(member_url(project, login), password)
+    try:
+        store_password(member_url(project, login), password)
+    except Exception as exc:  # no keyring on this machine, or a locked one
+        raise PasswordNotKept(password, exc) from exc
 
 
 def person(project: Project, name: str | None) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QPointF
-from PySide6.QtWidgets import QInputDialog
+from PySide6.QtCore import QObject, QPointF, Qt
+from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from desktop_app import api
 from desktop_app.teams.assignment import SKIP_REASONS
@@ -24,6 +24,7 @@ class TeamWiring(QObject):
         self.window = window
         self.skip_dialog: QInputDialog | None = None
         self.return_dialog = None
+        self.password_box: QMessageBox | None = None
         self._open: dict[str, object] = {}
         self._by_role: dict[str, object] = {}  # menu actions offered only to some roles
         self.last_point: QPointF | None = None  # where the pointer last rested on the screen (a pin)
@@ -37,7 +38,7 @@ class TeamWiring(QObject):
     def project_opened(self, project, ws) -> None:
         me = project.identity
         offered = {"assign": me.can_assign, "adjudicate": me.can_assign, "people": me.can_assign and project.on_server,
-                   "work.accept": me.is_staff, "work.return": me.is_staff}
+                   "work.accept": me.is_staff, "work.return": me.is_staff, "password": project.on_server}
         for key, action in self._by_role.items():
             action.setEnabled(offered.get(key, True))
             action.setToolTip("" if offered.get(key, True) else f"Not for your role ({me.role})")
@@ -153,6 +154,9 @@ class TeamWiring(QObject):
         menu.addAction("Progress and agreement…").triggered.connect(self.show_progress)
         self._by_role["adjudicate"] = menu.addAction("Adjudicate double annotations…")
         self._by_role["adjudicate"].triggered.connect(self.show_adjudication)
+        menu.addSeparator()
+        self._by_role["password"] = menu.addAction("Change my password…")
+        self._by_role["password"].triggered.connect(self.change_password)
 
     def _show(self, name: str, make) -> None:
         project = self.window.project
@@ -165,6 +169,39 @@ class TeamWiring(QObject):
             widget.destroyed.connect(lambda *_: self._open.pop(name, None))
         widget.show()
         widget.raise_()
+
+    def change_password(self) -> None:
+        """A new password for one's own login, kept in this computer's keyring (shown if it cannot be). Asks
+        first, without blocking the window."""
+        project = self.window.project
+        if project is None or not project.on_server:
+            return
+        box = QMessageBox(QMessageBox.Question, "Change my password",
+                          f"A new password is made for your login {project.user} and kept in this computer's "
+                          "keyring; the old one stops working. Go on?", QMessageBox.Yes | QMessageBox.Cancel,
+                          self.window)
+        box.button(QMessageBox.Yes).clicked.connect(lambda: self._new_password(project))
+        box.finished.connect(lambda _r: setattr(self, "password_box", None))
+        self.password_box = box
+        box.open()
+
+    def _new_password(self, project) -> None:
+        try:
+            api.change_password(project)
+        except api.PasswordNotKept as exc:
+            self._say_box("Change my password", f"{exc}.\n\nYour new password, shown once (note it now):\n"
+                                                f"{exc.password}")
+            return
+        except (ValueError, PermissionError, RuntimeError) as exc:
+            self._say_box("Change my password", f"Not changed: {exc}")
+            return
+        self.window.status.show_message("Your new password is in this computer's keyring.", 8000)
+
+    def _say_box(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, self.window)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.setTextInteractionFlags(Qt.TextSelectableByMouse)  # a password shown must be copyable
+        box.open()
 
     def show_members(self) -> None:
         from desktop_app.ui.team.members_dialog import MembersDialog
