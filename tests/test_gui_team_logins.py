@@ -79,7 +79,7 @@ def test_an_annotators_window_holds_her_work_only_and_names_her(qtbot, work):
     assert set(_rows(window)) == {ids["a"], ids["copies"]["ana"]}
     offered = {k: a.isEnabled() for k, a in window.team._by_role.items()}
     assert offered == {"work.accept": False, "work.return": False, "people": False, "assign": False,
-                       "adjudicate": False}
+                       "adjudicate": False, "password": True}  # her own password is hers to change
     # she labels her sample and finishes it, as in any project
     window.browser.show_episode(ids["a"])
     QApplication.processEvents()
