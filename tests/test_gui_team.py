@@ -266,6 +266,36 @@ def test_progress_dialog_on_a_project_nobody_works_on_says_so(qtbot, team):
     assert dialog.fleiss.text().startswith("Fleiss' κ for the team: -")
 
 
+def test_a_kappa_over_one_label_throughout_shows_a_dash_that_says_why(qtbot, team, capsys):
+    # ann and bob box the same element "gold" on two doubled samples: they agree on every box (100 %), but
+    # with one label throughout chance predicts all of it: kappa is 0/0, shown "-" with the reason, not 1.00.
+    from desktop_app.cli.main import main
+    from desktop_app.stats.kappa import ONE_LABEL
+
+    project = team
+    report = api.assign(project, ["ann", "bob"], {"scenarios": ["search"]}, overlap=1.0, limit=2, lead="lead")
+    assert report.double == 2
+    ann, bob = _copies(project, "ann"), _copies(project, "bob")
+    for sample in ann:
+        _label(project, ann[sample], "ann", [(10, 10, 110, 50, "gold")])
+        _label(project, bob[sample], "bob", [(12, 8, 112, 52, "gold")])
+    dialog = ProgressDialog(project)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert _row(dialog.pairs, "ann") == ["ann", "bob", "2", "2", "0", "0", "1.00", "100.0%", "-"]
+    assert dialog.pairs.item(0, 8).toolTip() == ONE_LABEL
+    gold = next(r for r in range(dialog.labels.rowCount()) if dialog.labels.item(r, 1).text() == "gold")
+    assert dialog.labels.item(gold, 6).text() == "-" and dialog.labels.item(gold, 6).toolTip() == ONE_LABEL
+    assert dialog.fleiss.text().startswith("Fleiss' κ for the team: - over 2 boxes") and ONE_LABEL in dialog.fleiss.text()
+
+    capsys.readouterr()
+    assert main(["team", "agreement", str(project.folder)]) == 0
+    out = capsys.readouterr().out
+    assert f"label agreement 1.000, Cohen's kappa - ({ONE_LABEL})" in out
+    assert f"Fleiss' kappa - ({ONE_LABEL}) over 2 boxes with 2 raters each" in out
+    assert "kappa 1.000" not in out  # not per label either
+
+
 # --------------------------------------------------------------------------- adjudication
 
 

@@ -187,6 +187,24 @@ def test_end_to_end_judge_agreement_review_and_export(judged, tmp_path, capsys):
     assert (out_dir / "all.csv").read_text().splitlines()[0].startswith("key,policy,steps,intent,reference,label:ann")
 
 
+def test_annotators_who_said_success_throughout_have_no_kappa_and_are_told_why(tmp_path, capsys):
+    # ann and bob call all four trajectories a success: po = 1 and pe = 1*1 = 1, kappa 0/0. It was 1.0 in the
+    # teams' kappa and None here; now one rule everywhere (ADR 0031): "-", with the reason, never "1.00".
+    from desktop_app.stats.kappa import ONE_LABEL
+
+    path = tmp_path / "p"
+    with Project.init(path):
+        pass
+    labels = {uid: {"ann": "Success", "bob": "Success"} for uid in LABELS}
+    assert main(["judge", "import", str(path), str(write_unified(tmp_path / "android_set", labels))]) == 0
+    with Project.open(path) as project:
+        (pair,) = api.agreement(project)["annotators"]["pairs"]
+    assert (pair["n"], pair["agreement"], pair["kappa"], pair["kappa_note"]) == (4, 1.0, None, ONE_LABEL)
+    capsys.readouterr()
+    assert main(["judge", "agreement", str(path)]) == 0
+    assert f"annotators ann / bob: 4 shared, kappa - ({ONE_LABEL})" in capsys.readouterr().out
+
+
 def test_caption_mode_reads_imported_captions_and_a_captioner_never_sees_the_task(judged, monkeypatch):
     with FakeOpenAI(scripted) as server:
         add_judge(server)

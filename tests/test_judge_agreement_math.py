@@ -23,6 +23,7 @@ from desktop_app.judging.agreement_math import (
     ranking_agreement,
     success_rates,
 )
+from desktop_app.stats.kappa import NO_ITEMS
 
 T, F = True, False
 
@@ -154,7 +155,8 @@ def test_pairwise_kappa_three_raters_one_pair_without_overlap():
     assert by_pair["ann", "cat"]["agreement"] == pytest.approx(1.0)
     assert by_pair["ann", "cat"]["kappa"] == pytest.approx(1.0)
     # bob/cat share no item: n = 0, kappa and agreement None.
-    assert by_pair["bob", "cat"] == {"a": "bob", "b": "cat", "n": 0, "kappa": None, "agreement": None}
+    assert by_pair["bob", "cat"] == {"a": "bob", "b": "cat", "n": 0, "kappa": None, "agreement": None,
+                                     "kappa_note": NO_ITEMS}
     # Mean over defined kappas only: (0.5 + 1)/2 = 0.75 (counting bob/cat as 0 would give 0.5).
     assert result["mean_kappa"] == pytest.approx(0.75)
 

@@ -11,7 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from desktop_app.stats.kappa import NO_ITEMS, ONE_LABEL
 from desktop_app.teams.agreement import (
+    NO_BOX_MATCHED_BY_ALL,
+    NO_MATCHED_BOX,
+    NO_SHARED_SCREEN,
+    UNUSED_LABEL,
     Box,
     ScreenPair,
     cohen_kappa,
@@ -159,8 +164,8 @@ def test_cohen_kappa_three_labels():
 
 
 def test_cohen_kappa_degenerate_and_empty():
-    # Both used "gold" for everything: pe = 1, po = 1 -> 1.0 by convention.
-    assert cohen_kappa([("gold", "gold")] * 5) == 1.0
+    # Both used "gold" for everything: pe = 1, po = 1 -> 0/0, undefined (ADR 0031), not 1.0.
+    assert cohen_kappa([("gold", "gold")] * 5) is None
     # Complete disagreement with disjoint labels: po = 0, pe = (5*0 + 0*5) / 25 = 0 -> 0.
     assert cohen_kappa([("gold", "other")] * 5) == 0.0
     assert cohen_kappa([]) is None
@@ -183,7 +188,7 @@ def test_fleiss_kappa_two_raters_matches_scotts_pi():
 
 
 def test_fleiss_kappa_degenerate_empty_and_unequal():
-    assert fleiss_kappa([["gold"] * 3] * 4) == 1.0
+    assert fleiss_kappa([["gold"] * 3] * 4) is None  # P_e = P_bar = 1: 0/0, as in cohen_kappa (ADR 0031)
     assert fleiss_kappa([]) is None
     with pytest.raises(ValueError, match="item 2"):
         fleiss_kappa([["g", "g"], ["g", "o"], ["g", "g", "o"]])
@@ -219,20 +224,34 @@ def test_pair_agreement_by_hand():
     # a's unmatched "other" box does not count in "a" (matched boxes only).
     assert result.per_label == {
         "distracted": {"a": 2, "b": 1, "agree": 1, "specific_agreement": pytest.approx(2 / 3),
-                       "kappa": pytest.approx(0.5)},
-        "gold": {"a": 2, "b": 2, "agree": 2, "specific_agreement": 1.0, "kappa": pytest.approx(1.0)},
-        "other": {"a": 0, "b": 1, "agree": 0, "specific_agreement": 0.0, "kappa": pytest.approx(0.0)},
+                       "kappa": pytest.approx(0.5), "kappa_note": ""},
+        "gold": {"a": 2, "b": 2, "agree": 2, "specific_agreement": 1.0, "kappa": pytest.approx(1.0),
+                 "kappa_note": ""},
+        "other": {"a": 0, "b": 1, "agree": 0, "specific_agreement": 0.0, "kappa": pytest.approx(0.0),
+                  "kappa_note": ""},
     }
+    assert result.kappa_note == ""
+
+
+def test_pair_agreement_with_one_label_throughout_has_no_kappa_and_says_why():
+    # Two screens, both annotators boxed the same two elements "gold": po = 1 but pe = 1 too.
+    screen = ScreenPair("s", a=(span(0, 10), span(20, 30)), b=(span(0, 10), span(20, 30)))
+    result = pair_agreement("ann", "bob", [screen, screen])
+    assert (result.matched, result.observed, result.kappa, result.kappa_note) == (4, 1.0, None, ONE_LABEL)
+    # Per label, "gold" against the rest is (T, T) on every box: the same 0/0.
+    assert result.per_label["gold"]["kappa"] is None and result.per_label["gold"]["kappa_note"] == ONE_LABEL
 
 
 def test_pair_agreement_with_nothing_to_compare():
     empty = pair_agreement("ann", "bob", [ScreenPair("s", (), ())])
     assert (empty.screens, empty.matched, empty.observed, empty.kappa, empty.box_f1) == (1, 0, None, None, None)
+    assert empty.kappa_note == NO_MATCHED_BOX
     assert empty.confusion == {} and empty.per_label == {}
     # Boxes but no match: box F1 = 0 / (0 + 1 + 1) = 0; label kappas undefined.
     apart = pair_agreement("ann", "bob", [ScreenPair("s", (span(0, 10),), (span(50, 60, "other"),))])
     assert (apart.box_f1, apart.observed, apart.kappa) == (0.0, None, None)
-    assert apart.per_label["gold"] == {"a": 0, "b": 0, "agree": 0, "specific_agreement": None, "kappa": None}
+    assert apart.per_label["gold"] == {"a": 0, "b": 0, "agree": 0, "specific_agreement": None, "kappa": None,
+                                       "kappa_note": UNUSED_LABEL}
 
 
 # --------------------------------------------------------------------------- team agreement
@@ -268,7 +287,7 @@ def test_team_agreement_three_annotators():
     # s2 box_3 is missing in cat's set, so it is no item.
     # P_i: 1, (4+1-3)/6 = 1/3, 1 -> P_bar = 7/9. Totals over 9: g 3, d 2, o 4 -> P_e = (9+4+16)/81 = 29/81.
     # kappa = (63/81 - 29/81) / (52/81) = 34/52 = 17/26.
-    assert result["fleiss"] == {"kappa": pytest.approx(17 / 26), "items": 3, "raters": 3}
+    assert result["fleiss"] == {"kappa": pytest.approx(17 / 26), "items": 3, "raters": 3, "kappa_note": ""}
 
 
 def test_team_agreement_fleiss_over_two_raters_and_no_team():
@@ -276,7 +295,15 @@ def test_team_agreement_fleiss_over_two_raters_and_no_team():
     two = team_agreement({"bob": {"s": [span(0, 10, "gold"), span(20, 30, "other")]},
                           "ann": {"s": [span(0, 10, "gold"), span(20, 30, "gold"), span(50, 60)]}})
     # Items [g,g], [g,o] (ann first): Scott's pi as above = -1/3.
-    assert two["fleiss"] == {"kappa": pytest.approx(-1 / 3), "items": 2, "raters": 2}
+    assert two["fleiss"] == {"kappa": pytest.approx(-1 / 3), "items": 2, "raters": 2, "kappa_note": ""}
     assert [(p.annotator_a, p.unmatched_a) for p in two["pairs"]] == [("ann", 1)]
     alone = team_agreement({"ann": {"s": [span(0, 10)]}, "bob": {"t": [span(0, 10)]}})
-    assert alone == {"pairs": [], "fleiss": {"kappa": None, "items": 0, "raters": 0}, "labels": ["gold"]}
+    assert alone == {"pairs": [], "fleiss": {"kappa": None, "items": 0, "raters": 0, "kappa_note": NO_SHARED_SCREEN},
+                     "labels": ["gold"]}
+    # Two annotators on one screen whose boxes lie apart: a screen to share but no item for Fleiss.
+    apart = team_agreement({"ann": {"s": [span(0, 10)]}, "bob": {"s": [span(50, 60)]}})
+    assert apart["fleiss"] == {"kappa": None, "items": 0, "raters": 2, "kappa_note": NO_BOX_MATCHED_BY_ALL}
+    # Everyone labelled every matched box "gold": Fleiss' kappa is 0/0 too.
+    same = team_agreement({name: {"s": [span(0, 10)]} for name in ("ann", "bob", "cat")})
+    assert same["fleiss"] == {"kappa": None, "items": 1, "raters": 3, "kappa_note": ONE_LABEL}
+    assert NO_ITEMS  # (stats.kappa's reason for no items at all; the teams say which items were missing)

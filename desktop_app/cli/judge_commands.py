@@ -134,7 +134,7 @@ def cmd_agreement(args) -> int:
           + (f" ({report['corrected']} corrected by review)" if report["corrected"] else ""))
     pairs = report["annotators"]["pairs"]
     for p in pairs:
-        kappa = "-" if p["kappa"] is None else f"{p['kappa']:.2f}"
+        kappa = f"{p['kappa']:.2f}" if p["kappa"] is not None else f"- ({p['kappa_note']})"
         print(f"annotators {p['a']} / {p['b']}: {p['n']} shared, kappa {kappa}")
     for rid in ids:
         print(f"\njudge run {rid}: {runs[rid].name}")

@@ -209,6 +209,11 @@ def _f(value) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _kappa(value, note: str) -> str:
+    """A kappa, or "-" with why there is none (nothing matched, one label throughout: ADR 0031)."""
+    return _f(value) if value is not None or not note else f"- ({note})"
+
+
 def cmd_agreement(project, args) -> int:
     from desktop_app import api
 
@@ -222,12 +227,13 @@ def cmd_agreement(project, args) -> int:
     for p in result["pairs"]:
         print(f"{p.annotator_a} / {p.annotator_b}: {p.screens} screens, {p.matched} boxes matched, "
               f"unmatched {p.unmatched_a} / {p.unmatched_b}, box F1 {_f(p.box_f1)}, "
-              f"label agreement {_f(p.observed)}, Cohen's kappa {_f(p.kappa)}")
+              f"label agreement {_f(p.observed)}, Cohen's kappa {_kappa(p.kappa, p.kappa_note)}")
         for label, row in p.per_label.items():
             print(f"    {label:<11} {row['a']:>4} / {row['b']:<4} agree {row['agree']:>4}  "
-                  f"specific {_f(row['specific_agreement'])}  kappa {_f(row['kappa'])}")
+                  f"specific {_f(row['specific_agreement'])}  kappa {_kappa(row['kappa'], row['kappa_note'])}")
     fleiss = result["fleiss"]
-    print(f"Fleiss' kappa {_f(fleiss['kappa'])} over {fleiss['items']} boxes with {fleiss['raters']} raters each")
+    print(f"Fleiss' kappa {_kappa(fleiss['kappa'], fleiss['kappa_note'])} over {fleiss['items']} boxes with "
+          f"{fleiss['raters']} raters each")
     return 0
 
 

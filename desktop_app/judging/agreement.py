@@ -18,7 +18,6 @@ from sqlalchemy import select
 
 from desktop_app.judging.agreement_math import (
     binary_confusion,
-    cohen_kappa,
     pairwise_kappa,
     ranking_agreement,
     success_rates,
@@ -26,6 +25,7 @@ from desktop_app.judging.agreement_math import (
 from desktop_app.judging.labels import labels_of, references, reviews_of, success_of
 from desktop_app.judging.trajectories import info_of
 from desktop_app.judging.verdicts import verdicts_of
+from desktop_app.stats import kappa
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
@@ -82,12 +82,13 @@ def _agreement(verdicts: dict, index: dict, refs: dict) -> dict:
     confusion = binary_confusion(pairs)
     judge_rates, humans = success_rates(judge_outcomes), success_rates(human_outcomes)  # humans: of those judged
     latencies = [v.latency_ms for v in verdicts.values() if v.latency_ms]
+    judged_kappa = kappa.cohen([a for a, _ in pairs], [b for _, b in pairs])
     return {
         "trajectories": counts["judged"], "scored": len(pairs), "errors": counts["errors"],
         "parse_failures": counts["parse_failures"], "no_reference": counts["no_reference"],
         "verdicts": {k: counts[k] for k in ("success", "failure", "impossible")},
         "confusion": confusion.to_json(),
-        "kappa": cohen_kappa([a for a, _ in pairs], [b for _, b in pairs]) if pairs else None,
+        "kappa": judged_kappa.value, "kappa_note": judged_kappa.why_none,  # why it is None, "" otherwise
         "policies": {p: {"judge": judge_rates.get(p), "human": humans.get(p)}
                      for p in sorted(set(judge_rates) | set(humans))},
         # the paper's comparison: policies ranked by the judge's rate and by the human rate
@@ -155,6 +156,8 @@ def summary_lines(metrics: dict) -> list[str]:
              f"accuracy {pct(c['accuracy'])}  precision {pct(c['precision'])}  recall {pct(c['recall'])}  "
              f"F1 {pct(c['f1'])}  false negatives {pct(c['fnr'])}  kappa {_num(metrics['kappa'])}",
              f"TP {c['tp']}  FP {c['fp']}  TN {c['tn']}  FN {c['fn']}"]
+    if metrics["kappa"] is None and metrics.get("kappa_note"):
+        lines.append(f"kappa -: {metrics['kappa_note']}")
     ranking = metrics["ranking"]
     if ranking["n"] >= 2:
         lines.append(f"policy ranking vs humans: Kendall tau-b {_num(ranking['tau_b'])} over {ranking['n']} policies")

@@ -6,7 +6,8 @@ rank agents the way human success rates do: Kendall's tau). This module holds on
 in plain Python, so it can be checked by hand and runs wherever the app runs.
 
 Convention shared with evaluation/metrics.py: a rate whose denominator is 0 is None, never 0, so "no data"
-is shown as "-" and cannot be mistaken for 0 %.
+is shown as "-" and cannot be mistaken for 0 %. Cohen's kappa is desktop_app/stats/kappa.py's, the one the
+teams use too: None when both raters used one label throughout (ADR 0031), with the reason beside it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from desktop_app.stats import kappa
+from desktop_app.stats.kappa import cohen_kappa  # noqa: F401  (a public name of this module, as before)
 
 
 def _ratio(numerator: int, denominator: int) -> float | None:
@@ -96,35 +100,6 @@ def binary_confusion(pairs: Iterable[tuple[bool, bool]]) -> Confusion:
                      fn=counts[True, False])
 
 
-def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
-    """Cohen's kappa of two raters over the same items, any number of categories.
-
-    kappa = (po - pe) / (1 - pe), po the observed agreement, pe the agreement expected if each rater
-    labelled at random with their own label frequencies. Computed on integer counts so that pe == 1 is
-    detected exactly rather than through float rounding.
-
-    None when there are no items, and when pe == 1, i.e. both raters used one and the same single
-    category throughout. Then po is necessarily 1 too and kappa is 0/0. sklearn returns nan there; we
-    return None ("undefined") rather than 1.0, because all of the agreement is what chance predicts:
-    a judge that says "success" to everything would score a perfect 1.0 on a set where every trajectory
-    succeeded. The raw agreement stays available (pairwise_kappa reports it next to kappa).
-    If only one rater is constant, pe < 1 and kappa is defined (typically 0: no better than chance).
-    """
-    a, b = list(a), list(b)
-    if len(a) != len(b):
-        raise ValueError(f"cohen_kappa needs two equal-length sequences, got {len(a)} and {len(b)}")
-    n = len(a)
-    if n == 0:
-        return None
-    agree = sum(x == y for x, y in zip(a, b, strict=True))
-    count_a, count_b = Counter(a), Counter(b)
-    # With counts: po = agree / n, pe = chance / n^2, so kappa = (n*agree - chance) / (n^2 - chance).
-    chance = sum(count_a[label] * count_b[label] for label in count_a)
-    if chance == n * n:
-        return None
-    return (n * agree - chance) / (n * n - chance)
-
-
 def _agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
     return _ratio(sum(x == y for x, y in zip(a, b, strict=True)), len(a))
 
@@ -150,8 +125,9 @@ def pairwise_kappa(ratings: Mapping[Hashable, Mapping[Hashable, Hashable]]) -> d
                   if labels.get(rater_a) is not None and labels.get(rater_b) is not None]
         a = [x for x, _ in shared]
         b = [y for _, y in shared]
-        pairs.append({"a": rater_a, "b": rater_b, "n": len(shared), "kappa": cohen_kappa(a, b),
-                      "agreement": _agreement(a, b)})
+        found = kappa.cohen(a, b)
+        pairs.append({"a": rater_a, "b": rater_b, "n": len(shared), "kappa": found.value,
+                      "kappa_note": found.why_none, "agreement": _agreement(a, b)})
     defined = [pair["kappa"] for pair in pairs if pair["kappa"] is not None]
     return {"pairs": pairs, "mean_kappa": sum(defined) / len(defined) if defined else None}
 

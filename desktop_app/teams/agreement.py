@@ -4,7 +4,9 @@ Two annotators' boxes on one screen are paired by an optimal one-to-one matching
 measured twice: on the boxes (an F1 where a box only one annotator drew counts against both) and on the labels
 of the matched pairs (Cohen's kappa for a pair of annotators, Fleiss' kappa for a team).
 
-Standard library only, so reports and tests can use it without the GUI, numpy or a database.
+Standard library only, so reports and tests can use it without the GUI, numpy or a database. The kappas
+are desktop_app/stats/kappa.py's, shared with the judges: None, with the reason beside it (kappa_note), when
+there is nothing to measure or both used one label throughout (ADR 0031).
 """
 
 from __future__ import annotations
@@ -12,6 +14,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
+
+from desktop_app.stats import kappa
+from desktop_app.stats.kappa import fleiss_kappa  # noqa: F401  (a public name of this module, as before)
+
+# Why a kappa is None here, beside stats.kappa's ONE_LABEL (shown as the tooltip of its "-").
+NO_MATCHED_BOX = "no box matched between the two: no label to compare"
+UNUSED_LABEL = "neither annotator gave this label to a matched box"
+NO_SHARED_SCREEN = "no screen done by two or more annotators"
+NO_BOX_MATCHED_BY_ALL = "no box matched by every annotator of its screen"
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,7 @@ class PairAgreement:
     box_f1: float | None
     confusion: dict[tuple[str, str], int]
     per_label: dict[str, dict]
+    kappa_note: str = ""  # why kappa is None ("" when it is a number), for a tooltip or a note under a table
 
 
 def iou(a: Box, b: Box) -> float:
@@ -136,38 +148,13 @@ def match_boxes(a: list[Box], b: list[Box], threshold: float = 0.5
 
 
 def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
-    if not pairs:
-        return None
-    n = len(pairs)
-    count_a, count_b = Counter(x for x, _ in pairs), Counter(y for _, y in pairs)
-    chance = sum(count_a[label] * count_b[label] for label in count_a)  # n^2 * pe, in integers so pe == 1 is exact
-    if chance == n * n:
-        # Both raters used one and the same label for everything: kappa is 0/0. They agreed on every item, so we
-        # call it perfect rather than undefined, and such a pair does not vanish from averages.
-        return 1.0
-    po, pe = sum(x == y for x, y in pairs) / n, chance / (n * n)
-    return (po - pe) / (1 - pe)
+    """Cohen's kappa of (label of annotator a, label of annotator b) pairs: stats.kappa's, with its rule
+    that one label throughout gives None, not 1.0 (ADR 0031)."""
+    return kappa.cohen_kappa([x for x, _ in pairs], [y for _, y in pairs])
 
 
-def fleiss_kappa(items: list[list[str]]) -> float | None:
-    if not items:
-        return None
-    n = len(items[0])
-    for index, item in enumerate(items):
-        if len(item) != n or n < 2:
-            raise ValueError(f"item {index} has {len(item)} ratings; every item needs the same number (>= 2) "
-                             f"as item 0, which has {n}")
-    totals: Counter[str] = Counter()
-    p_bar = 0.0
-    for item in items:
-        counts = Counter(item)
-        totals.update(counts)
-        p_bar += (sum(c * c for c in counts.values()) - n) / (n * (n - 1))
-    p_bar /= len(items)
-    if len(totals) == 1:
-        return 1.0  # one label for everything: P_e = P_bar = 1, read as perfect, as in cohen_kappa
-    p_e = sum((total / (len(items) * n)) ** 2 for total in totals.values())
-    return (p_bar - p_e) / (1 - p_e)
+def _cohen(pairs: list[tuple[object, object]]) -> kappa.Kappa:
+    return kappa.cohen([x for x, _ in pairs], [y for _, y in pairs])
 
 
 # --------------------------------------------------------------------------- pairs and teams
@@ -176,11 +163,12 @@ def fleiss_kappa(items: list[list[str]]) -> float | None:
 def _label_stats(label: str, pairs: list[tuple[str, str]]) -> dict:
     a, b = sum(x == label for x, _ in pairs), sum(y == label for _, y in pairs)
     agree = sum(x == y == label for x, y in pairs)
-    # A label neither annotator put on a matched box has nothing to agree on; the degenerate 1.0 of
-    # cohen_kappa would praise it.
-    kappa = cohen_kappa([(x == label, y == label) for x, y in pairs]) if a + b else None
+    # This label against all the others. A label neither annotator put on a matched box has nothing to agree
+    # on (without this test it would read "one label throughout": "not this label", everywhere).
+    found = _cohen([(x == label, y == label) for x, y in pairs]) if a + b else kappa.Kappa(None, UNUSED_LABEL)
     return {"a": a, "b": b, "agree": agree,
-            "specific_agreement": 2 * agree / (a + b) if a + b else None, "kappa": kappa}
+            "specific_agreement": 2 * agree / (a + b) if a + b else None, "kappa": found.value,
+            "kappa_note": found.why_none}
 
 
 def pair_agreement(annotator_a: str, annotator_b: str, screens: list[ScreenPair],
@@ -197,10 +185,11 @@ def pair_agreement(annotator_a: str, annotator_b: str, screens: list[ScreenPair]
     matched = len(label_pairs)
     agree = sum(x == y for x, y in label_pairs)
     boxes = 2 * matched + unmatched_a + unmatched_b
+    found = _cohen(label_pairs) if label_pairs else kappa.Kappa(None, NO_MATCHED_BOX)
     return PairAgreement(
         annotator_a=annotator_a, annotator_b=annotator_b, screens=len(screens), matched=matched,
         unmatched_a=unmatched_a, unmatched_b=unmatched_b, label_agree=agree,
-        observed=agree / matched if matched else None, kappa=cohen_kappa(label_pairs),
+        observed=agree / matched if matched else None, kappa=found.value, kappa_note=found.why_none,
         box_f1=2 * matched / boxes if boxes else None,
         confusion=dict(sorted(Counter(label_pairs).items())),
         per_label={label: _label_stats(label, label_pairs) for label in sorted(seen)})
@@ -221,14 +210,15 @@ def _team_fleiss(by_annotator: dict[str, dict[object, list[Box]]], threshold: fl
             raters_of.setdefault(screen, []).append(name)
     sizes = Counter(len(raters) for raters in raters_of.values() if len(raters) >= 2)
     if not sizes:
-        return {"kappa": None, "items": 0, "raters": 0}
+        return {"kappa": None, "items": 0, "raters": 0, "kappa_note": NO_SHARED_SCREEN}
     # Fleiss needs the same number of raters on every item; on a tie, more raters per item is the stronger test.
     k = max(sizes, key=lambda size: (sizes[size], size))
     items: list[list[str]] = []
     for screen, raters in raters_of.items():
         if len(raters) == k:
             items += _chained_items([list(by_annotator[name][screen]) for name in raters], threshold)
-    return {"kappa": fleiss_kappa(items), "items": len(items), "raters": k}
+    found = kappa.fleiss(items) if items else kappa.Kappa(None, NO_BOX_MATCHED_BY_ALL)
+    return {"kappa": found.value, "items": len(items), "raters": k, "kappa_note": found.why_none}
 
 
 def team_agreement(screens_by_annotator: dict[str, dict[object, list[Box]]], threshold: float = 0.5) -> dict:

@@ -390,7 +390,7 @@ class AgreementView(QWidget):
                                "", left), _item(m.get("trajectories", 0)),
                          _item(m.get("scored", 0), scored_tip), _item(m.get("parse_failures", 0), scored_tip),
                          _item(pct(c.get("accuracy"))), _item(pct(c.get("precision"))), _item(pct(c.get("recall"))),
-                         _item(pct(c.get("f1"))), fnr, _item(num(m.get("kappa"))),
+                         _item(pct(c.get("f1"))), fnr, _item(num(m.get("kappa")), m.get("kappa_note", "")),
                          _item(num(ranking.get("tau_b")), f"over {ranking.get('n', 0)} policies")])
         self.runs_table.blockSignals(True)
         _fill(self.runs_table, rows)
@@ -400,7 +400,7 @@ class AgreementView(QWidget):
         people = self.report.get("annotators", {})
         _fill(self.annotators, [[_item(p["a"], "", Qt.AlignLeft | Qt.AlignVCenter),
                                  _item(p["b"], "", Qt.AlignLeft | Qt.AlignVCenter), _item(p["n"]),
-                                 _item(pct(p.get("agreement"))), _item(num(p.get("kappa")))]
+                                 _item(pct(p.get("agreement"))), _item(num(p.get("kappa")), p.get("kappa_note", ""))]
                                 for p in people.get("pairs", [])])
         self.mean_kappa.setText(f"Mean kappa: {num(people.get('mean_kappa'))}" if people.get("pairs") else
                                 "Fewer than two annotators have labelled the same trajectory.")

@@ -3,7 +3,8 @@
 A table of api.progress (one row per annotator, finished = done + skipped), the number of samples waiting
 for adjudication, and api.team_agreement: per annotator pair (matched boxes, boxes only one of them drew,
 box F1, label agreement and Cohen's kappa over the matched boxes), per pair and label, and Fleiss' kappa
-for the team. "-" where there is nothing to measure, never 0.
+for the team. "-" where there is nothing to measure, never 0; a kappa's "-" says why in its tooltip (nothing
+matched, or one label throughout: ADR 0031).
 
     dialog = ProgressDialog(project, parent)
     dialog.open()                 # reads when built and when shown again; Refresh reads again
@@ -172,21 +173,23 @@ class ProgressDialog(RefreshedOnReshow, QDialog):
             "that both are done with.")
         fill(self.pairs, [[item(p.annotator_a, LEFT), item(p.annotator_b, LEFT), item(p.screens),
                            item(p.matched), item(p.unmatched_a), item(p.unmatched_b), item(num(p.box_f1)),
-                           item(pct(p.observed)), item(num(p.kappa))] for p in pairs])
+                           item(pct(p.observed)), item(num(p.kappa), tip=p.kappa_note)] for p in pairs])
         fit_rows(self.pairs, most=6)
         rows = []
         for p in pairs:
             for label, stats in p.per_label.items():
                 rows.append([item(f"{p.annotator_a} – {p.annotator_b}", LEFT), item(label, LEFT),
                              item(stats["a"]), item(stats["b"]), item(stats["agree"]),
-                             item(pct(stats["specific_agreement"])), item(num(stats["kappa"]))])
+                             item(pct(stats["specific_agreement"])),
+                             item(num(stats["kappa"]), tip=stats.get("kappa_note", ""))])
         fill(self.labels, rows)
         fleiss = result.get("fleiss", {})
         if fleiss.get("items"):
             raters = fleiss.get("raters", 0)
             who = "both annotators" if raters == 2 else f"all {raters} annotators"
             self.fleiss.setText(f"Fleiss' κ for the team: {num(fleiss.get('kappa'))} over {fleiss['items']} "
-                                f"boxes that {who} of their screen drew at the same place")
+                                f"boxes that {who} of their screen drew at the same place"
+                                + (f" ({fleiss['kappa_note']})" if fleiss.get("kappa_note") else ""))
         else:
             self.fleiss.setText(f"Fleiss' κ for the team: {NO_DATA} (no box is matched by every annotator of "
                                 "its screen yet)")
