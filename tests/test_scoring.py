@@ -94,7 +94,7 @@ def test_metrics_with_wilson_intervals():
     low, high = overall["acc_gold_ci95"]
     assert low == pytest.approx(0.3968, abs=1e-3) and high == pytest.approx(0.8922, abs=1e-3)
     assert out["by_scenario"]["chat"]["acc_inv"] == 1.0
-    assert wilson(0, 0) == (0.0, 0.0)
+    assert wilson(0, 0) is None  # no data is None, not the interval (0, 0) (ADR 0031)
 
 
 def test_a_run_whose_every_request_failed_has_no_rates_not_zero_percent():

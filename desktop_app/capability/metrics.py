@@ -47,7 +47,7 @@ class Rate:
 
     @property
     def ci95(self) -> tuple[float, float] | None:
-        return wilson(self.hits, self.n) if self.n else None
+        return wilson(self.hits, self.n)  # None over no reply
 
     def as_dict(self) -> dict:
         rate, ci = self.rate, self.ci95

@@ -50,7 +50,7 @@ class ProfileRow:
 def _cell(hits: int, n: int) -> dict | None:
     if not n:
         return None
-    return {"hits": hits, "n": n, "rate": hits / n, "ci95": list(wilson(hits, n))}
+    return {"hits": hits, "n": n, "rate": hits / n, "ci95": list(wilson(hits, n))}  # n > 0: an interval
 
 
 def profiles(evaluated: dict) -> list[ProfileRow]:
@@ -121,7 +121,9 @@ def profiles(evaluated: dict) -> list[ProfileRow]:
 
 
 def _percent(cell: dict | None) -> str:
-    return "-" if cell is None else f"{100 * cell['rate']:.1f} [{100 * cell['ci95'][0]:.1f}, {100 * cell['ci95'][1]:.1f}]"
+    if cell is None or cell.get("ci95") is None:
+        return "-"
+    return f"{100 * cell['rate']:.1f} [{100 * cell['ci95'][0]:.1f}, {100 * cell['ci95'][1]:.1f}]"
 
 
 def length_rows(rows: list[ProfileRow]) -> tuple[list[str], list[list[str]]]:

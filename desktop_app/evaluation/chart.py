@@ -78,7 +78,7 @@ def layout(table: Table, palette: str = SHARED_SCHEME) -> list[Subplot]:
         for k, metric in enumerate(METRICS):
             for i, row in enumerate(table.rows):
                 cell = table.cell(row, column)
-                if cell is None or not cell["n"] or cell.get(metric) is None:
+                if cell is None or not cell["n"] or cell.get(metric) is None or cell.get(f"{metric}_ci95") is None:
                     continue
                 lo, hi = cell[f"{metric}_ci95"]
                 plot.bars.append(BarSpec(row, column, metric, i + bar_offset(k), cell[metric], lo, hi,

@@ -17,9 +17,16 @@ Z95 = 1.959963984540054
 RATES = (("acc_gold", "gold"), ("acc_dist", "distracted"), ("acc_other", "other"), ("acc_inv", "invalid"))
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """The Wilson score interval of successes / n at normal quantile z (95 % by default), clipped to [0, 1].
+
+    None when n == 0 (ADR 0031): no data is None, shown "-" and written empty, never the interval (0, 0),
+    which reads as certainty that the rate is 0 %.
+    """
+    if not 0 <= successes <= n:
+        raise ValueError(f"a Wilson interval needs 0 <= successes <= n, got {successes} of {n}")
     if n == 0:
-        return (0.0, 0.0)
+        return None
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
@@ -74,9 +81,9 @@ class Metric:
         out = {"n": self.n, "errors": self.errors, "wrong_format": self.wrong_format, "excluded": self.excluded,
                "both": self.both}
         for key, field in RATES:
-            rate = self.rate(field)
+            rate, ci = self.rate(field), wilson(getattr(self, field), self.n)
             out[key] = None if rate is None else round(rate, 6)
-            out[key + "_ci95"] = None if rate is None else [round(v, 6) for v in wilson(getattr(self, field), self.n)]
+            out[key + "_ci95"] = None if ci is None else [round(v, 6) for v in ci]
         out["wrong_format_rate"] = round(self.wrong_format / self.n, 6) if self.n else None
         return out
 

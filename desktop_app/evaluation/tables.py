@@ -176,7 +176,7 @@ def percent(value: float) -> str:
 
 def cell_text(cell: dict | None, metric: str) -> str:
     """'45.0 [30.1, 60.9]': percent and its 95 % interval; "-" where no sample was scored."""
-    if cell is None or not cell.get("n") or cell.get(metric) is None:
+    if cell is None or not cell.get("n") or cell.get(metric) is None or cell.get(f"{metric}_ci95") is None:
         return NO_DATA
     lo, hi = cell[f"{metric}_ci95"]
     return f"{percent(cell[metric])} [{percent(lo)}, {percent(hi)}]"
@@ -218,8 +218,9 @@ def to_csv(table: Table, path: Path | str) -> Path:
                     continue
                 values = [cell[k] for k in ("n", "errors", "excluded", "wrong_format", "both", "gold", "distracted",
                                             "other", "invalid")]
-                for key in ("acc_gold", "acc_dist", "acc_other", "acc_inv"):
-                    values += [cell[key], *cell[f"{key}_ci95"]] if cell[key] is not None else ["", "", ""]
+                for key in ("acc_gold", "acc_dist", "acc_other", "acc_inv"):  # no data: empty, never 0
+                    ci = cell[f"{key}_ci95"]
+                    values += [cell[key], *ci] if cell[key] is not None and ci is not None else ["", "", ""]
                 values.append(";".join(str(r) for r in cell["runs"]))
                 writer.writerow([*row, column, *values])
     return path
@@ -286,7 +287,7 @@ def latex_escape(text: str) -> str:
 
 
 def _latex_cell(cell: dict | None, metric: str) -> str:
-    if cell is None or not cell.get("n") or cell.get(metric) is None:
+    if cell is None or not cell.get("n") or cell.get(metric) is None or cell.get(f"{metric}_ci95") is None:
         return "--"
     lo, hi = cell[f"{metric}_ci95"]
     return f"{percent(cell[metric])}\\,{{\\scriptsize[{percent(lo)}, {percent(hi)}]}}"

@@ -13,7 +13,7 @@ def pct(value: float | None) -> str:
 
 def rate_text(cell: dict, key: str) -> str:
     value = cell.get(key)
-    if value is None:
+    if value is None or cell.get(key + "_ci95") is None:
         return f"{NO_DATA:>5}".ljust(RATE_WIDTH)
     lo, hi = cell[key + "_ci95"]
     return f"{100 * value:5.1f} [{100 * lo:4.1f}, {100 * hi:5.1f}]".ljust(RATE_WIDTH)

@@ -22,7 +22,8 @@ from desktop_app.vaf.settings import ORIGINAL
 
 
 def _rate(hits: int, n: int) -> dict:
-    return {"hits": hits, "n": n, "rate": hits / n if n else None, "ci95": list(wilson(hits, n)) if n else None}
+    ci = wilson(hits, n)
+    return {"hits": hits, "n": n, "rate": hits / n if n else None, "ci95": None if ci is None else list(ci)}
 
 
 def run_metrics(project: Project, run_id: int) -> dict:
@@ -164,7 +165,7 @@ def trials_of(project: Project, run_id: int, episode_id: int) -> list[dict]:
 
 
 def _pct(rate: dict | None) -> str:
-    if not rate or rate.get("rate") is None:
+    if not rate or rate.get("rate") is None or rate.get("ci95") is None:
         return "-"
     low, high = rate["ci95"]
     return f"{100 * rate['rate']:5.1f} % [{100 * low:.1f}, {100 * high:.1f}]  ({rate['hits']}/{rate['n']})"

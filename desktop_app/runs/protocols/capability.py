@@ -105,7 +105,7 @@ def require_model(profile) -> None:
 
 
 def rate_text(cell: dict) -> str:
-    if not cell.get("n"):
+    if not cell.get("n") or cell.get("ci95") is None:
         return "-"
     low, high = cell["ci95"]
     errors = f", {cell['format_errors']} format errors" if cell.get("format_errors") else ""

@@ -46,7 +46,7 @@ VARIANT_HEADER = ["Page", "Variant", "Trials", "TCR [95 % CI]", "Δ TCR", "TMR [
 
 
 def rate_text(rate: dict | None) -> str:
-    if not rate or rate.get("rate") is None:
+    if not rate or rate.get("rate") is None or rate.get("ci95") is None:
         return "-"
     low, high = rate["ci95"]
     return f"{100 * rate['rate']:.1f} % [{100 * low:.1f}, {100 * high:.1f}]"
