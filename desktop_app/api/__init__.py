@@ -8,6 +8,7 @@
     run_id = api.create_run(project, agent, where={"scenarios": ["popup"]})
     api.execute_run(project, run_id)                              # blocks; on_progress=, cancel= for control
     result = api.evaluate(project, [run_id])                      # both rule sets, side by side
+    api.evaluate(project, [run_id], text_metric="f1")             # envdistraction text answers by token F1
     print(result["runs"][run_id]["metrics"]["envdistraction"]["overall"]["acc_gold"])
     api.write_report(project, "report/", runs=[run_id])           # CSV / Markdown / LaTeX tables, PNG plots
 
@@ -224,26 +225,33 @@ def runs(project: Project) -> list[Run]:
 
 
 # -- results -------------------------------------------------------------------------
-def evaluate(project: Project, run_ids: list[int] | None = None, rules: tuple[str, ...] = DEFAULT_RULES) -> dict:
+def evaluate(project: Project, run_ids: list[int] | None = None, rules: tuple[str, ...] = DEFAULT_RULES,
+             text_metric: str = "auto") -> dict:
     """Metrics of runs (default: every run) under the rule sets: {"rules", "runs": {id: {..., "metrics"}}}.
     Single-screen runs: metrics[rules]["overall" | "by_scenario"][...] = n, acc_gold, acc_dist,
-    acc_other, acc_inv (None when n = 0) with *_ci95 Wilson intervals, wrong_format, errors, excluded."""
-    return _evaluate(project, run_ids, tuple(rules))
+    acc_other, acc_inv (None when n = 0) with *_ci95 Wilson intervals, wrong_format, errors, excluded.
+    text_metric: how the envdistraction rules score text answers: "auto" (the authors' choice), "f1" (their
+    f1_v2, token F1) or "result-id" (their google_id)."""
+    return _evaluate(project, run_ids, tuple(rules), text_metric)
 
 
-def per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DEFAULT_RULES) -> list[dict]:
+def per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DEFAULT_RULES,
+               text_metric: str = "auto") -> list[dict]:
     """One dict per prediction of single-screen runs: the answer, its parse, each rule set's flags."""
-    return prediction_rows(project, run_ids, tuple(rules))
+    return prediction_rows(project, run_ids, tuple(rules), text_metric)
 
 
-def iter_per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DEFAULT_RULES) -> Iterator[dict]:
+def iter_per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DEFAULT_RULES,
+                    text_metric: str = "auto") -> Iterator[dict]:
     """per_sample one row at a time, read a chunk at a time: a million predictions in bounded memory."""
-    return iter_prediction_rows(project, run_ids, tuple(rules))
+    return iter_prediction_rows(project, run_ids, tuple(rules), text_metric)
 
 
 def write_report(project: Project, out: str | Path, runs: list[int] | None = None, plots: bool = True,
-                 rules: tuple[str, ...] = DEFAULT_RULES, palette: str = "colorblind") -> list[Path]:
-    return _write_report(project, runs, out, plots=plots, palette=palette, rules=tuple(rules))
+                 rules: tuple[str, ...] = DEFAULT_RULES, palette: str = "colorblind",
+                 text_metric: str = "auto") -> list[Path]:
+    return _write_report(project, runs, out, plots=plots, palette=palette, rules=tuple(rules),
+                         text_metric=text_metric)
 
 
 # -- trajectories and judges (Agent-Eval-Refine) ------------------------------------------

@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 
-from desktop_app.cli.common import rules_argument
+from desktop_app.cli.common import add_text_metric, rules_argument
 from desktop_app.store.queries import EpisodeFilter
 
 WHERE_KEYS = {"scenario": "scenarios", "status": "review_statuses", "split": "splits", "id": "ids",
@@ -180,9 +180,15 @@ def _browse_options(args) -> dict:
 def cmd_eval(args) -> int:
     from desktop_app import api
     from desktop_app.cli.common import open_project
+    from desktop_app.evaluation.rules import check_text_metric
     from desktop_app.runs.evaluate import DEFAULT_RULES, list_runs, summary_lines
 
     rules = args.rules or DEFAULT_RULES
+    try:
+        check_text_metric(rules, args.text_metric)
+    except ValueError as exc:  # --text-metric without the rules it applies to
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     with open_project(args) as project:
         try:
             runs = list_runs(project, args.run)
@@ -197,21 +203,23 @@ def cmd_eval(args) -> int:
         ids = [r.id for r in runs]
         if args.per_sample:
             screen = [r.id for r in runs if r.protocol == "screen"]
-            for row in api.iter_per_sample(project, screen, rules):  # streamed: a million rows in bounded memory
+            rows = api.iter_per_sample(project, screen, rules, args.text_metric)  # checks the text metric first
+            for row in rows:  # streamed: a million rows in bounded memory
                 print(json.dumps(row, ensure_ascii=False))
-            result = api.evaluate(project, [r.id for r in runs if r.protocol != "screen"], rules)
+            result = api.evaluate(project, [r.id for r in runs if r.protocol != "screen"], rules, args.text_metric)
             for run_id, info in result["runs"].items():
                 for row in info["metrics"].get("per_episode", []):
                     print(json.dumps({"run": run_id, "protocol": info["protocol"], **row}, ensure_ascii=False))
             return 0
-        result = api.evaluate(project, ids, rules)
+        result = api.evaluate(project, ids, rules, args.text_metric)
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
     which = ("the newest run" if args.latest and not args.run else
              "the runs asked for" if args.run else "every run in this project")
+    text = "" if args.text_metric == "auto" else f" (text answers: {args.text_metric})"
     print(f"{len(ids)} run{'s' if len(ids) != 1 else ''} ({which}: {', '.join(map(str, ids))}); rules: "
-          f"{', '.join(rules)}. Rates in % of scored samples, [95% Wilson interval]; - : no scored sample.")
+          f"{', '.join(rules)}{text}. Rates in % of scored samples, [95% Wilson interval]; - : no scored sample.")
     for line in summary_lines(result):
         print(line)
     return 0
@@ -341,6 +349,7 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--rules", type=rules_argument, metavar="NAMES",
                    help="rule sets, comma-separated: screenlab (one verdict per answer, the default view) and "
                         "envdistraction (the EnvDistraction authors' scorer, their numbers); default: both")
+    add_text_metric(p)
     p.add_argument("--json", action="store_true")
     p.add_argument("--per-sample", action="store_true", help="one JSON object per prediction (episodes: per episode)")
     p.set_defaults(func=cmd_eval)

@@ -48,6 +48,20 @@ def rules_argument(text: str) -> tuple[str, ...]:
     return names
 
 
+# evaluation.rules.TEXT_METRICS' keys, written out so that building the parser imports no scoring code
+# (tests/test_text_metric.py checks they agree)
+TEXT_METRIC_CHOICES = ("auto", "f1", "result-id")
+
+
+def add_text_metric(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--text-metric", choices=TEXT_METRIC_CHOICES, default="auto",
+        help="how the envdistraction rules score text answers: auto (default, as the authors' code does: their "
+             "google_id on search and shopping pages whose labels name 'Click result N', their f1_v2 elsewhere), "
+             "f1 (the authors' f1_v2, token F1: the metric of their paper's Eq. 5) or result-id (the authors' "
+             "google_id: the result number the answer names). Points are scored by location whatever this says")
+
+
 def open_project(args) -> Project:
     from desktop_app.store.project import Project
 

@@ -1,4 +1,4 @@
-"""`screenlab report PROJECT [--runs 1,2,3] [--rules ...] [--out DIR]`: tables and plots of runs.
+"""`screenlab report PROJECT [--runs 1,2,3] [--rules ...] [--text-metric ...] [--out DIR]`: tables and plots of runs.
 
 What it writes is listed in desktop_app/runs/report.py. No window is shown and Qt is not needed.
 """
@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from desktop_app.cli.common import open_project, rules_argument
+from desktop_app.cli.common import add_text_metric, open_project, rules_argument
 
 DEFAULT_OUT = "screenlab-report"
 
@@ -31,7 +31,8 @@ def cmd_report(args) -> int:
     with open_project(args) as project:
         try:
             files = api.write_report(project, Path(args.out), args.runs, plots=not args.no_plots,
-                                     rules=args.rules or DEFAULT_RULES, palette=args.palette)
+                                     rules=args.rules or DEFAULT_RULES, palette=args.palette,
+                                     text_metric=args.text_metric)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -49,6 +50,7 @@ def add_report_command(subparsers, add_project) -> None:
                    help="comma-separated run ids (default: every run)")
     p.add_argument("--rules", type=rules_argument, metavar="NAMES",
                    help="rule sets, comma-separated (default: screenlab,envdistraction, side by side)")
+    add_text_metric(p)
     p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output folder (default: ./{DEFAULT_OUT})")
     p.add_argument("--no-plots", action="store_true", help="tables only")
     p.add_argument("--palette", default="colorblind", choices=("colorblind", "default"),

@@ -16,7 +16,8 @@ from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
 
-def screen_metrics(project: Project, run_ids: list[int], rules: tuple[str, ...] = ("screenlab",)) -> dict:
+def screen_metrics(project: Project, run_ids: list[int], rules: tuple[str, ...] = ("screenlab",),
+                   text_metric: str = "auto") -> dict:
     """{"runs": {run_id: {rules: {"overall", "by_scenario"}}}, "combined": {rules: {...}}}. Counted, not listed:
     a million predictions are a few thousand distinct rows (rows.counted_rows)."""
     with project.reading() as s:
@@ -26,7 +27,7 @@ def screen_metrics(project: Project, run_ids: list[int], rules: tuple[str, ...] 
     for name in rules:
         with gc_paused():  # one collection after, not one per chunk (columns.gc_paused)
             counted = [({**row, "agent": runs[row["run"]].agent, "pattern": runs[row["run"]].pattern}, n)
-                       for row, n in counted_rows(project, run_ids, name)]
+                       for row, n in counted_rows(project, run_ids, name, text_metric=text_metric)]
         for run_id in run_ids:
             per_run[run_id][name] = summarize_counted([(row, n) for row, n in counted if row["run"] == run_id],
                                                       by=("scenario",))

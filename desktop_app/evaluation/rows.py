@@ -13,6 +13,8 @@ Every list is in run, episode and step order. Predictions are read as columns a 
 
 Row keys: run, agent, pattern, scenario, verdict, wrong_format, episode_id, step_id, rules, and for
 rule sets with independent flags gold, distracted, available, excluded (metrics.row_flags).
+
+text_metric (auto, f1, result-id): how the envdistraction rules score text answers (rules.get_rules).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from desktop_app.evaluation.columns import (
     step_actions,
 )
 from desktop_app.evaluation.rescore import catch_up
-from desktop_app.evaluation.rules import RULES, get_rules
+from desktop_app.evaluation.rules import RULES, check_text_metric, get_rules
 from desktop_app.evaluation.rules.base import ScoringInput
 from desktop_app.evaluation.rules.envdistraction import EnvDistractionRules
 from desktop_app.evaluation.rules.envdistraction_batch import reads, score_chunk
@@ -125,11 +127,12 @@ def _chunk_rows(project: Project, run_ids: list[int], rule_set, ordered: bool,
                 yield chunk, runs, flags
 
 
-def rule_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES, details: bool = False) -> list[dict]:
+def rule_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES, details: bool = False,
+              text_metric: str = "auto") -> list[dict]:
     """Rows under a rule set. ScreenLab's come from the stored verdicts; others score every answer."""
+    rule_set = get_rules(rules, text_metric)
     if rules == DEFAULT_RULES and not details:
         return verdict_rows(project, run_ids)
-    rule_set = get_rules(rules)
     if _batched(rule_set) and not details:
         return [row for chunk, runs, flags in _chunk_rows(project, run_ids, rule_set, ordered=True)
                 for row in _flag_rows(chunk, runs, flags, rules)]
@@ -167,7 +170,8 @@ def _scored_row(keys: dict, item: ScoringInput | None, rule_set, rules: str, det
 
 
 def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES,
-                 parallel_min: int = PARALLEL_MIN, processes: int | None = None) -> Iterator[tuple[dict, int]]:
+                 parallel_min: int = PARALLEL_MIN, processes: int | None = None,
+                 text_metric: str = "auto") -> Iterator[tuple[dict, int]]:
     """What metrics.summarize_counted counts: (row, how many predictions have it), rows with keys run,
     scenario, verdict, wrong_format (and the flags of rule sets that have them). In no particular order.
     A rule set that scores the answers again does it on every core from `parallel_min` predictions
@@ -185,7 +189,7 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
         for run_id, scenario, verdict, wrong_format, n in result:
             yield {"run": run_id, "scenario": scenario, "verdict": verdict, "wrong_format": bool(wrong_format)}, n
         return
-    rule_set = get_rules(rules)
+    rule_set = get_rules(rules, text_metric)
     counts: Counter = Counter()
     if _batched(rule_set):
         with project.reading() as s:
@@ -193,7 +197,7 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
             shares = processes if processes and shares > 1 else shares
             split = split_runs(s, run_ids, shares) if shares > 1 else [[(r, None, None) for r in sorted(set(run_ids))]]
         for share in on_every_core(lambda parts: _count_parts(project, run_ids, rule_set, parts), _count_elsewhere,
-                                   split, project.url, str(project.folder or ""), run_ids, rules):
+                                   split, project.url, str(project.folder or ""), run_ids, rules, text_metric):
             counts.update(share)
     else:
         for keys, item in scoring_inputs(project, run_ids):
@@ -220,12 +224,13 @@ def _count_parts(project: Project, run_ids: list[int], rule_set, parts: list[Par
     return counts
 
 
-def _count_elsewhere(parts: list[Part], url: str, folder: str, run_ids: list[int], rules: str) -> Counter:
+def _count_elsewhere(parts: list[Part], url: str, folder: str, run_ids: list[int], rules: str,
+                     text_metric: str = "auto") -> Counter:
     """_count_parts in a worker process (work_split.on_every_core), which opens the project again by its
     address (a server's password comes from the environment or the keyring, as in the parent)."""
     project = Project(url, None, Path(folder) if folder else None)
     try:
-        return _count_parts(project, run_ids, get_rules(rules), parts)
+        return _count_parts(project, run_ids, get_rules(rules, text_metric), parts)
     finally:
         project.close()
 
@@ -237,12 +242,16 @@ _SAMPLE_COLUMNS = (m.Prediction.run_id, m.Prediction.step_id, m.Prediction.raw_t
                    m.Prediction.latency_ms, m.Prediction.error)
 
 
-def iter_prediction_rows(project: Project, run_ids: list[int],
-                         rules: tuple[str, ...] = (DEFAULT_RULES,)) -> Iterator[dict]:
+def iter_prediction_rows(project: Project, run_ids: list[int], rules: tuple[str, ...] = (DEFAULT_RULES,),
+                         text_metric: str = "auto") -> Iterator[dict]:
     """One dict per prediction with the answer, the parse and each rule set's flags (`eval --per-sample`),
     streamed a chunk at a time. Never an API key: rows hold what the model said, not what was sent."""
+    check_text_metric(rules, text_metric)  # before the first row: a generator says nothing until asked
+    return _iter_prediction_rows(project, run_ids, {name: get_rules(name, text_metric) for name in rules})
+
+
+def _iter_prediction_rows(project: Project, run_ids: list[int], rule_sets: dict) -> Iterator[dict]:
     catch_up(project)
-    rule_sets = {name: get_rules(name) for name in rules}
     with project.reading() as s:
         runs = _runs(s, run_ids)
         for chunk in prediction_chunks(s, run_ids, _SAMPLE_COLUMNS, all_steps=True):
@@ -274,9 +283,10 @@ def _sample_row(columns, run: m.Run, actions, rule_sets: dict) -> dict:
     return row
 
 
-def prediction_rows(project: Project, run_ids: list[int], rules: tuple[str, ...] = (DEFAULT_RULES,)) -> list[dict]:
+def prediction_rows(project: Project, run_ids: list[int], rules: tuple[str, ...] = (DEFAULT_RULES,),
+                    text_metric: str = "auto") -> list[dict]:
     """iter_prediction_rows as a list."""
-    return list(iter_prediction_rows(project, run_ids, rules))
+    return list(iter_prediction_rows(project, run_ids, rules, text_metric))
 
 
 __all__ = ["DEFAULT_RULES", "RULES", "counted_rows", "iter_prediction_rows", "parsed_action", "prediction_rows",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from desktop_app.evaluation.rules import RULES
+from desktop_app.evaluation.rules import RULES, TEXT_METRICS, check_text_metric
 from desktop_app.runs.engine import error_kinds
 from desktop_app.runs.protocols import get_protocol
 from desktop_app.runs.state import error_summary
@@ -39,11 +39,14 @@ def run_info(run: m.Run, errors: dict[str, int]) -> dict:
 
 
 def evaluate(project: Project, run_ids: list[int] | None = None,
-             rules: tuple[str, ...] = DEFAULT_RULES) -> dict:
-    """{"rules": [...], "runs": {run_id: {...run_info, "metrics": the protocol's}}}, runs in id order."""
+             rules: tuple[str, ...] = DEFAULT_RULES, text_metric: str = "auto") -> dict:
+    """{"rules": [...], "runs": {run_id: {...run_info, "metrics": the protocol's}}}, runs in id order.
+    text_metric: auto, f1 or result-id, how the envdistraction rules score text answers; said in the result
+    ("text_metric") when it is not auto."""
     for name in rules:
         if name not in RULES:
             raise ValueError(f"unknown rule set {name!r} (one of {', '.join(RULES)})")
+    check_text_metric(rules, text_metric)
     runs = list_runs(project, run_ids)
     kinds = error_kinds(project, [r.id for r in runs])
     by_protocol: dict[str, list[m.Run]] = {}
@@ -51,15 +54,18 @@ def evaluate(project: Project, run_ids: list[int] | None = None,
         by_protocol.setdefault(run.protocol, []).append(run)
     metrics: dict[int, dict] = {}
     for name, mine in by_protocol.items():
-        metrics.update(get_protocol(name).evaluate(project, mine, rules))
-    return {"rules": list(rules),
+        metrics.update(get_protocol(name).evaluate(project, mine, rules, text_metric))
+    # the text metric is said only when chosen: the default's output stays what it was (tests/data/expected)
+    return {"rules": list(rules), **({"text_metric": text_metric} if text_metric != "auto" else {}),
             "runs": {r.id: {**run_info(r, kinds[r.id]), "metrics": metrics.get(r.id, {})} for r in runs}}
 
 
 def summary_lines(result: dict) -> list[str]:
     """`screenlab eval`'s text: one block per run."""
     rules = tuple(result["rules"])
-    lines = []
+    text_metric = result.get("text_metric", "auto")
+    lines = [] if text_metric == "auto" else [f"text answers under the envdistraction rules scored by {text_metric} "
+                                               f"(the authors' {TEXT_METRICS[text_metric]}), not as their code chooses"]
     for run_id, info in result["runs"].items():
         head = f"run {run_id}  {info['name']}  [{info['protocol']}, {info['status']}]"
         if info["failed_requests"]:

@@ -20,13 +20,17 @@ from pathlib import Path
 from desktop_app.evaluation import tables
 from desktop_app.evaluation.chart_png import render_png
 from desktop_app.evaluation.rows import rule_rows
+from desktop_app.evaluation.rules import check_text_metric
 from desktop_app.runs.evaluate import DEFAULT_RULES, evaluate, list_runs, summary_lines
 from desktop_app.store.project import Project
 
 
 def write_report(project: Project, run_ids: list[int] | None, out: Path | str, plots: bool = True,
-                 palette: str = "colorblind", rules: tuple[str, ...] = DEFAULT_RULES) -> list[Path]:
-    """Everything `screenlab report` writes; returns the files. run_ids None: every run."""
+                 palette: str = "colorblind", rules: tuple[str, ...] = DEFAULT_RULES,
+                 text_metric: str = "auto") -> list[Path]:
+    """Everything `screenlab report` writes; returns the files. run_ids None: every run. text_metric: how the
+    envdistraction rules score text answers (auto, f1, result-id)."""
+    check_text_metric(rules, text_metric)
     runs = list_runs(project, run_ids)
     if not runs:
         raise ValueError("this project has no runs yet (start one with `screenlab run`)")
@@ -34,7 +38,8 @@ def write_report(project: Project, run_ids: list[int] | None, out: Path | str, p
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     summary = out / "summary.md"
-    lines = ["# Runs", "", "```", *summary_lines(evaluate(project, [r.id for r in runs], rules)), "```", ""]
+    lines = ["# Runs", "", "```", *summary_lines(evaluate(project, [r.id for r in runs], rules, text_metric)), "```",
+             ""]
     summary.write_text("\n".join(lines), encoding="utf-8")
     written.append(summary)
     browse = {r.id: r.agent for r in runs if r.protocol == "browse"}
@@ -43,7 +48,7 @@ def write_report(project: Project, run_ids: list[int] | None, out: Path | str, p
     screen = [r.id for r in runs if r.protocol == "screen"]
     if not screen:
         return written
-    rows = [row for name in rules for row in rule_rows(project, screen, name)]
+    rows = [row for name in rules for row in rule_rows(project, screen, name, text_metric=text_metric)]
     for name, table in tables.paper_tables(rows).items():
         for fmt in ("csv", "md", "tex"):
             written.append(tables.write(table, out / f"table_{name}.{fmt}"))

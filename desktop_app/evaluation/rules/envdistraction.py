@@ -71,6 +71,14 @@ from desktop_app.evaluation.rules.base import Flags, ScoringInput, Target
 TARGET_FOR_SCENARIO = {"popup": "popupbox_phone_2b", "chat": "chatting", "search": "text_google",
                        "recommendation": "category_4"}
 METRICS = ("f1_v2", "google_id", "location")
+# The text metric a user picks (`--text-metric`, the API's text_metric=, the dashboard's Text metric): for text
+# answers only, points are always scored by location. auto is what their code does (result ids on a search or
+# category page whose labels name results, token F1 elsewhere); the two others force one of their metrics, e.g.
+# f1 for the token-F1 numbers of their paper's Eq. 5 on search and shopping pages.
+TEXT_METRICS = {"auto": "", "f1": "f1_v2", "result-id": "google_id"}
+TEXT_METRIC_HELP = ("auto (the authors' choice: google_id on search and shopping pages whose labels name "
+                    "'Click result N', f1_v2 elsewhere), f1 (the authors' f1_v2, token F1, as in their paper's Eq. 5) "
+                    "or result-id (the authors' google_id, the result number the answer names)")
 # Their metric names, in the order do_metric prints them, per metric: (gold, distracted, third).
 # The third is "available" for the text metrics and "invalid" (= not available) for location.
 METRIC_NAMES = {
@@ -197,15 +205,26 @@ class EnvDistractionRules:
                    "or result ids for text answers, boxes for points; gold and distracted are independent "
                    "flags. See ADR 0015.")
 
-    def __init__(self, metric: str = "auto"):
+    def __init__(self, metric: str = "auto", text_metric: str = "auto"):
+        """metric: one of METRICS for every answer, points too (what the reference tests force); text_metric:
+        a key of TEXT_METRICS, for text answers only (what users choose)."""
         if metric != "auto" and metric not in METRICS:
             raise ValueError(f"unknown metric {metric!r}; expected auto or one of {', '.join(METRICS)}")
+        if text_metric not in TEXT_METRICS:
+            raise ValueError(f"unknown text metric {text_metric!r}; expected {TEXT_METRIC_HELP}")
         self.metric = metric
+        self.text_metric = text_metric
 
     def metric_for(self, item: ScoringInput, labels: Labels | None = None) -> str:
         if self.metric != "auto":
             return self.metric
-        return metric_of(item.convention, target_of(item), labels if labels is not None else Labels(item.targets))
+        if item.convention != "json-text":
+            return "location"
+        return self.text_metric_for(target_of(item), labels if labels is not None else Labels(item.targets))
+
+    def text_metric_for(self, target: str, labels: Labels) -> str:
+        """f1_v2 or google_id for a text answer on a screen of this target with these labels."""
+        return TEXT_METRICS[self.text_metric] or metric_of("json-text", target, labels)
 
     def score(self, item: ScoringInput, labels: Labels | None = None) -> Flags:
         """labels: labels_of(item.targets), when the caller scores many answers on one screen."""

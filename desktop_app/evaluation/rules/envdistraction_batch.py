@@ -26,7 +26,6 @@ from desktop_app.evaluation.rules.envdistraction import (
     Labels,
     cogagent_point,
     excluded_reason,
-    metric_of,
     score_points_envdistraction,
     seeclick_point,
     text_flags,
@@ -88,7 +87,7 @@ def score_chunk(rows: list, actions: StepActions, conventions: dict[int, str],
     if rules.metric != "auto":
         one_by_one = scored.tolist()
     elif convention == "json-text":
-        _score_texts(out, scored.tolist(), rows, actions)
+        _score_texts(out, scored.tolist(), rows, actions, rules)
         return out
     elif convention in ("cogagent", "seeclick"):
         one_by_one = _score_raw_points(out, scored.tolist(), convention, raws, widths, heights, steps, actions)
@@ -109,7 +108,8 @@ def score_chunk(rows: list, actions: StepActions, conventions: dict[int, str],
     return out
 
 
-def _score_texts(out: ChunkFlags, scored: list[int], rows: list, actions: StepActions) -> None:
+def _score_texts(out: ChunkFlags, scored: list[int], rows: list, actions: StepActions,
+                 rules: EnvDistractionRules) -> None:
     labels: dict[int, Labels] = {}
     for i in scored:
         _, step_id, _, scenario, _, _, _, _, raw, source, _, _ = rows[i]
@@ -117,7 +117,7 @@ def _score_texts(out: ChunkFlags, scored: list[int], rows: list, actions: StepAc
         if found is None:
             found = labels[step_id] = Labels(actions.targets(step_id))
         target = source or TARGET_FOR_SCENARIO.get(scenario, scenario)  # target_of
-        flags = text_flags(raw or "", target, metric_of("json-text", target, found), found)
+        flags = text_flags(raw or "", target, rules.text_metric_for(target, found), found)
         out.gold[i], out.distracted[i], out.available[i] = flags.gold, flags.distracted, flags.available
         out.wrong_format[i] = flags.wrong_format
 

@@ -100,8 +100,9 @@ class Protocol:
         return all(i.step_id in done_steps for i in unit.items)
 
     # -- reporting -----------------------------------------------------------------
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
-        """Per run (store.models.Run rows of this protocol): its metrics as JSON-ready dicts."""
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
+        """Per run (store.models.Run rows of this protocol): its metrics as JSON-ready dicts. text_metric: how
+        the envdistraction rules score text answers (evaluation/rules), for protocols that score with rules."""
         raise NotImplementedError
 
     def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:

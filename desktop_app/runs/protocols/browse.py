@@ -223,7 +223,7 @@ class BrowseProtocol(Protocol):
         return {"mention": score, "judge": {"raw": answer.reply.text, "reasoning": reasoning, "error": ""}}
 
     # -- reporting -----------------------------------------------------------------------------
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
         from desktop_app.vaf.metrics import run_metrics
 
         return {run.id: run_metrics(project, run.id) for run in runs}

@@ -291,7 +291,7 @@ class GroundingProtocol(CapabilityProtocol):
                                "parsed": {**facts, "form": form, "action": asdict(action)}})
         ctx.step_done(verdict)
 
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
         """From the stored answers against the gold boxes as they are now: a box an annotator fixed after
         the run moves the target for the runs already made (no request is sent again)."""
         out = {}
@@ -350,7 +350,7 @@ class CompletionProtocol(CapabilityProtocol):
                                "parsed": {"said": said, "truth": truth}})
         ctx.step_done(verdict)
 
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
         out = {}
         for run in runs:
             selection = RunSelection.from_json(run.selection)
@@ -426,7 +426,7 @@ class FocusedProtocol(CapabilityProtocol):
                                "verdict": verdict, "parsed": {"asked": shape, "follows": follows}})
         ctx.step_done(verdict)
 
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
         out = {}
         for run in runs:
             rows = [r for r in predictions_of(project, run.id) if r.verdict != "error"]

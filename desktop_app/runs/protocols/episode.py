@@ -104,7 +104,7 @@ class EpisodeProtocol(Protocol):
             ctx.step_done("correct" if correct else "wrong")
             history.append(f"Step {t + 1}: {item.instruction or 'done'}")
 
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
         return {run.id: episode_metrics(project, run, self.step_options) for run in runs}
 
     def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:

@@ -173,7 +173,7 @@ class JudgeProtocol(Protocol):
             ctx.step_done(label.status or "parse failure")
 
     # -- reporting -----------------------------------------------------------------
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
         from desktop_app.judging.agreement import run_agreement
 
         return {run.id: run_agreement(project, run.id) for run in runs}

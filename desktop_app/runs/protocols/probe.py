@@ -112,7 +112,7 @@ class ProbeProtocol(Protocol):
             await ctx.write(item, {**answer_values(answer, final), "verdict": verdict, "parsed": parsed})
             ctx.step_done(verdict)
 
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
         out = {}
         for run in runs:
             selection = RunSelection.from_json(run.selection)

@@ -129,7 +129,7 @@ class ReplayProtocol(CapabilityProtocol):
             ctx.step_done()
 
     # -- scoring ----------------------------------------------------------------------------------
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
         out = {}
         for run in runs:
             selection = RunSelection.from_json(run.selection)

@@ -56,8 +56,8 @@ class ScreenProtocol(Protocol):
         parsed = ctx.parse(text, item)
         return parsed, judge(parsed, item.targets, item.scenario, self.scoring)
 
-    def evaluate(self, project, runs: list, rules: tuple[str, ...]) -> dict[int, dict]:
-        return screen_metrics(project, [r.id for r in runs], rules)["runs"]
+    def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
+        return screen_metrics(project, [r.id for r in runs], rules, text_metric)["runs"]
 
     def summary(self, metrics: dict, rules: tuple[str, ...]) -> list[str]:
         lines = [rate_header("rules", "samples")]

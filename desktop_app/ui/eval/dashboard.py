@@ -1,7 +1,8 @@
 """The metrics dashboard: grouped bars (Acc_gold / Acc_dist / Acc_other / Acc_inv, 95 % Wilson error
 bars) per agent, broken down overall, by scenario or by pattern, under ScreenLab's rules, the
 EnvDistraction authors' rules, or both side by side; the same numbers in a table (with the
-wrong-format count, "-" where nothing was scored); exports.
+wrong-format count, "-" where nothing was scored); exports. Beside the rules, the text metric of the
+authors' rules (auto, f1, result-id: `--text-metric`), enabled when their rules are shown.
 
     dashboard.refresh(project, run_ids)        # the queries run off the UI thread; refreshed() after
     dashboard.barClicked.connect(filter_browser)
@@ -40,6 +41,7 @@ from desktop_app.evaluation.metrics import row_flags
 from desktop_app.evaluation.palette import INK, SHARED_SCHEME
 from desktop_app.evaluation.rows import rule_rows
 from desktop_app.evaluation.rules import RULES
+from desktop_app.evaluation.rules.envdistraction import TEXT_METRIC_HELP, EnvDistractionRules
 from desktop_app.evaluation.tables import ALL, METRIC_VERDICT, Table
 from desktop_app.runs.evaluate import list_runs
 from desktop_app.store.project import Project
@@ -56,6 +58,9 @@ CLICK_SLACK = 0.03  # a click this close above a short bar still hits it (0-heig
 TABLE_ROWS_SHOWN = 5  # the table keeps room for this many rows (fewer when it has fewer); more scroll
 NO_RUNS = "No runs ticked: tick runs in the Runs tab to see their rates here"
 NO_SCREEN_ANSWERS = "No single-screen answers in the ticked runs"
+# the text metric's choices (evaluation/rules TEXT_METRICS' keys), named as the authors name them
+TEXT_METRIC_CHOICES = (("auto", "Auto (as the authors' code)"), ("f1", "Token F1 (their f1_v2)"),
+                       ("result-id", "Result id (their google_id)"))
 
 
 class DashboardWidget(QWidget):
@@ -89,7 +94,13 @@ class DashboardWidget(QWidget):
             self.rules.addItem(rule_set.title, name)
         self.rules.addItem("Both, side by side", BOTH)
         self.rules.setToolTip("\n".join(f"{r.name}: {r.description}" for r in RULES.values()))
-        self.rules.currentIndexChanged.connect(self._redraw)
+        self.rules.currentIndexChanged.connect(self._rules_changed)
+        self.text_metric = QComboBox()
+        for key, text in TEXT_METRIC_CHOICES:
+            self.text_metric.addItem(text, key)
+        self.text_metric.setToolTip(f"How the EnvDistraction authors' rules score text answers: {TEXT_METRIC_HELP}. "
+                                    "Shown when their rules are.")
+        self.text_metric.currentIndexChanged.connect(self._text_metric_changed)
         self.status = QLabel("No runs selected")
         self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.export_buttons: dict[str, QPushButton] = {}
@@ -98,6 +109,9 @@ class DashboardWidget(QWidget):
         bar.addWidget(self.breakdown)
         bar.addWidget(QLabel("Rules:"))
         bar.addWidget(self.rules)
+        self.text_metric_label = QLabel("Text metric:")
+        bar.addWidget(self.text_metric_label)
+        bar.addWidget(self.text_metric)
         bar.addWidget(self.status, 1)
         bar.addWidget(QLabel("Export:"))
         for fmt, text, pattern in EXPORTS:
@@ -137,7 +151,7 @@ class DashboardWidget(QWidget):
         layout.addLayout(bar)
         layout.addWidget(split, 1)
         self._apply_colours()
-        self._redraw()
+        self._rules_changed()
 
     # data -------------------------------------------------------------------------------
     def refresh(self, project: Project, run_ids: list[int]) -> None:
@@ -150,11 +164,13 @@ class DashboardWidget(QWidget):
             return
         self.status.setText("Loading…")
         ids = list(run_ids)
+        text_metric = self.text_metric.currentData()
 
         def load() -> tuple[dict[str, list[dict]], list[int]]:
             runs = list_runs(project, ids)
             screen = [r.id for r in runs if r.protocol == "screen"]
-            return {name: rule_rows(project, screen, name) for name in RULES}, [r.id for r in runs if r.protocol != "screen"]
+            return ({name: rule_rows(project, screen, name, text_metric=text_metric) for name in RULES},
+                    [r.id for r in runs if r.protocol != "screen"])
 
         def loaded(found) -> None:
             rows, self._other_runs = found
@@ -172,6 +188,23 @@ class DashboardWidget(QWidget):
     def set_rules(self, key: str) -> None:
         """A rule set's name, or "both"."""
         self.rules.setCurrentIndex(self.rules.findData(key))
+
+    def set_text_metric(self, key: str) -> None:
+        """auto, f1 or result-id: the envdistraction rules score the ticked runs again (refreshed() after)."""
+        self.text_metric.setCurrentIndex(self.text_metric.findData(key))
+
+    def _rules_changed(self, *_) -> None:
+        # the text metric is the authors' rules' only: offered when they are shown
+        name = self.rules.currentData()
+        shown = list(RULES) if name == BOTH else [name]
+        authors = any(isinstance(RULES[n], EnvDistractionRules) for n in shown)
+        self.text_metric.setEnabled(authors)
+        self.text_metric_label.setEnabled(authors)
+        self._redraw()
+
+    def _text_metric_changed(self, *_) -> None:
+        if self.project is not None and self.run_ids:
+            self.refresh(self.project, self.run_ids)
 
     def _failed(self, exc: Exception) -> None:
         self.status.setText(f"Could not load the runs: {exc}")
