@@ -31,6 +31,7 @@ from desktop_app import api
 from desktop_app.cli.common import TEXT_METRIC_CHOICES
 from desktop_app.cli.main import main
 from desktop_app.evaluation import tables
+from desktop_app.evaluation.rows import counted_rows
 from desktop_app.evaluation.rules import TEXT_METRICS
 from desktop_app.store.project import Project
 
@@ -148,6 +149,12 @@ def test_the_api_scores_text_answers_with_the_chosen_metric(project_path, tmp_pa
             overall = api.evaluate(project, [run.id], text_metric=metric)["runs"][run.id]["metrics"][
                 "envdistraction"]["overall"]
             assert (overall["acc_gold"], overall["acc_dist"]) == RATES[metric], metric
+        # counted in two processes (what `eval` does on many predictions): the workers use the text metric too
+        for metric, verdicts in VERDICTS.items():
+            counted = counted_rows(project, [run.id], "envdistraction", parallel_min=1, processes=2,
+                                   text_metric=metric)
+            assert sorted((row["scenario"], row["verdict"], n) for row, n in counted) == sorted(
+                [("search", verdicts[0], 1), ("popup", verdicts[1], 1)]), metric
         # the screenlab rules beside them do not change with it
         assert (api.evaluate(project, [run.id], text_metric="f1")["runs"][run.id]["metrics"]["screenlab"]
                 == api.evaluate(project, [run.id])["runs"][run.id]["metrics"]["screenlab"])
