@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_app.judging import agreement_math
@@ -116,3 +116,32 @@ def test_fleiss_equals_the_formula_over_counts(items):
         assert got is None
     else:
         assert got == pytest.approx(expected, abs=1e-9)
+
+
+# statsmodels as an independent oracle (a dev dependency, never shipped): its Cohen's kappa over a confusion
+# table and its Fleiss' kappa over per-item counts; on the degenerate case it gives nan or 1.0 where our
+# rule gives None, so those draws are checked by the tests above instead.
+@settings(deadline=None)  # the first draw imports statsmodels
+@given(st.lists(st.tuples(LABELS, LABELS), min_size=2, max_size=60))
+def test_cohen_matches_statsmodels(pairs):
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    a, b = [x for x, _ in pairs], [y for _, y in pairs]
+    labels = sorted(set(a) | set(b))
+    table = np.array([[sum(x == r and y == c for x, y in pairs) for c in labels] for r in labels])
+    ours = cohen_kappa(a, b)
+    if ours is not None:
+        assert ours == pytest.approx(cohens_kappa(table).kappa, abs=1e-9)
+
+
+@given(st.integers(2, 5).flatmap(lambda k: st.lists(st.lists(LABELS, min_size=k, max_size=k), min_size=2,
+                                                    max_size=30)))
+@settings(deadline=None)
+def test_fleiss_matches_statsmodels(items):
+    from statsmodels.stats.inter_rater import aggregate_raters
+    from statsmodels.stats.inter_rater import fleiss_kappa as their_fleiss
+
+    ours = fleiss_kappa(items)
+    if ours is not None:
+        counts, _ = aggregate_raters(np.array(items, dtype=object))
+        assert ours == pytest.approx(their_fleiss(counts), abs=1e-9)
