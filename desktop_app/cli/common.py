@@ -49,9 +49,9 @@ def rules_argument(text: str) -> tuple[str, ...]:
 
 
 def open_project(args) -> Project:
-    from desktop_app.store.project import Project
+    from desktop_app.api.projects import open_project
 
-    return Project.open(args.project, args.media)
+    return open_project(args.project, args.media)  # with the re-scoring after edits, as in every door
 
 
 def said_in_one_line(func, args) -> int:

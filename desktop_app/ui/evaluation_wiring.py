@@ -82,6 +82,13 @@ class EvaluationWiring(QObject):
         if window.browser is not None:
             window.browser.model.invalidate_rows()
 
+    def verdicts_changed(self) -> None:
+        """The re-scoring after an edit finished (off the UI thread): the answers' cards, markers, the list's
+        outcome column and the dashboard show the verdicts as they now are."""
+        if self.window.browser is not None:
+            self.window.browser.model.invalidate_rows()
+        self.refresh()
+
     def run_finished(self, run_id: int) -> None:
         if self.window.browser is not None:
             self.window.browser.reload_outcomes()

@@ -13,6 +13,7 @@ import shiboken6
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from desktop_app import api
 from desktop_app.formats.folder_open import source_folder
 from desktop_app.secrets import redact
 from desktop_app.settings import annotator_name, save_settings
@@ -23,6 +24,7 @@ from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.filmstrip import Filmstrip
 from desktop_app.ui.folder_wiring import FolderWiring
 from desktop_app.ui.properties import PropertiesPanel
+from desktop_app.ui.tasks import after_edit_runner
 from desktop_app.ui.thumbnail_grid import ThumbnailGrid
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
 from desktop_app.ui.workspace import Workspace
@@ -43,11 +45,13 @@ class ProjectWiring(QObject):
         window, settings = self.window, self.window.settings
         media = media or settings.server_media.get(str(location))  # a server project from Recent
         try:
-            project = Project.open(location, media, user=annotator_name(settings))
+            project = api.open_project(location, media, user=annotator_name(settings))
         except (ProjectError, Exception) as exc:  # a bad folder or database must not take the window down
             QMessageBox.warning(window, "Cannot open project", redact(f"{location}\n\n{exc}"))
             return False
         self.close(keep_import=self.folders.fills(location))  # a folder's first screen landed: its import goes on
+        # re-scoring after an edit runs off the UI thread; the views show the verdicts once it is done
+        project.run_after_edit = after_edit_runner(window, window.evaluation.verdicts_changed)
         window.project = project
         window.ws = ws = Workspace(project, project.user, window)
         window.scene.set_own_labels(labels(project.engine)[3:])
@@ -169,7 +173,7 @@ class ProjectWiring(QObject):
 
     def new_server_project(self, url: str, media: str, in_database: bool) -> None:
         try:
-            Project.init(url, media or None, media_in_database=in_database).close()
+            api.init_project(url, media or None, media_in_database=in_database).close()
         except Exception as exc:  # a server that refuses, a database that already holds a project
             QMessageBox.warning(self.window, "New project on a server", redact(str(exc)))
             return
@@ -193,7 +197,7 @@ class ProjectWiring(QObject):
                                                             "type a new name.")
             return
         try:
-            Project.init(path).close()
+            api.init_project(path).close()
         except Exception as exc:
             QMessageBox.warning(self.window, "New project", str(exc))
             return

@@ -102,8 +102,8 @@ class StepView(QObject):
     def after_write(self) -> None:
         if self.window.browser is not None:
             self.window.browser.model.invalidate_rows()
-        # the store re-scored the agents' answers on the edited step (ADR 0024): show the verdicts as they are
-        self.window.evaluation.refresh_predictions()
+        # the agents' answers on the edited step are re-scored off the UI thread (ADR 0024); the evaluation
+        # wiring shows the new verdicts when that is done (EvaluationWiring.verdicts_changed)
 
     def write_failed(self, message: str) -> None:
         self.window.status.set_saved(False, message)
