@@ -348,6 +348,17 @@ class SampleBrowser(QWidget):
         self.outcome.setCurrentIndex(max(self.outcome.findData(current), 0))
         self.outcome.blockSignals(False)
 
+    def set_annotator(self, name: str) -> None:
+        """The person working renamed themself (Settings, a folder project): the State column and "My queue"
+        follow the new name, and a list showing their queue shows it under that name."""
+        old, self.annotator = self.annotator, name
+        self.model.annotator = name
+        was_mine = self.queue.currentData() == old
+        self.reload_queues()
+        if was_mine:
+            self.queue.setCurrentIndex(max(self.queue.findData(name), 0))
+        self.apply_filter()
+
     def reload_queues(self) -> None:
         """The lists this person may see (teams/views.queue_choices): their own queue, and for a lead or
         reviewer everyone's samples and each annotator's queue. The first time, their queue when they have

@@ -7,15 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QWidget
 
 from desktop_app.evaluation.step_predictions import step_prediction_rows
-from desktop_app.store.project import Project
 from desktop_app.ui.eval.prediction_layer import marks_from_rows
-from desktop_app.ui.eval.prediction_panel import PredictionPanel
-from desktop_app.ui.eval.runs_panel import RunsPanel
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
+    from desktop_app.ui.open_project import OpenProject
 
 
 class EvaluationWiring(QObject):
@@ -24,34 +23,27 @@ class EvaluationWiring(QObject):
         self.window = window
         self._dashboard_added = False  # the dashboard's dock is docked only when first shown
 
-    def open(self, project: Project) -> None:
+    def open(self, opened: OpenProject) -> None:
         """A project opened: its runs panel, the dashboard and the answers' cards."""
-        window = self.window
-        window.runs = runs = RunsPanel(project)
+        window, runs = self.window, opened.runs
         runs.set_selection_provider(lambda: (
             window.browser.current_filter() if window.browser else None,
             [window.ws.episode.id] if window.ws is not None and window.ws.episode is not None else None))
         runs.predictionsChanged.connect(self.predictions_changed)
         runs.runFinished.connect(self.run_finished)
         runs.runsVisibilityChanged.connect(lambda _ids: (self.refresh(), window.suggestions.refresh()))
-        window.prediction_panel = PredictionPanel()
         window.left_tabs.addTab(runs, "Runs")
         if self._dashboard_added:  # shown for the project before: it is there for this one too
             self._make_dashboard()
-        window.right_tabs.addTab(window.prediction_panel, "Predictions")
+        window.right_tabs.addTab(opened.prediction_panel, "Predictions")
         window.scene.markClicked.connect(lambda _run: window.step_view.canvas_selection())
         self.refresh()
-        window.judge.set_project(project)
+        window.judge.set_project(opened.project)
 
     def close(self) -> None:
-        """The project closes: runs stop (writing what they have), the panels go."""
-        window = self.window
-        if window.runs is not None:
-            window.runs.shutdown()
-        for widget in (window.runs, window.dashboard, window.prediction_panel):
-            if widget is not None:
-                widget.deleteLater()
-        window.runs = window.dashboard = window.prediction_panel = None
+        """The project closes (its OpenProject stops its runs and deletes the panels): the dashboard's dock
+        lets go of this project's dashboard."""
+        self.window.dashboard_dock.setWidget(QWidget())  # an empty dock, never the closed project's numbers
 
     def refresh(self) -> None:
         window = self.window
@@ -97,12 +89,9 @@ class EvaluationWiring(QObject):
     def _make_dashboard(self) -> None:
         """The dashboard, made when first shown: its plotting library (pyqtgraph) costs a quarter of a second to
         import, which start-up does not wait for."""
-        from desktop_app.ui.eval.dashboard import DashboardWidget
-
-        window = self.window
-        window.dashboard = DashboardWidget()
-        window.dashboard.barClicked.connect(self.bar_clicked)
-        window.dashboard_dock.setWidget(window.dashboard)
+        dashboard = self.window.opened.make_dashboard()
+        dashboard.barClicked.connect(self.bar_clicked)
+        self.window.dashboard_dock.setWidget(dashboard)
 
     def show_dashboard(self, on: bool = True) -> None:
         window = self.window

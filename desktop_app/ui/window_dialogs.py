@@ -49,10 +49,8 @@ class WindowDialogs(QObject):
         if window.grid is not None:
             window.grid.set_palette(settings.palette)
         window.scene.set_caption_mode(settings.box_captions)
-        if window.ws is not None:  # a local project's user is the name in Settings (a server's is its login)
-            window.project.local_user = annotator_name(settings)
-            window.ws.actor = window.project.user
-            window.status.show_identity(window.project.identity, window.project.on_server)
+        if window.opened is not None:  # a local project's user is the name in Settings (a server's is its login)
+            window.opened.worker_renamed(annotator_name(settings))
         if window.properties is not None:
             window.properties.palette = settings.palette
             window.properties.refresh()
@@ -114,11 +112,11 @@ class WindowDialogs(QObject):
     # side windows --------------------------------------------------------------------------------------
     def _open_beside(self, attr: str, make) -> None:
         """A window of its own beside the main one (not modal), closed and freed by the user; the main window
-        keeps it under `attr`."""
+        project keeps it under `attr` (MainWindow.vaf_window and the like read it)."""
         window = make()
         window.setAttribute(Qt.WA_DeleteOnClose)
         window.show()
-        setattr(self.window, attr, window)
+        self.window.opened.keep_beside(attr, window)  # it reads this project: it closes with it
 
     def show_observation(self) -> None:
         from desktop_app.ui.observation_view import ObservationView
