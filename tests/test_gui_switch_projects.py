@@ -149,3 +149,21 @@ def test_renaming_yourself_in_settings_renames_your_queue(qtbot, tmp_path):
     assert "My queue (annabel)" in texts and not any("(ann)" in t for t in texts), texts
     assert window.status.annotator.text() == "Annotator: annabel"
     assert window.browser.model.annotator == "annabel" and window.ws.actor == "annabel"
+
+
+def test_with_no_project_open_its_actions_are_greyed_out_and_their_keys_do_nothing(qtbot, tmp_path):
+    from gui_helpers import key
+
+    bravo = _project_b(tmp_path)
+    window = _window(qtbot)
+    acting = ("nav.next", "edit.delete", "label.gold", "file.export", "review.mode", "work.done", "edit.undo")
+    assert not any(window.actions_by_id[a].isEnabled() for a in acting)
+    assert not window.variants_action.isEnabled() and not window.profile_action.isEnabled()
+    for keys in ("D", "Delete", "1", "Ctrl+Z", "Ctrl+Return"):  # pressed anyway: nothing happens, nothing breaks
+        key(window, keys)
+    assert window.open_project(bravo)
+    assert all(window.actions_by_id[a].isEnabled() for a in acting if a != "edit.undo")  # nothing to undo yet
+    key(window, "D")  # the next sample
+    assert window.status.counts.text().startswith("2/2 ")
+    window.close_project()
+    assert not any(window.actions_by_id[a].isEnabled() for a in acting)

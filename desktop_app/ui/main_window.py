@@ -78,7 +78,12 @@ class MainWindow(QMainWindow):
         self.team = TeamWiring(self)
         self.actions_by_id = window_menus.make_actions(self)
         self.apply_shortcuts()
-        window_menus.make_menus(self)
+        self.menu_actions = window_menus.make_menus(self)  # the menus' own actions, by name
+        (self.captions_action, self.model_suggestions_action, self.dashboard_action, self.observe_action,
+         self.probes_action, self.profile_action, self.variants_action) = (
+            self.menu_actions[k] for k in ("captions", "model_suggestions", "dashboard", "observe", "probes",
+                                           "profile", "variants"))
+        window_menus.project_shown(self, False)  # nothing to act on yet
         self.judge = JudgePages(self)  # Trajectories menu: label trajectories, judge agreement
         self.status.update_mode()
         self._restore_geometry()
@@ -194,6 +199,10 @@ class MainWindow(QMainWindow):
 
     def apply_shortcuts(self) -> None:
         window_menus.apply_shortcuts(self)
+
+    def project_shown(self, on: bool) -> None:
+        """A project opened or closed: the actions on one become usable or greyed out."""
+        window_menus.project_shown(self, on)
 
     def selected_ids(self) -> list[int]:
         return self.editing.selected_ids()

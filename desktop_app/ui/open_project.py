@@ -81,9 +81,18 @@ class OpenProject(QObject):
         if not self.disposed:
             self.changed.emit(reason)
 
+    def settings_changed(self, settings: Settings) -> None:
+        """Settings were saved: the views' palette, and on a folder project who works (Settings' name)."""
+        from desktop_app.settings import annotator_name
+
+        self.grid.set_palette(settings.palette)
+        self.properties.palette = settings.palette
+        self.properties.refresh()
+        self.worker_renamed(annotator_name(settings))
+
     def worker_renamed(self, name: str) -> None:
         """Settings changed the annotator's name (a folder project: on a server the login is who works)."""
-        if self.project.on_server:
+        if self.project.on_server or name == self.project.local_user:
             return
         self.project.local_user = name
         self.ws.actor = self.project.user

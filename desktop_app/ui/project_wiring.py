@@ -77,6 +77,7 @@ class ProjectWiring(QObject):
         window.task_panel.set_workspace(ws)
         self._remember(project)
         window.setWindowTitle(f"{project.name} - ScreenLab")
+        window.project_shown(True)
         window.status.show_identity(project.identity, project.on_server)
         window.status.set_saved(True)
         with project.reading() as session:  # back to the screen this annotator changed last
@@ -92,8 +93,9 @@ class ProjectWiring(QObject):
         window.step_view.connect_workspace(ws)
         ws.connectionLost.connect(lambda message: window.connection_banner.lost(project, message))
         ws.navigated.connect(browser.select_episode)
-        ws.navigated.connect(lambda _id: window.grid and window.grid.follow_browser())  # select_episode is quiet
-        ws.stateChanged.connect(lambda *_: window.browser and window.browser.reload_queues())
+        grid = self.current.grid
+        ws.navigated.connect(lambda _id: grid.follow_browser())  # select_episode is quiet
+        ws.stateChanged.connect(lambda *_: browser.reload_queues())
         window.team.project_opened(project, ws)
         ws.undo_stack.canUndoChanged.connect(undo.setEnabled)
         ws.undo_stack.canRedoChanged.connect(redo.setEnabled)
@@ -124,21 +126,21 @@ class ProjectWiring(QObject):
         window.left_tabs.clear()
         window.right_tabs.clear()
         window.judge.set_project(None)
+        window.team.project_closed()
         window.a11y.set_workspace(None)
         window.task_panel.set_workspace(None)
         self.current = None  # from here the window shows no project (MainWindow.opened)
         opened.dispose()
         window.setWindowTitle("ScreenLab")
+        window.project_shown(False)
         # counts, identity, OCR figures and a finished folder import's "N screenshots": about that project
         window.status.project_closed(keep_import=keep_import)
 
     def _changed(self, reason: Change) -> None:
-        """The open project's one change channel, for the views the window holds across projects."""
-        window = self.window
-        if reason is Change.VERDICTS:
-            window.evaluation.verdicts_changed()
-        elif reason is Change.WORKER:
-            window.status.show_identity(window.project.identity, window.project.on_server)
+        """The open project's one change channel, for the views the window holds across projects (the
+        evaluation side subscribes itself: ui/evaluation_wiring.py)."""
+        if reason is Change.WORKER:
+            self.window.status.show_identity(self.current.project.identity, self.current.project.on_server)
 
     # the File menu ----------------------------------------------------------------------------------
     def choose(self) -> None:
@@ -199,17 +201,14 @@ class ProjectWiring(QObject):
         if not self.window.settings.recent_projects:
             menu.addAction("(none)").setEnabled(False)
 
+    # File > Import and Export act on the open project (greyed out while none is: window_menus.NEEDS_PROJECT)
     def import_dialog(self) -> None:
-        window = self.window
-        if window.project is None:
-            return
-        dialog = ImportDialog(window.project, window)
+        opened = self.current
+        dialog = ImportDialog(opened.project, self.window)
         dialog.exec()
-        if dialog.report is not None and window.browser is not None:
-            window.browser.reload_choices()
-            window.browser.apply_filter()
+        if dialog.report is not None:
+            opened.browser.reload_choices()
+            opened.browser.apply_filter()
 
     def export_dialog(self) -> None:
-        window = self.window
-        if window.project is not None and window.browser is not None:
-            ExportDialog(window.project, window.browser.current_filter(), window).exec()
+        ExportDialog(self.current.project, self.current.browser.current_filter(), self.window).exec()
