@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.store.models import EPISODE_REVIEW_STATUSES
-from desktop_app.store.project import Project
+from desktop_app.store.project import Project, is_connection_lost
 from desktop_app.store.queries import (
     EpisodeFilter,
     count_episodes,
@@ -188,7 +188,12 @@ class EpisodeTableModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid() or role not in (Qt.DisplayRole, Qt.ToolTipRole):
             return None
-        row = self.row_data(index.row())
+        try:
+            row = self.row_data(index.row())
+        except Exception as exc:
+            if not is_connection_lost(exc):
+                raise
+            return None  # the server is away (the banner says so): a blank cell, read again on the next paint
         if row is None:
             return None
         _, key, goal, scenario, status, counts, state, people = row
