@@ -14,10 +14,11 @@ import pytest
 from sqlalchemy import select
 
 from desktop_app import api
+from desktop_app.evaluation.rescore import keep_verdicts_current
 from desktop_app.ocr.base import OcrOutcome, Word, quad_from_xyxy
 from desktop_app.ocr.screen_reading import ScreenReading, accepted_box, drawn_box, siblings, snapped
 from desktop_app.ocr.suggested_box import Piece
-from desktop_app.store import box_listeners, edits
+from desktop_app.store import edits
 from desktop_app.store import models as m
 from desktop_app.store.box_clipboard import CLIPBOARD_KEY, boxes_from_clipboard, clipboard_text, copied
 from desktop_app.store.box_placement import DUPLICATE_OFFSET, duplicated, nudged, pasted
@@ -178,7 +179,8 @@ def scored(any_project, tmp_path):
     import_path(any_project, tmp_path / "data", "screenlab")
     execute(any_project, create_run(any_project, BASELINES["center"]))  # clicks (100, 50)
     assert verdict(any_project) == "gold"
-    return any_project
+    # what api.open_project does on opening (the doors themselves: test_every_door_rescores_...)
+    return keep_verdicts_current(any_project)
 
 
 def verdict(project):
@@ -211,15 +213,12 @@ def test_an_undone_delete_and_a_scenario_change_rescore_too(scored):
     edits.restore_boxes(scored, saved)
     assert verdict(scored) == "gold"
     calls = []
-    box_listeners.after_boxes_changed(listener := lambda project, steps: calls.append(steps))
-    try:
-        episode_id = scored_episode(scored)
-        edits.update_episode(scored, episode_id, {"goal": "Log in"})
-        assert calls == []  # the goal is not what judging reads
-        edits.update_episode(scored, episode_id, {"scenario": "search"})
-        assert calls == [[box_.step_id]]
-    finally:
-        box_listeners.forget(listener)
+    scored.follow_edits(lambda project, steps: calls.append(steps))
+    episode_id = scored_episode(scored)
+    edits.update_episode(scored, episode_id, {"goal": "Log in"})
+    assert calls == []  # the goal is not what judging reads
+    edits.update_episode(scored, episode_id, {"scenario": "search"})
+    assert calls == [[box_.step_id]]
 
 
 def scored_episode(project):
@@ -235,31 +234,68 @@ def test_listeners_run_once_after_commit_never_after_a_rollback_and_never_fail_t
         calls.append(steps)
         raise RuntimeError("listener broke")
 
-    box_listeners.after_boxes_changed(failing)
-    box_listeners.after_boxes_changed(failing)  # registered once
-    try:
-        edits.update_boxes(scored, [(box_.id, {"label": "distracted"})])  # saved, and re-scored before `failing`
-        assert calls == [[box_.step_id]] and verdict(scored) == "distracted"
-        with pytest.raises(ValueError), scored.transaction() as s:  # a multi-write edit that rolls back
-            edits.add_boxes_in(s, box_.step_id, [{"x1": 1, "y1": 1, "x2": 5, "y2": 5, "label": "gold"}], "ann")
-            raise ValueError("changed my mind")
-        assert calls == [[box_.step_id]]
-        assert len(edits.boxes_of_step(scored, box_.step_id)) == 1
-    finally:
-        box_listeners.forget(failing)
-    assert failing not in box_listeners.listeners()
+    scored.follow_edits(failing)
+    scored.follow_edits(failing)  # followed once
+    edits.update_boxes(scored, [(box_.id, {"label": "distracted"})])  # saved, and re-scored before `failing`
+    assert calls == [[box_.step_id]] and verdict(scored) == "distracted"
+    with pytest.raises(ValueError), scored.transaction() as s:  # a multi-write edit that rolls back
+        edits.add_boxes_in(s, box_.step_id, [{"x1": 1, "y1": 1, "x2": 5, "y2": 5, "label": "gold"}], "ann")
+        raise ValueError("changed my mind")
+    assert calls == [[box_.step_id]]
+    assert len(edits.boxes_of_step(scored, box_.step_id)) == 1
 
 
-def test_every_entry_point_registers_the_rescoring():
-    """The API (scripts, the CLI's commands) and the window's workspace register it on import; the store
-    alone does not import evaluation (the layers forbid the cycle)."""
-    code = ("import importlib, sys; from desktop_app.store import box_listeners as b; "
-            "importlib.import_module(sys.argv[1]); "
-            "print(sorted(f.__module__ + '.' + f.__name__ for f in b.listeners()))")
-    for module in ("desktop_app.api", "desktop_app.ui.workspace"):
-        out = subprocess.run([sys.executable, "-c", code, module], capture_output=True, text=True, check=True,
-                             env=dict(os.environ, QT_QPA_PLATFORM="offscreen")).stdout
-        assert out.strip() == "['desktop_app.evaluation.rescore.rescore_after_edit']", (module, out)
-    out = subprocess.run([sys.executable, "-c", code, "desktop_app.store.edits"], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "[]"
+SCRIPT = """
+import sys
+from desktop_app import api
+from desktop_app.store import edits
+from desktop_app.store.project import Project
+
+how, location, box_id = sys.argv[1], sys.argv[2], int(sys.argv[3])
+opened = api.open_project(location) if how == "api" else Project.open(location)
+with opened as project:
+    edits.update_boxes(project, [(box_id, {"label": "distracted"})])
+"""
+
+
+def _folder_scored(tmp_path) -> int:
+    """A folder project like `scored`'s, made through the API; returns its gold box's id."""
+    from desktop_app.agents.profiles import BASELINES
+    from desktop_app.formats.transfer import import_path
+    from desktop_app.runs.engine import create_run, execute
+
+    make_image(tmp_path / "data" / "s.png", size=(200, 100))
+    line = {"id": "one", "goal": "Sign in", "scenario": "popup", "steps": [{"image": "s.png", "actions": [
+        {"label": "gold", "box": [80, 30, 120, 70], "element_text": "Sign in"}]}]}
+    (tmp_path / "data" / "episodes.jsonl").write_text(json.dumps(line) + "\n")
+    with api.init_project(tmp_path / "p") as project:
+        import_path(project, tmp_path / "data", "screenlab")
+        execute(project, create_run(project, BASELINES["center"]))
+        return the_box(project).id
+
+
+def _in_own_process(command) -> None:
+    done = subprocess.run(command, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("door", ["script", "cli"])
+def test_every_door_rescores_after_an_edit_in_its_own_process(tmp_path, door):
+    """A script that opens through the API and edits through the store alone (nothing on the edit's path
+    imports evaluation), and the command line, each in a fresh process: the stored answer is judged again."""
+    box_id = _folder_scored(tmp_path)
+    _in_own_process([sys.executable, "-c", SCRIPT, "api", str(tmp_path / "p"), str(box_id)] if door == "script"
+                    else [sys.executable, "-m", "desktop_app", "boxes", "edit", str(tmp_path / "p"), str(box_id),
+                          "--set", "label=distracted"])
+    with api.open_project(tmp_path / "p") as project:
+        assert verdict(project) == "distracted"
+
+
+def test_the_stores_bare_opening_does_not_rescore(tmp_path):
+    """Project.open is the store's own opening (its tests, read-only tools): what follows an edit is the
+    opener's to say, and it said nothing; so the verdict is still the old one (the test above can fail)."""
+    box_id = _folder_scored(tmp_path)
+    _in_own_process([sys.executable, "-c", SCRIPT, "bare", str(tmp_path / "p"), str(box_id)])
+    with api.open_project(tmp_path / "p") as project:
+        assert verdict(project) == "gold"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from sqlalchemy import func, select
 
@@ -34,14 +36,20 @@ def test_run_markers_filters_and_rescoring(qtbot, demo_copy):
                                                                      prediction.verdict)]
     assert window.prediction_panel.findChildren(object)  # a card per visible run
 
-    # fixing the label of the box it hit re-scores it at once
+    # fixing the label of the box it hit re-scores it, off the UI thread, and the marker follows
     new_label = {"gold": "3", "distracted": "3", "other": "1"}[prediction.verdict]
     window.scene.select_ids([prediction.matched_box_id])
     key(window, new_label)
     expected = {"3": "other", "1": "gold"}[new_label]
+    qtbot.waitUntil(lambda: window.scene.predictions.marks()[0].verdict == expected, timeout=10000)
     with window.project.reading() as s:
         assert s.get(m.Prediction, prediction.id).verdict == expected
-    assert window.scene.predictions.marks()[0].verdict == expected
+    # what follows an edit ran on a background thread: the key press's undo command did not wait for it
+    on_ui_thread = []
+    window.project.follow_edits(lambda _p, _steps: on_ui_thread.append(
+        threading.current_thread() is threading.main_thread()))
+    key(window, {"3": "1", "1": "3"}[new_label])
+    qtbot.waitUntil(lambda: on_ui_thread == [False], timeout=10000)
 
     # outcome filter: the episodes where the run clicked nothing annotated
     browser = window.browser

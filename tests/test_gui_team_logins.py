@@ -179,7 +179,7 @@ def test_the_lead_adds_a_person_in_team_people_and_hands_over_the_password(qtbot
         conn.exec_driver_sql('DROP ROLE IF EXISTS "cara"')
     window = _window(qtbot, team, "lena")
     window.team.show_members()
-    dialog = window.team._open["people"]
+    dialog = window.opened.beside("people")
     assert isinstance(dialog, MembersDialog) and dialog.isVisible()
     dialog.add_button.click()
     dialog.add_dialog.login.setText("cara")

@@ -11,10 +11,8 @@ from sqlalchemy import select
 from desktop_app import api
 from desktop_app.agents.profiles import BASELINES
 from desktop_app.cli.main import main
-from desktop_app.evaluation.rescore import rescore_after_edit
 from desktop_app.formats.transfer import import_path
 from desktop_app.runs.engine import create_run, execute
-from desktop_app.store import box_listeners
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
@@ -51,11 +49,9 @@ def test_a_rescoring_lost_with_the_server_runs_when_it_is_back(own_server, tmp_p
             own_server.pause()
             stopped.append(True)
 
-    box_listeners.forget(rescore_after_edit)
-    box_listeners.after_boxes_changed(server_goes_away)
-    box_listeners.after_boxes_changed(rescore_after_edit)
     try:
-        with Project.open(url, media) as project:
+        with api.open_project(url, media) as project:
+            project.after_edit.insert(0, server_goes_away)  # before the re-scoring the opening added
             api.edit_boxes(project, {box: {"label": "distracted"}})  # committed; the re-scoring meets no server
             assert stopped and len(project.pending_after_edit) == 1
             own_server.resume()
@@ -63,7 +59,6 @@ def test_a_rescoring_lost_with_the_server_runs_when_it_is_back(own_server, tmp_p
             assert project.pending_after_edit == []
             assert _verdict(project) == "distracted"
     finally:
-        box_listeners.forget(server_goes_away)
         if not _up(own_server):
             own_server.resume()
 

@@ -31,6 +31,7 @@ from desktop_app.a11y.stored import StoredTree, flag_node, load_tree
 from desktop_app.agents.profiles import AgentProfile, ProfileError, get_profile
 from desktop_app.api.boxes import *  # noqa: F403  (boxes, attributes, labels: desktop_app/api/boxes.py)
 from desktop_app.api.boxes import __all__ as _boxes_all
+from desktop_app.api.projects import init_project, open_project
 from desktop_app.api.selection import Where
 from desktop_app.api.selection import filter_of as _filter
 from desktop_app.api.teams import *  # noqa: F403  (people, work, review: desktop_app/api/teams.py)
@@ -124,17 +125,6 @@ __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError"
 
 
 # -- projects and data ------------------------------------------------------------
-def open_project(location: str | Path, media: str | Path | None = None) -> Project:
-    """A project folder, or a database URL with its media folder. Use it as a context manager to close it."""
-    return Project.open(location, media)
-
-
-def init_project(location: str | Path, media: str | Path | None = None, media_in_database: bool = False) -> Project:
-    """A new project: a folder, or a database URL with the team's media folder, or with its images kept in the
-    database (`media_in_database=True`; `media` is then where this machine caches them)."""
-    return Project.init(location, media, media_in_database=media_in_database)
-
-
 def import_data(project: Project, path: str | Path, format: str | None = None, images: str | Path | None = None,
                 bbox_format: str | None = None, **options) -> ImportReport:
     """All or nothing: a bad record raises FormatError naming file, line and field; the project is unchanged.

@@ -8,13 +8,12 @@ After a successful edit with expected_version=v the screen is at version v + 1. 
 reads the current one in its own transaction and lands over whatever is stored then: only for a script that
 is the screen's sole writer.
 
-The agents' stored answers on the steps are judged again after each edit, as after an edit in the window
-(evaluation/rescore.py, registered with store/box_listeners.py).
+The agents' stored answers on the steps are judged again after each edit on a project opened with
+`open_project` / `init_project` (desktop_app/api/projects.py), as after an edit in the window.
 """
 
 from __future__ import annotations
 
-from desktop_app.evaluation import rescore as _rescore  # noqa: F401  (re-scores after box edits, ADR 0024)
 from desktop_app.store import edits as _edits
 from desktop_app.store import label_set as _label_set
 from desktop_app.store.attributes import attributes_of as _attributes_of

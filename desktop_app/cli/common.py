@@ -63,9 +63,9 @@ def add_text_metric(parser: argparse.ArgumentParser) -> None:
 
 
 def open_project(args) -> Project:
-    from desktop_app.store.project import Project
+    from desktop_app.api.projects import open_project
 
-    return Project.open(args.project, args.media)
+    return open_project(args.project, args.media)  # with the re-scoring after edits, as in every door
 
 
 def said_in_one_line(func, args) -> int:

@@ -63,9 +63,9 @@ def _logged(exc: BaseException) -> str:
 
 
 def cmd_init(args) -> int:
-    from desktop_app.store.project import Project
+    from desktop_app.api.projects import init_project
 
-    with Project.init(args.project, args.media, media_in_database=args.media_in_database) as project:
+    with init_project(args.project, args.media, media_in_database=args.media_in_database) as project:
         where = "in the database" if project.media.in_database else f"in {project.media.root}"
         print(f"created project {project.folder or project.url} (images {where})")
     return 0

@@ -28,10 +28,10 @@ def add_ocr_command(subparsers, add_project) -> argparse.ArgumentParser:
 
 
 def cmd_ocr(args) -> int:
+    from desktop_app.cli.common import open_project
     from desktop_app.cli.progress import ProgressBar
     from desktop_app.ocr.cache import ocr_project
     from desktop_app.settings import load_settings
-    from desktop_app.store.project import Project
 
     settings = load_settings()
     engine = args.engine or settings.ocr_engine or "rapidocr"
@@ -41,7 +41,7 @@ def cmd_ocr(args) -> int:
         options["model_dir"] = args.model_dir or settings.easyocr_model_dir or None
         options["allow_downloads"] = args.allow_downloads or settings.allow_downloads
         options = {k: v for k, v in options.items() if v}
-    with Project.open(args.project, args.media) as project:
+    with open_project(args) as project:
         try:
             report = ocr_project(project, engine, language, only_missing=not args.all,
                                  progress=(lambda *a: None) if args.quiet else ProgressBar(), **options)

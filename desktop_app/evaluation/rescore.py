@@ -1,6 +1,7 @@
 """Judge stored predictions again under ScreenLab's rules after a label fix, so every view agrees with the
-current labels. Registered with the store (store/box_listeners.py, ADR 0024): every committed change of
-boxes re-scores the answers on its steps, whether the window, the CLI, the API or a script made it.
+current labels. `keep_verdicts_current(project)` makes every committed change of boxes on that project
+re-score the answers on its steps (store/box_listeners.py, ADR 0024); `desktop_app.api.open_project` and
+`init_project` call it, so the window, the CLI, the API and a script that opened through them all get it.
 
 On a server an annotator may not write verdicts (a verdict written by hand would change what the team
 measures: ADR 0029). Their edits put the steps in `rescore_due`, and a lead or reviewer reading results
@@ -16,7 +17,6 @@ from sqlmodel import Session
 from desktop_app.agents.actions import stored_action
 from desktop_app.evaluation.rules.base import target_of
 from desktop_app.evaluation.rules.screenlab import ScoringOptions, judge
-from desktop_app.store import box_listeners
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.server_roles import STAFF
@@ -65,7 +65,12 @@ def _judged_by_staff(project: Project) -> bool:
     return project.on_server and project.identity.role not in STAFF
 
 
-@box_listeners.after_boxes_changed
+def keep_verdicts_current(project: Project) -> Project:
+    """From now on, every committed change of boxes on `project` re-scores the answers on its steps."""
+    project.follow_edits(rescore_after_edit)
+    return project
+
+
 def rescore_after_edit(project: Project, step_ids: list[int]) -> int:
     """The store calls this after boxes of these steps changed; returns how many verdicts changed (or, for
     an annotator on a server, how many steps now wait for a lead or reviewer to judge them)."""

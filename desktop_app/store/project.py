@@ -8,7 +8,7 @@ transaction, so nothing is ever "unsaved".
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -70,8 +70,17 @@ class Project:
         self.engine: Engine = make_engine(url)
         self._identity: Identity | None = None
         self.local_user: str | None = None  # a SQLite project's user when given (Project.open(user=))
-        # what had to follow a committed edit but met a lost server (store/box_listeners.py): done when it is back
+        # what follows a committed change of boxes (store/box_listeners.py): added by whoever opened the
+        # project (api.open_project adds the re-scoring), run by `run_after_edit` (the window: off its UI thread)
+        self.after_edit: list[box_listeners.Listener] = []
+        self.run_after_edit: Callable[[Callable[[], object]], object] = box_listeners.call_now
+        # what had to follow a committed edit but met a lost server: done when it is back
         self.pending_after_edit: list = []
+
+    def follow_edits(self, listener: box_listeners.Listener) -> None:
+        """Call `listener(project, step_ids)` after every committed change of boxes (once per listener)."""
+        if listener not in self.after_edit:
+            self.after_edit.append(listener)
 
     def __repr__(self) -> str:
         return f"Project({self.folder or self.url!s})"

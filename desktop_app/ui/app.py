@@ -41,17 +41,16 @@ def ask_annotator(window: MainWindow) -> None:
     settings = window.settings
     if settings.annotator or os.environ.get("SCREENLAB_USER"):
         return
-    if window.project is not None and window.project.on_server:  # there, who you are is your login
+    opened = window.opened
+    if opened is not None and opened.project.on_server:  # there, who you are is your login
         return
     name, ok = QInputDialog.getText(window, "Who is annotating?",
                                     "Your name is written next to every edit you make (audit trail):")
     if ok and name.strip():
         settings.annotator = name.strip()
         save_settings(settings)
-        if window.ws is not None:
-            window.project.local_user = settings.annotator
-            window.ws.actor = window.project.user
-            window.annotator_label.setText(f"Annotator: {settings.annotator}")
+        if opened is not None:  # the queue, the State column and the status bar follow the name
+            opened.worker_renamed(settings.annotator)
 
 
 def build_window(project: str | None = None, media: str | None = None) -> MainWindow:
@@ -77,17 +76,18 @@ def smoke_check(window: MainWindow) -> int:
         app.processEvents()
     drawn = isinstance(window.scene.background, ImageItem) and bool(window.scene.items_by_id)
     words, ocr_note = 0, "no screen"
-    if window.ws is not None:
+    opened = window.opened
+    if opened is not None:
         try:
             # in the OCR process, as the window reads screens: an installer that cannot start it fails here
-            outcome = ocr_screen(window.project, window.ws.screen, refresh=True, analyse=shared_ocr_process().analyse)
+            outcome = ocr_screen(opened.project, opened.ws.screen, refresh=True, analyse=shared_ocr_process().analyse)
             words, ocr_note = len(outcome.words), f"{outcome.engine} read {len(outcome.words)} words"
         except Exception as exc:  # report it as a failed check, not a traceback
             ocr_note = f"OCR failed: {exc}"
     ok = drawn and words > 0
     out = Path(os.environ.get("SCREENLAB_SMOKE_SCREENSHOT", user_log_dir() / "smoke.png"))
     window.grab().save(str(out))
-    print(f"smoke: {'ok' if ok else 'FAILED'}: project {window.project.name if window.project else '-'}, "
+    print(f"smoke: {'ok' if ok else 'FAILED'}: project {opened.project.name if opened else '-'}, "
           f"{len(window.scene.items_by_id)} boxes drawn, {ocr_note}, screenshot {out}")
     window.close()
     return 0 if ok else 1

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.store.models import EPISODE_REVIEW_STATUSES
-from desktop_app.store.project import Project
+from desktop_app.store.project import Project, is_connection_lost
 from desktop_app.store.queries import (
     EpisodeFilter,
     count_episodes,
@@ -188,7 +188,12 @@ class EpisodeTableModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid() or role not in (Qt.DisplayRole, Qt.ToolTipRole):
             return None
-        row = self.row_data(index.row())
+        try:
+            row = self.row_data(index.row())
+        except Exception as exc:
+            if not is_connection_lost(exc):
+                raise
+            return None  # the server is away (the banner says so): a blank cell, read again on the next paint
         if row is None:
             return None
         _, key, goal, scenario, status, counts, state, people = row
@@ -347,6 +352,17 @@ class SampleBrowser(QWidget):
             self.outcome.addItem(f"Runs {a} and {b} disagree", f"disagree|{a}|{b}")
         self.outcome.setCurrentIndex(max(self.outcome.findData(current), 0))
         self.outcome.blockSignals(False)
+
+    def set_annotator(self, name: str) -> None:
+        """The person working renamed themself (Settings, a folder project): the State column and "My queue"
+        follow the new name, and a list showing their queue shows it under that name."""
+        old, self.annotator = self.annotator, name
+        self.model.annotator = name
+        was_mine = self.queue.currentData() == old
+        self.reload_queues()
+        if was_mine:
+            self.queue.setCurrentIndex(max(self.queue.findData(name), 0))
+        self.apply_filter()
 
     def reload_queues(self) -> None:
         """The lists this person may see (teams/views.queue_choices): their own queue, and for a lead or

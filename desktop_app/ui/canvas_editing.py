@@ -77,7 +77,7 @@ class CanvasEditing(QObject):
 
     def set_own_label(self, number: int) -> None:
         """Keys 4-9: the project's own labels, in the order it added them."""
-        own = labels(self.window.project.engine) if self.window.project is not None else ()
+        own = labels(self.window.project.engine)  # keys 4-9 act only while a project is open
         if number - 1 < len(own):
             self.set_label(own[number - 1])
         else:
@@ -87,16 +87,13 @@ class CanvasEditing(QObject):
     def labels_dialog(self) -> None:
         from desktop_app.ui.labels_dialog import LabelsDialog
 
-        if self.window.project is None:
-            return
         dialog = LabelsDialog(self.window.project, self.window.settings.palette, self.window)
         dialog.changed.connect(self.labels_changed)
         dialog.open()
 
     def labels_changed(self) -> None:
-        if self.window.properties is not None:
-            self.window.properties.reload_labels()
-            self.window.properties.refresh_boxes()
+        self.window.properties.reload_labels()  # the dialog is about the open project
+        self.window.properties.refresh_boxes()
         self.scene.set_own_labels(labels(self.window.project.engine)[3:])
 
     # edits of the selection ------------------------------------------------------------------------

@@ -7,15 +7,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QWidget
 
 from desktop_app.evaluation.step_predictions import step_prediction_rows
-from desktop_app.store.project import Project
+from desktop_app.store.project import is_connection_lost
 from desktop_app.ui.eval.prediction_layer import marks_from_rows
-from desktop_app.ui.eval.prediction_panel import PredictionPanel
-from desktop_app.ui.eval.runs_panel import RunsPanel
+from desktop_app.ui.open_project import Change, OpenProject
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
+
 
 
 class EvaluationWiring(QObject):
@@ -24,97 +25,93 @@ class EvaluationWiring(QObject):
         self.window = window
         self._dashboard_added = False  # the dashboard's dock is docked only when first shown
 
-    def open(self, project: Project) -> None:
-        """A project opened: its runs panel, the dashboard and the answers' cards."""
-        window = self.window
-        window.runs = runs = RunsPanel(project)
+    def open(self, opened: OpenProject) -> None:
+        """A project opened: its runs panel, the dashboard and the answers' cards. Its signals carry the
+        open project to the handlers, which therefore never meet a closed one."""
+        window, runs = self.window, opened.runs
         runs.set_selection_provider(lambda: (
-            window.browser.current_filter() if window.browser else None,
-            [window.ws.episode.id] if window.ws is not None and window.ws.episode is not None else None))
-        runs.predictionsChanged.connect(self.predictions_changed)
-        runs.runFinished.connect(self.run_finished)
-        runs.runsVisibilityChanged.connect(lambda _ids: (self.refresh(), window.suggestions.refresh()))
-        window.prediction_panel = PredictionPanel()
+            opened.browser.current_filter(),
+            [opened.ws.episode.id] if opened.ws.episode is not None else None))
+        runs.predictionsChanged.connect(lambda run_id: self._predictions_changed(opened, run_id))
+        runs.runFinished.connect(lambda _run_id: (opened.browser.reload_outcomes(), self._refresh(opened)))
+        runs.runsVisibilityChanged.connect(lambda _ids: (self._refresh(opened), window.suggestions.refresh()))
+        opened.changed.connect(lambda reason: reason is Change.VERDICTS and self._verdicts_changed(opened))
         window.left_tabs.addTab(runs, "Runs")
         if self._dashboard_added:  # shown for the project before: it is there for this one too
-            self._make_dashboard()
-        window.right_tabs.addTab(window.prediction_panel, "Predictions")
+            self._make_dashboard(opened)
+        window.right_tabs.addTab(opened.prediction_panel, "Predictions")
         window.scene.markClicked.connect(lambda _run: window.step_view.canvas_selection())
-        self.refresh()
-        window.judge.set_project(project)
+        self._refresh(opened)
+        window.judge.set_project(opened.project)
 
     def close(self) -> None:
-        """The project closes: runs stop (writing what they have), the panels go."""
-        window = self.window
-        if window.runs is not None:
-            window.runs.shutdown()
-        for widget in (window.runs, window.dashboard, window.prediction_panel):
-            if widget is not None:
-                widget.deleteLater()
-        window.runs = window.dashboard = window.prediction_panel = None
-
-    def refresh(self) -> None:
-        window = self.window
-        self.refresh_predictions()
-        if (window.dashboard is not None and window.runs is not None and window.project is not None
-                and window.dashboard_dock.isVisible()):
-            runs = window.runs.visible_runs()
-            if runs:
-                window.dashboard.refresh(window.project, runs)
+        """The project closes (its OpenProject stops its runs and deletes the panels): the dashboard's dock
+        lets go of this project's dashboard."""
+        self.window.dashboard_dock.setWidget(QWidget())  # an empty dock, never the closed project's numbers
 
     def refresh_predictions(self) -> None:
+        """The shown step changed (ui/step_view.py): each visible run's answer on it."""
+        self._refresh_predictions(self.window.opened)
+
+    def _refresh(self, opened: OpenProject) -> None:
+        self._refresh_predictions(opened)
+        if opened.dashboard is not None and self.window.dashboard_dock.isVisible():
+            runs = opened.runs.visible_runs()
+            if runs:
+                opened.dashboard.refresh(opened.project, runs)
+
+    def _refresh_predictions(self, opened: OpenProject) -> None:
         """Each visible run's answer for the current step: markers on the canvas, cards beside it (both keep
         what they show when nothing changed)."""
         window = self.window
-        if window.runs is None or window.scene.predictions is None:
+        if window.scene.predictions is None:  # the scene's layer is made with its first image
             return
-        rows = []
-        if window.ws is not None and window.ws.step is not None:
-            rows = step_prediction_rows(window.project, window.ws.step.id, window.runs.visible_runs())
-        window.scene.predictions.set_predictions(marks_from_rows(rows, window.runs.colour_of))
-        window.prediction_panel.show_predictions(rows)
+        step = opened.ws.step
+        rows = step_prediction_rows(opened.project, step.id, opened.runs.visible_runs()) if step is not None else []
+        window.scene.predictions.set_predictions(marks_from_rows(rows, opened.runs.colour_of))
+        opened.prediction_panel.show_predictions(rows)
         window.view.viewport().update()
 
-    def predictions_changed(self, run_id: int) -> None:
-        window = self.window
-        if window.runs is not None and run_id in window.runs.visible_runs():
-            self.refresh_predictions()
-        if window.browser is not None:
-            window.browser.model.invalidate_rows()
+    def _predictions_changed(self, opened: OpenProject, run_id: int) -> None:
+        if run_id in opened.runs.visible_runs():
+            self._refresh_predictions(opened)
+        opened.browser.model.invalidate_rows()
 
-    def run_finished(self, run_id: int) -> None:
-        if self.window.browser is not None:
-            self.window.browser.reload_outcomes()
-        self.refresh()
+    def _verdicts_changed(self, opened: OpenProject) -> None:
+        """The re-scoring after an edit finished (off the UI thread): the answers' cards, markers, the list's
+        outcome column and the dashboard show the verdicts as they now are."""
+        opened.browser.model.invalidate_rows()
+        try:
+            self._refresh(opened)
+        except Exception as exc:  # it arrives later than the edit: the server may have gone meanwhile
+            if not is_connection_lost(exc):
+                raise
+            # the banner says so; the verdicts show on the next step shown once it is back
 
-    def _make_dashboard(self) -> None:
+    def _make_dashboard(self, opened: OpenProject) -> None:
         """The dashboard, made when first shown: its plotting library (pyqtgraph) costs a quarter of a second to
         import, which start-up does not wait for."""
-        from desktop_app.ui.eval.dashboard import DashboardWidget
-
-        window = self.window
-        window.dashboard = DashboardWidget()
-        window.dashboard.barClicked.connect(self.bar_clicked)
-        window.dashboard_dock.setWidget(window.dashboard)
+        dashboard = opened.make_dashboard()
+        dashboard.barClicked.connect(lambda info: self._bar_clicked(opened, info))
+        self.window.dashboard_dock.setWidget(dashboard)
 
     def show_dashboard(self, on: bool = True) -> None:
-        window = self.window
-        if on and window.dashboard is None and window.runs is not None:
-            self._make_dashboard()
+        """View > Dashboard: the dock below the canvas (empty until a project is open)."""
+        window, opened = self.window, self.window.opened
+        if on and opened is not None and opened.dashboard is None:
+            self._make_dashboard(opened)
         if on and not self._dashboard_added:
             window.addDockWidget(Qt.BottomDockWidgetArea, window.dashboard_dock)
             window.dashboard_dock.visibilityChanged.connect(window.dashboard_action.setChecked)
             self._dashboard_added = True
         if self._dashboard_added:
             window.dashboard_dock.setVisible(on)
-        if on:
-            self.refresh()
+        if on and opened is not None:
+            self._refresh(opened)
 
-    def bar_clicked(self, info: dict) -> None:
-        browser = self.window.browser
-        if browser is None:
-            return
+    def _bar_clicked(self, opened: OpenProject, info: dict) -> None:
         parts = [info.get(k) for k in ("agent", "pattern", "scenario", "verdict") if info.get(k)]
         rules = f" ({info['rules']} rules)" if info.get("rules") else ""
-        browser.show_ids(list(info.get("episode_ids") or []), "dashboard: " + " / ".join(map(str, parts)) + rules)
-        self.window.left_tabs.setCurrentWidget(browser)  # the samples it lists are what the click asked for
+        opened.browser.show_ids(list(info.get("episode_ids") or []),
+                                "dashboard: " + " / ".join(map(str, parts)) + rules)
+        self.window.left_tabs.setCurrentWidget(opened.browser)  # the samples it lists are what the click asked for

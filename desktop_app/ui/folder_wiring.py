@@ -68,9 +68,9 @@ class FolderWiring(QObject):
             return False
         self.stop()
         self.folder, self.target = folder, folder_project(folder)
-        if is_project_folder(self.target) and not (window.project and _same(window.project.folder, self.target)):
+        if is_project_folder(self.target) and self._shown_project() is None:
             window.projects.open(self.target)  # opened before: what is in shows at once, the folder is read behind
-        self.shown = window.project is not None and _same(window.project.folder, self.target)
+        self.shown = self._shown_project() is not None
         shared = self.shared = _Shared()
         stopping = self.stopping = threading.Event()
 
@@ -99,6 +99,11 @@ class FolderWiring(QObject):
         task.start()
         return True
 
+    def _shown_project(self):
+        """The open project when it is the one this import fills (the user may have opened another)."""
+        opened = self.window.opened
+        return opened if opened is not None and _same(opened.project.folder, self.target) else None
+
     def fills(self, location: str | Path) -> bool:
         """Whether `location` is the project an import under way is filling."""
         return self.task is not None and _same(location, self.target)
@@ -122,13 +127,13 @@ class FolderWiring(QObject):
                 window.projects.open(self.target)
                 busy_worker.freeze_heap()  # what the open made (list, scene, panels) is long-lived too
             return
-        if window.browser is not None and _same(window.project.folder if window.project else None, self.target):
-            before = window.browser.model.rowCount()
-            window.browser.grow()
-            if window.browser.model.rowCount() != before:
+        opened = self._shown_project()
+        if opened is not None:
+            before = opened.browser.model.rowCount()
+            opened.browser.grow()
+            if opened.browser.model.rowCount() != before:
                 window.status.update_counts()  # "12/2,315": where the list stands
-                if window.grid is not None:
-                    window.grid.source.forget_rows()  # its last page of screens was short
+                opened.grid.source.forget_rows()  # its last page of screens was short
 
     def _finished(self, task: Task, report: FolderReport) -> None:
         if task is not self.task:

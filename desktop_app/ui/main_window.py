@@ -39,6 +39,7 @@ from desktop_app.ui.connection_banner import ConnectionBanner
 from desktop_app.ui.evaluation_wiring import EvaluationWiring
 from desktop_app.ui.judge.pages import JudgePages
 from desktop_app.ui.ocr_assist import OcrAssistant
+from desktop_app.ui.open_project import OpenProject
 from desktop_app.ui.project_wiring import ProjectWiring
 from desktop_app.ui.properties import PropertiesPanel
 from desktop_app.ui.render_service import RenderService
@@ -57,15 +58,6 @@ class MainWindow(QMainWindow):
     def __init__(self, settings: Settings):
         super().__init__()
         self.settings = settings
-        # what the open project shows: set by `projects` when one opens, None again when it closes
-        self.project: Project | None = None
-        self.ws: Workspace | None = None
-        self.browser: SampleBrowser | None = None
-        self.properties: PropertiesPanel | None = None
-        self.filmstrip = self.runs = self.dashboard = self.prediction_panel = None
-        self.grid = None  # the thumbnail grid of the samples (a tab beside the list)
-        # side windows, while open (window_dialogs.py opens them)
-        self.capability_view = self.probe_editor = self.observation_view = self.vaf_window = None
         self._render_service: RenderService | None = None
         self.setWindowTitle("ScreenLab")
         self.resize(1500, 900)
@@ -86,7 +78,12 @@ class MainWindow(QMainWindow):
         self.team = TeamWiring(self)
         self.actions_by_id = window_menus.make_actions(self)
         self.apply_shortcuts()
-        window_menus.make_menus(self)
+        self.menu_actions = window_menus.make_menus(self)  # the menus' own actions, by name
+        (self.captions_action, self.model_suggestions_action, self.dashboard_action, self.observe_action,
+         self.probes_action, self.profile_action, self.variants_action) = (
+            self.menu_actions[k] for k in ("captions", "model_suggestions", "dashboard", "observe", "probes",
+                                           "profile", "variants"))
+        window_menus.project_shown(self, False)  # nothing to act on yet
         self.judge = JudgePages(self)  # Trajectories menu: label trajectories, judge agreement
         self.status.update_mode()
         self._restore_geometry()
@@ -141,6 +138,60 @@ class MainWindow(QMainWindow):
         self.a11y.wanted.connect(self.show_a11y)
         self.a11y.message.connect(self.statusBar().showMessage)  # text, timeout in ms
 
+    # the open project and everything that shows it (ui/open_project.py): made by `projects` on open and
+    # disposed as one unit on close; these read it, None while no project is open (read-only: no part of
+    # the window can set one, or leave one behind)
+    @property
+    def opened(self) -> OpenProject | None:
+        projects = getattr(self, "projects", None)  # None while the window is being built
+        return projects.current if projects is not None else None
+
+    @property
+    def project(self) -> Project | None:
+        return self.opened.project if self.opened else None
+
+    @property
+    def ws(self) -> Workspace | None:
+        return self.opened.ws if self.opened else None
+
+    @property
+    def browser(self) -> SampleBrowser | None:
+        return self.opened.browser if self.opened else None
+
+    @property
+    def properties(self) -> PropertiesPanel | None:
+        return self.opened.properties if self.opened else None
+
+    @property
+    def filmstrip(self):
+        return self.opened.filmstrip if self.opened else None
+
+    @property
+    def grid(self):
+        """The thumbnail grid of the samples (a tab beside the list)."""
+        return self.opened.grid if self.opened else None
+
+    @property
+    def runs(self):
+        return self.opened.runs if self.opened else None
+
+    @property
+    def prediction_panel(self):
+        return self.opened.prediction_panel if self.opened else None
+
+    @property
+    def dashboard(self):
+        return self.opened.dashboard if self.opened else None
+
+    # side windows about the open project, while open (window_dialogs.py opens them)
+    def _beside(self, name: str):
+        return self.opened.beside(name) if self.opened else None
+
+    capability_view = property(lambda self: self._beside("capability_view"))
+    probe_editor = property(lambda self: self._beside("probe_editor"))
+    observation_view = property(lambda self: self._beside("observation_view"))
+    vaf_window = property(lambda self: self._beside("vaf_window"))
+
     # what other parts and the tests ask of the window ----------------------------------------------
     def annotator_name(self) -> str:
         """Who works in this window: the open project's user (on a server, the login), else Settings' name."""
@@ -148,6 +199,10 @@ class MainWindow(QMainWindow):
 
     def apply_shortcuts(self) -> None:
         window_menus.apply_shortcuts(self)
+
+    def project_shown(self, on: bool) -> None:
+        """A project opened or closed: the actions on one become usable or greyed out."""
+        window_menus.project_shown(self, on)
 
     def selected_ids(self) -> list[int]:
         return self.editing.selected_ids()

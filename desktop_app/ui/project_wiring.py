@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import shiboken6
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from desktop_app import api
 from desktop_app.formats.folder_open import source_folder
 from desktop_app.secrets import redact
 from desktop_app.settings import annotator_name, save_settings
@@ -20,10 +20,8 @@ from desktop_app.store.label_set import labels
 from desktop_app.store.project import Project, ProjectError, is_project_folder
 from desktop_app.store.queries import last_edited_by
 from desktop_app.ui.browser import SampleBrowser
-from desktop_app.ui.filmstrip import Filmstrip
 from desktop_app.ui.folder_wiring import FolderWiring
-from desktop_app.ui.properties import PropertiesPanel
-from desktop_app.ui.thumbnail_grid import ThumbnailGrid
+from desktop_app.ui.open_project import Change, OpenProject
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
 from desktop_app.ui.workspace import Workspace
 
@@ -37,34 +35,31 @@ class ProjectWiring(QObject):
         self.window = window
         self.new_project_dialog: QFileDialog | None = None
         self.folders = FolderWiring(window)  # File > Open Screenshots Folder…: its import in the background
+        self.current: OpenProject | None = None  # the open project (MainWindow.opened reads it)
 
     # opening ----------------------------------------------------------------------------------------
     def open(self, location: str | Path, media: str | None = None) -> bool:
         window, settings = self.window, self.window.settings
         media = media or settings.server_media.get(str(location))  # a server project from Recent
         try:
-            project = Project.open(location, media, user=annotator_name(settings))
+            project = api.open_project(location, media, user=annotator_name(settings))
         except (ProjectError, Exception) as exc:  # a bad folder or database must not take the window down
             QMessageBox.warning(window, "Cannot open project", redact(f"{location}\n\n{exc}"))
             return False
         self.close(keep_import=self.folders.fills(location))  # a folder's first screen landed: its import goes on
-        window.project = project
-        window.ws = ws = Workspace(project, project.user, window)
+        self.current = opened = OpenProject(project, settings, window)
+        ws, browser = opened.ws, opened.browser
+        opened.changed.connect(self._changed)
         window.scene.set_own_labels(labels(project.engine)[3:])
-        window.browser = browser = SampleBrowser(project, annotator=ws.actor)
-        window.properties = PropertiesPanel(ws, settings.palette)
-        window.filmstrip = Filmstrip(ws)
         window.left_tabs.insertTab(0, browser, "Samples")
-        # the same samples as thumbnails: the list's own model and selection, so either one moves the other
-        window.grid = ThumbnailGrid(browser, settings.palette)
-        window.left_tabs.insertTab(1, window.grid, "Thumbnails")
-        window.grid.opened.connect(lambda _id: window.view.setFocus())
-        window.right_tabs.insertTab(0, window.properties, "Properties")
+        window.left_tabs.insertTab(1, opened.grid, "Thumbnails")
+        opened.grid.opened.connect(lambda _id: window.view.setFocus())
+        window.right_tabs.insertTab(0, opened.properties, "Properties")
         window.left_tabs.setCurrentIndex(0)
         window.right_tabs.setCurrentIndex(0)
-        window.filmstrip_host.addWidget(window.filmstrip)
+        window.filmstrip_host.addWidget(opened.filmstrip)
         self._connect(project, ws, browser)
-        window.evaluation.open(project)
+        window.evaluation.open(opened)
         # short tab titles: four tabs share the dock's width; the tooltips say what they are
         tabs = window.right_tabs
         tabs.addTab(window.a11y, "Tree")
@@ -76,12 +71,13 @@ class ProjectWiring(QObject):
         browser.model.counted.connect(window.status.update_counts)  # "1/200" becomes "1/400,000" once counted
         browser.model.counted.connect(window.reviewing.counted)  # and the review queue's "200+" its size
         browser.boxStep.connect(lambda step: (window.view.setFocus(), window.editing.cycle_box(step)))
-        window.properties.boxesSelected.connect(window.step_view.list_selection)
-        window.filmstrip.stepChosen.connect(ws.load_step)
+        opened.properties.boxesSelected.connect(window.step_view.list_selection)
+        opened.filmstrip.stepChosen.connect(ws.load_step)
         window.a11y.set_workspace(ws)
         window.task_panel.set_workspace(ws)
         self._remember(project)
         window.setWindowTitle(f"{project.name} - ScreenLab")
+        window.project_shown(True)
         window.status.show_identity(project.identity, project.on_server)
         window.status.set_saved(True)
         with project.reading() as session:  # back to the screen this annotator changed last
@@ -97,8 +93,9 @@ class ProjectWiring(QObject):
         window.step_view.connect_workspace(ws)
         ws.connectionLost.connect(lambda message: window.connection_banner.lost(project, message))
         ws.navigated.connect(browser.select_episode)
-        ws.navigated.connect(lambda _id: window.grid and window.grid.follow_browser())  # select_episode is quiet
-        ws.stateChanged.connect(lambda *_: window.browser and window.browser.reload_queues())
+        grid = self.current.grid
+        ws.navigated.connect(lambda _id: grid.follow_browser())  # select_episode is quiet
+        ws.stateChanged.connect(lambda *_: browser.reload_queues())
         window.team.project_opened(project, ws)
         ws.undo_stack.canUndoChanged.connect(undo.setEnabled)
         ws.undo_stack.canRedoChanged.connect(redo.setEnabled)
@@ -115,43 +112,35 @@ class ProjectWiring(QObject):
 
     # closing ----------------------------------------------------------------------------------------
     def close(self, keep_import: bool = False) -> None:
-        window = self.window
+        window, opened = self.window, self.current
         if not keep_import:
             self.folders.stop()  # nothing writes into a project after it closed (what is in stays)
-        if window.project is None:
+        if opened is None:
             return
         window.set_review_mode(False)
         window.connection_banner.stop()
         window.review_banner.show_for(None, 0, window.scene, {})
-        if window.ws is not None:
-            window.ws.end_visit()  # the time on the last screen counts too
         window.evaluation.close()
-        if window.grid is not None:
-            window.grid.shutdown()  # its decodes in flight are dropped, not delivered to a deleted widget
-            window.grid.deleteLater()
-            window.grid = None
         window.scene.reset()
         window.step_view.prefetch.clear()  # screens decoded ahead for this project
         window.left_tabs.clear()
         window.right_tabs.clear()
-        for widget in (window.browser, window.properties):
-            if widget is not None:
-                widget.deleteLater()
-        if window.filmstrip is not None:
-            window.filmstrip.deleteLater()
-            window.filmstrip = None
-        if window.ws is not None:
-            window.ws.undo_stack.clear()
-            window.ws.deleteLater()
         window.judge.set_project(None)
+        window.team.project_closed()
         window.a11y.set_workspace(None)
         window.task_panel.set_workspace(None)
-        if window.vaf_window is not None and shiboken6.isValid(window.vaf_window):
-            window.vaf_window.close()  # it reads and writes this project
-        window.vaf_window = None
-        window.status.ocr.clear()  # the figures were about this project's screens
-        window.project.close()
-        window.project = window.ws = window.browser = window.properties = None
+        self.current = None  # from here the window shows no project (MainWindow.opened)
+        opened.dispose()
+        window.setWindowTitle("ScreenLab")
+        window.project_shown(False)
+        # counts, identity, OCR figures and a finished folder import's "N screenshots": about that project
+        window.status.project_closed(keep_import=keep_import)
+
+    def _changed(self, reason: Change) -> None:
+        """The open project's one change channel, for the views the window holds across projects (the
+        evaluation side subscribes itself: ui/evaluation_wiring.py)."""
+        if reason is Change.WORKER:
+            self.window.status.show_identity(self.current.project.identity, self.current.project.on_server)
 
     # the File menu ----------------------------------------------------------------------------------
     def choose(self) -> None:
@@ -169,7 +158,7 @@ class ProjectWiring(QObject):
 
     def new_server_project(self, url: str, media: str, in_database: bool) -> None:
         try:
-            Project.init(url, media or None, media_in_database=in_database).close()
+            api.init_project(url, media or None, media_in_database=in_database).close()
         except Exception as exc:  # a server that refuses, a database that already holds a project
             QMessageBox.warning(self.window, "New project on a server", redact(str(exc)))
             return
@@ -193,7 +182,7 @@ class ProjectWiring(QObject):
                                                             "type a new name.")
             return
         try:
-            Project.init(path).close()
+            api.init_project(path).close()
         except Exception as exc:
             QMessageBox.warning(self.window, "New project", str(exc))
             return
@@ -212,17 +201,14 @@ class ProjectWiring(QObject):
         if not self.window.settings.recent_projects:
             menu.addAction("(none)").setEnabled(False)
 
+    # File > Import and Export act on the open project (greyed out while none is: window_menus.NEEDS_PROJECT)
     def import_dialog(self) -> None:
-        window = self.window
-        if window.project is None:
-            return
-        dialog = ImportDialog(window.project, window)
+        opened = self.current
+        dialog = ImportDialog(opened.project, self.window)
         dialog.exec()
-        if dialog.report is not None and window.browser is not None:
-            window.browser.reload_choices()
-            window.browser.apply_filter()
+        if dialog.report is not None:
+            opened.browser.reload_choices()
+            opened.browser.apply_filter()
 
     def export_dialog(self) -> None:
-        window = self.window
-        if window.project is not None and window.browser is not None:
-            ExportDialog(window.project, window.browser.current_filter(), window).exec()
+        ExportDialog(self.current.project, self.current.browser.current_filter(), self.window).exec()

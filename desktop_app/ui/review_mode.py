@@ -34,7 +34,7 @@ class ReviewMode(QObject):
         """The verification panel for the current sample (None outside the queue)."""
         if not self.panels:
             return None
-        episode = self.window.ws.episode if self.window.ws else None
+        episode = self.window.ws.episode  # panels exist only in the queue, on an open project
         scenario = episode.scenario if episode is not None else ""
         return self.panels[PANEL_OF_SCENARIO.get(scenario, "screens")]
 
@@ -43,7 +43,7 @@ class ReviewMode(QObject):
 
     def set(self, on: bool) -> None:
         window = self.window
-        if window.ws is None or on == self.on:
+        if on == self.on:  # Review > Verification queue is greyed out while no project is open
             return
         self.on = on
         window.actions_by_id["review.mode"].setChecked(on)

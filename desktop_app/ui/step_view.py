@@ -99,11 +99,10 @@ class StepView(QObject):
         self.window.status.update_counts()
         self.canvas_selection()
 
-    def after_write(self) -> None:
-        if self.window.browser is not None:
-            self.window.browser.model.invalidate_rows()
-        # the store re-scored the agents' answers on the edited step (ADR 0024): show the verdicts as they are
-        self.window.evaluation.refresh_predictions()
+    def after_write(self) -> None:  # the open project's workspace wrote: its list shows the new counts
+        self.window.browser.model.invalidate_rows()
+        # the agents' answers on the edited step are re-scored off the UI thread (ADR 0024); the evaluation
+        # wiring shows the new verdicts when that is done (EvaluationWiring.verdicts_changed)
 
     def write_failed(self, message: str) -> None:
         self.window.status.set_saved(False, message)
@@ -115,7 +114,7 @@ class StepView(QObject):
     def canvas_selection(self) -> None:
         window = self.window
         window.a11y.boxes_selected(self.scene.selected_ids())
-        if window.properties is not None:
+        if window.opened is not None:  # the scene also selects while no project is open (its reset)
             ids = self.scene.selected_ids()
             # text-only actions have no canvas item: keep their list selection
             keep = [i for i in window.properties.selected if i in window.ws.boxes and window.ws.boxes[i].x1 is None]

@@ -38,11 +38,10 @@ class SuggestionsWiring(QObject):
 
     def model_suggestions(self) -> list[Suggestion]:
         """The shown runs' answers on this screen as suggestions, when asked for (View menu)."""
-        window = self.window
-        if (not window.model_suggestions_action.isChecked() or window.runs is None or window.ws is None
-                or window.ws.step is None):
+        opened = self.window.opened
+        if not self.window.model_suggestions_action.isChecked() or opened is None or opened.ws.step is None:
             return []
-        found = proposals_for_step(window.project, window.ws.step.id, window.runs.visible_runs())
+        found = proposals_for_step(opened.project, opened.ws.step.id, opened.runs.visible_runs())
         return [Suggestion(p.box, p.text, p.kind) for p in found]
 
     def toggle(self) -> None:
@@ -58,9 +57,10 @@ class SuggestionsWiring(QObject):
             self._accept(sorted(self.scene.suggestions.selected))
 
     def _accept(self, indices) -> None:
-        layer, ws = self.scene.suggestions, self.window.ws
-        if ws is None or layer is None:
+        layer, opened = self.scene.suggestions, self.window.opened
+        if opened is None or layer is None:
             return
+        ws = opened.ws
         chosen = [layer.items[i] for i in indices if 0 <= i < len(layer.items)]
         layer.take_selected()
         ws.accept_suggestions([Piece(s.box, s.text, s.kind) for s in chosen], self.scene.next_label,

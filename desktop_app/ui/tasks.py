@@ -31,11 +31,14 @@ Two exceptions, each for a reason a Task cannot meet:
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 from collections.abc import Callable
 
 import shiboken6
 from PySide6.QtCore import QObject, Signal
+
+log = logging.getLogger(__name__)
 
 _tokens = itertools.count(1)
 _running: dict[int, Task] = {}  # token -> the task, until its last report (its owner may go first)
@@ -139,3 +142,18 @@ def wait_all() -> None:
     """Let every run_in_background call end (tests, closing a project)."""
     for thread in list(_calls.values()):
         thread.join()
+
+
+def after_edit_runner(owner: QObject, on_done: Callable[[], None]) -> Callable[[Callable[[], object]], None]:
+    """What a project opened in the window runs after each committed change of boxes (re-scoring the
+    agents' answers: store/box_listeners.py), run here instead of inside the undo command's redo(): on a
+    background call, then `on_done()` on the UI thread so the views show the new verdicts. Work that follows
+    an edit made on a worker thread (an import, a Task) simply runs there: it is off the UI thread already."""
+    def run(work: Callable[[], object]) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            work()
+            return
+        run_in_background(owner, work, lambda _result: on_done(),
+                          lambda exc: log.error("after an edit: %s", exc, exc_info=exc))
+
+    return run

@@ -25,8 +25,8 @@ class TeamWiring(QObject):
         self.skip_dialog: QInputDialog | None = None
         self.return_dialog = None
         self.password_box: QMessageBox | None = None
-        self._open: dict[str, object] = {}
         self._by_role: dict[str, object] = {}  # menu actions offered only to some roles
+        self._on_project: list = []  # every Team action: none is usable while no project is open
         self.last_point: QPointF | None = None  # where the pointer last rested on the screen (a pin)
         window.scene.cursorMoved.connect(self._pointer)
 
@@ -36,30 +36,29 @@ class TeamWiring(QObject):
 
     # a project opened: what this person is offered, and following its workspace -------------------------
     def project_opened(self, project, ws) -> None:
+        for action in self._on_project:
+            action.setEnabled(True)
         me = project.identity
         offered = {"assign": me.can_assign, "adjudicate": me.can_assign, "people": me.can_assign and project.on_server,
                    "work.accept": me.is_staff, "work.return": me.is_staff, "password": project.on_server}
         for key, action in self._by_role.items():
             action.setEnabled(offered.get(key, True))
             action.setToolTip("" if offered.get(key, True) else f"Not for your role ({me.role})")
-        ws.stepLoaded.connect(self.show_review)
+        ws.stepLoaded.connect(lambda: self.window.review_banner.show_for(ws.open_return, ws.step_index,
+                                                                         self.window.scene, ws.boxes))
         ws.redirected.connect(self.open_own_copy)
 
-    def show_review(self) -> None:
-        ws = self.window.ws
-        if ws is not None:
-            self.window.review_banner.show_for(ws.open_return, ws.step_index, self.window.scene, ws.boxes)
+    def project_closed(self) -> None:
+        for action in self._on_project:
+            action.setEnabled(False)
 
     def open_own_copy(self, copy_id: int, message: str) -> None:
-        if self.window.browser is not None:
-            self.window.browser.show_episode(copy_id)
+        self.window.browser.show_episode(copy_id)  # the open project's workspace asked: its list is there
         self.window.status.show_message(message, 8000)
 
-    # marking work ---------------------------------------------------------------
+    # marking work (the actions are greyed out while no project is open) -----------------------------------
     def _after_mark(self) -> None:
         browser = self.window.browser
-        if browser is None:
-            return
         row, marked = browser.current_row(), self.window.ws.episode.id
         browser.refresh()
         # a state filter may have dropped the marked row: then the next one already stands at its place
@@ -67,18 +66,16 @@ class TeamWiring(QObject):
         browser.select_row(row + 1 if still_there else row)
 
     def done_and_next(self) -> None:
-        ws = self.window.ws
-        if ws is not None and ws.mark("done"):
+        if self.window.ws.mark("done"):
             self._after_mark()
 
     def reopen(self) -> None:
-        ws = self.window.ws
-        if ws is not None and ws.mark("in_progress") and self.window.browser is not None:
+        if self.window.ws.mark("in_progress"):
             self.window.browser.model.invalidate_rows()
 
     def skip_and_next(self) -> None:
         """Ask why (a list to pick from, or typed), without blocking the window; then skip and move on."""
-        if self.window.ws is None or self.window.ws.episode is None:
+        if self.window.ws.episode is None:
             return
         dialog = QInputDialog(self.window)
         dialog.setWindowTitle("Skip this screen")
@@ -92,15 +89,13 @@ class TeamWiring(QObject):
 
     def _skip_with(self, reason: str) -> None:
         ws = self.window.ws
-        if reason.strip() and ws is not None and ws.mark("skipped", reason):
+        if reason.strip() and ws is not None and ws.mark("skipped", reason):  # (closed while the dialog was up)
             self._after_mark()
 
     # review: a reviewer's decision on the work shown ------------------------------------------------------
     def _work(self):
         window = self.window
-        if window.project is None or window.ws is None or window.ws.episode is None:
-            return None
-        return window.project, window.ws
+        return (window.project, window.ws) if window.ws.episode is not None else None
 
     def accept_work(self) -> None:
         found = self._work()
@@ -133,8 +128,7 @@ class TeamWiring(QObject):
             return
         self.window.status.show_message(f"{decided.annotator}'s work {what}.", 6000)
         self.window.ws.reload()
-        if self.window.browser is not None:
-            self.window.browser.refresh()
+        self.window.browser.refresh()
 
     # the Team menu --------------------------------------------------------------
     def add_menu(self, menubar) -> None:
@@ -142,6 +136,7 @@ class TeamWiring(QObject):
         menu = menubar.addMenu("&Team")
         for key in ("work.done", "work.skip", "work.reopen"):
             menu.addAction(a[key])
+            self._on_project.append(a[key])
         menu.addSeparator()
         for key in ("work.accept", "work.return"):
             menu.addAction(a[key])
@@ -151,22 +146,24 @@ class TeamWiring(QObject):
         self._by_role["people"].triggered.connect(self.show_members)
         self._by_role["assign"] = menu.addAction("Assign samples…")
         self._by_role["assign"].triggered.connect(self.show_assign)
-        menu.addAction("Progress and agreement…").triggered.connect(self.show_progress)
+        progress = menu.addAction("Progress and agreement…")
+        progress.triggered.connect(self.show_progress)
         self._by_role["adjudicate"] = menu.addAction("Adjudicate double annotations…")
         self._by_role["adjudicate"].triggered.connect(self.show_adjudication)
         menu.addSeparator()
         self._by_role["password"] = menu.addAction("Change my password…")
         self._by_role["password"].triggered.connect(self.change_password)
+        self._on_project.extend(self._by_role.values())
+        self._on_project.append(progress)
+        self.project_closed()
 
     def _show(self, name: str, make) -> None:
-        project = self.window.project
-        if project is None:
-            return
-        widget = self._open.get(name)
-        if widget is None or getattr(widget, "project", None) is not project:
-            widget = make(project, self.window)
-            self._open[name] = widget
-            widget.destroyed.connect(lambda *_: self._open.pop(name, None))
+        """One window of each kind per open project, kept by it (closed with it)."""
+        opened = self.window.opened
+        widget = opened.beside(name)
+        if widget is None:
+            widget = make(opened.project, self.window)
+            opened.keep_beside(name, widget)
         widget.show()
         widget.raise_()
 
@@ -174,7 +171,7 @@ class TeamWiring(QObject):
         """A new password for one's own login, kept in this computer's keyring (shown if it cannot be). Asks
         first, without blocking the window."""
         project = self.window.project
-        if project is None or not project.on_server:
+        if not project.on_server:  # offered only there (project_opened)
             return
         box = QMessageBox(QMessageBox.Question, "Change my password",
                           f"A new password is made for your login {project.user} and kept in this computer's "

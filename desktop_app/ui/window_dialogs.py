@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import shiboken6
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_app import api
-from desktop_app.settings import annotator_name, save_settings
+from desktop_app.settings import save_settings
 from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
 from desktop_app.ui.tasks import run_in_background
 from desktop_app.ui.theme import apply_theme
@@ -46,16 +45,9 @@ class WindowDialogs(QObject):
         window.apply_shortcuts()
         apply_theme(QApplication.instance(), settings.theme)
         window.scene.set_palette(settings.palette)
-        if window.grid is not None:
-            window.grid.set_palette(settings.palette)
         window.scene.set_caption_mode(settings.box_captions)
-        if window.ws is not None:  # a local project's user is the name in Settings (a server's is its login)
-            window.project.local_user = annotator_name(settings)
-            window.ws.actor = window.project.user
-            window.status.show_identity(window.project.identity, window.project.on_server)
-        if window.properties is not None:
-            window.properties.palette = settings.palette
-            window.properties.refresh()
+        if window.opened is not None:  # its views' palette, and (a folder project) who works: Settings' name
+            window.opened.settings_changed(settings)
         window.judge.settings_changed()
 
     def welcome(self) -> None:
@@ -80,9 +72,7 @@ class WindowDialogs(QObject):
     # Capability: jobs ---------------------------------------------------------------------------------
     def extract_grounding(self) -> None:
         """One pending grounding task per distinct element action of the recorded tasks (off the UI thread)."""
-        project = self.window.project
-        if project is None:
-            return
+        project = self.window.project  # the menu item is greyed out while no project is open
         self._say("Making grounding tasks…")
         run_in_background(self.window, lambda: api.extract_grounding_tasks(project),
                           lambda report: self._grounding_done(report.summary()),
@@ -93,9 +83,7 @@ class WindowDialogs(QObject):
         from desktop_app.synth.llm import LlmEndpoint
 
         endpoint = LlmEndpoint.from_settings(self.window.settings)
-        project = self.window.project
-        if project is None:
-            return
+        project = self.window.project  # the menu item is greyed out while no project is open
         if endpoint is None:
             self._say("Set an LLM endpoint first (Edit > LLM endpoint and browser)", 10000)
             return
@@ -106,25 +94,25 @@ class WindowDialogs(QObject):
 
     def _grounding_done(self, text: str) -> None:
         self._say(text + " · Review > Verification queue shows them", 10000)
-        if self.window.browser is not None:
-            self.window.browser.refresh()
-        if self.window.ws is not None:
-            self.window.ws.reload()  # the job wrote goals: the episode on screen must not keep a stale copy
+        opened = self.window.opened
+        if opened is not None:  # still open after the job
+            opened.browser.refresh()
+            opened.ws.reload()  # the job wrote goals: the episode on screen must not keep a stale copy
 
     # side windows --------------------------------------------------------------------------------------
     def _open_beside(self, attr: str, make) -> None:
         """A window of its own beside the main one (not modal), closed and freed by the user; the main window
-        keeps it under `attr`."""
+        project keeps it under `attr` (MainWindow.vaf_window and the like read it)."""
         window = make()
         window.setAttribute(Qt.WA_DeleteOnClose)
         window.show()
-        setattr(self.window, attr, window)
+        self.window.opened.keep_beside(attr, window)  # it reads this project: it closes with it
 
     def show_observation(self) -> None:
         from desktop_app.ui.observation_view import ObservationView
 
         window = self.window
-        if window.ws is None or window.ws.step is None:
+        if window.ws.step is None:  # the menu item needs an open project; a screen must be shown too
             self._say("Select a screen first", 4000)
             return
         self._open_beside("observation_view", lambda: ObservationView(window.project, window.ws.step.id, window))
@@ -132,30 +120,21 @@ class WindowDialogs(QObject):
     def show_probes(self) -> None:
         from desktop_app.ui.probe_editor import ProbeEditor
 
-        window = self.window
-        if window.project is None or window.ws is None:
-            self._say("Open a project first", 4000)
-            return
+        window = self.window  # the menu item is greyed out while no project is open
         self._open_beside("probe_editor", lambda: ProbeEditor(window.project, window.ws.actor, window))
 
     def show_capability_profile(self) -> None:
         from desktop_app.ui.capability_view import CapabilityView
 
-        window = self.window
-        if window.project is None:
-            self._say("Open a project first", 4000)
-            return
+        window = self.window  # the menu item is greyed out while no project is open
         self._open_beside("capability_view", lambda: CapabilityView(window.project, window))
 
     def show_page_variants(self) -> None:
         from desktop_app.ui.vaf.window import VafWindow
 
-        window = self.window
-        if window.project is None:
-            self._say("Open a project first", 4000)
-            return
-        if window.vaf_window is not None and shiboken6.isValid(window.vaf_window):
-            window.vaf_window.raise_()  # one per project: a study being generated keeps its progress bar
+        window = self.window  # the menu item is greyed out while no project is open
+        if window.vaf_window is not None:  # one per project: a study being generated keeps its progress bar
+            window.vaf_window.raise_()
             window.vaf_window.activateWindow()
             return
         self._open_beside("vaf_window", lambda: VafWindow(window.project, window.render_service,

@@ -15,16 +15,30 @@ if TYPE_CHECKING:
 
 # keys that mean something else in lists and text fields: they act only while the canvas has the focus
 CANVAS_SCOPED = {"edit.next_box", "edit.prev_box", "ocr.accept", *NUDGES}
+# actions on the open project's samples and boxes: greyed out (their keys do nothing) while no project is
+# open, so what they do may take the open project as given. Undo and redo follow the open project's undo
+# stack; the work.* actions follow the login's team role (ui/team_menu.py).
+NEEDS_PROJECT = frozenset({
+    "file.import", "file.export", "edit.draw", "edit.select_mode", "edit.delete", "edit.duplicate", "edit.copy",
+    "edit.paste", "edit.select_all", "edit.next_box", "edit.prev_box", "edit.snap", "label.gold",
+    "label.distracted", "label.other", *(f"label.{n}" for n in range(4, 10)), "nav.prev", "nav.next",
+    "nav.prev_step", "nav.next_step", "nav.search", "ocr.run", "ocr.accept", "tree.snap", "tree.promote",
+    "tree.flag", "review.mode", *NUDGES})
+UNDO = ("edit.undo", "edit.redo")
+# the menu items of make_menus that act on the open project, by their name in its result
+NAMED_NEEDS_PROJECT = ("labels", "observe", "grounding_tasks", "grounding_instructions", "probes", "profile",
+                       "variants")
 
 
 def handlers(w: MainWindow) -> dict:
-    """Action id -> what it does. Wiring objects are looked up when the action fires, not now."""
+    """Action id -> what it does. Wiring objects are looked up when the action fires, not now; an action of
+    NEEDS_PROJECT fires only while a project is open (project_shown)."""
     edit, ws = w.editing, lambda: w.ws
     table = {
         "file.open": w.projects.choose, "file.open_folder": w.projects.folders.choose, "file.new": w.new_project,
         "file.import": w.projects.import_dialog,
         "file.export": w.projects.export_dialog, "file.quit": w.close,
-        "edit.undo": lambda: ws() and ws().undo_stack.undo(), "edit.redo": lambda: ws() and ws().undo_stack.redo(),
+        "edit.undo": lambda: ws().undo_stack.undo(), "edit.redo": lambda: ws().undo_stack.redo(),
         "edit.draw": edit.toggle_draw, "edit.select_mode": edit.escape, "edit.delete": edit.delete_selected,
         "edit.duplicate": edit.duplicate_selected, "edit.copy": edit.copy_selected, "edit.paste": edit.paste,
         "edit.select_all": lambda: w.scene.select_ids(w.scene.items_by_id),
@@ -32,9 +46,9 @@ def handlers(w: MainWindow) -> dict:
         "label.gold": lambda: edit.set_label("gold"), "label.distracted": lambda: edit.set_label("distracted"),
         "label.other": lambda: edit.set_label("other"),
         **{f"label.{n}": lambda _checked=False, n=n: edit.set_own_label(n) for n in range(4, 10)},
-        "nav.prev": lambda: w.browser and w.browser.step(-1), "nav.next": lambda: w.browser and w.browser.step(1),
+        "nav.prev": lambda: w.browser.step(-1), "nav.next": lambda: w.browser.step(1),
         "nav.prev_step": lambda: edit.go_step(-1), "nav.next_step": lambda: edit.go_step(1),
-        "nav.search": lambda: w.browser and w.browser.search.setFocus(),
+        "nav.search": lambda: w.browser.search.setFocus(),
         "work.done": w.team.done_and_next, "work.skip": w.team.skip_and_next, "work.reopen": w.team.reopen,
         "work.accept": w.team.accept_work, "work.return": w.team.return_work,
         "edit.snap": edit.snap_selected, "ocr.toggle": w.suggestions.toggle,
@@ -88,8 +102,20 @@ def apply_shortcuts(w: MainWindow) -> None:
         w.actions_by_id[spec.id].setShortcuts([QKeySequence(k) for k in keys])
 
 
-def make_menus(w: MainWindow) -> None:
-    a, bar = w.actions_by_id, w.menuBar()
+def project_shown(w: MainWindow, on: bool) -> None:
+    """A project opened (on) or closed: the actions that act on one become usable, or greyed out."""
+    for key in NEEDS_PROJECT:
+        w.actions_by_id[key].setEnabled(on)
+    for name in NAMED_NEEDS_PROJECT:
+        w.menu_actions[name].setEnabled(on)
+    if not on:
+        for key in UNDO:
+            w.actions_by_id[key].setEnabled(False)
+
+
+def make_menus(w: MainWindow) -> dict[str, QAction]:
+    """The menu bar; returns its own actions (those not in ACTIONS) by name, for the window to keep."""
+    a, bar, named = w.actions_by_id, w.menuBar(), {}
     menu = bar.addMenu("&File")
     for key in ("file.open", "file.open_folder", "file.new"):
         menu.addAction(a[key])
@@ -111,34 +137,35 @@ def make_menus(w: MainWindow) -> None:
     for key in NUDGES:
         move.addAction(a[key])
     menu.addSeparator()
-    menu.addAction("Labels of this project…").triggered.connect(w.labels_dialog)
+    named["labels"] = menu.addAction("Labels of this project…")
+    named["labels"].triggered.connect(w.labels_dialog)
     menu.addAction("Settings...").triggered.connect(lambda: w.dialogs.settings())
     menu.addAction("LLM endpoint and browser...").triggered.connect(lambda: w.dialogs.settings(tab="LLM && browser"))
 
     menu = bar.addMenu("&View")
     for key in ("view.zoom_in", "view.zoom_out", "view.fit", "view.actual"):
         menu.addAction(a[key])
-    w.captions_action = menu.addAction("Show captions")
-    w.captions_action.setCheckable(True)
-    w.captions_action.setChecked(True)
-    w.captions_action.toggled.connect(w.show_captions)
+    captions = named["captions"] = menu.addAction("Show captions")
+    captions.setCheckable(True)
+    captions.setChecked(True)
+    captions.toggled.connect(w.show_captions)
     menu.addSeparator()
     a["ocr.toggle"].setCheckable(True)
     a["ocr.toggle"].setChecked(w.scene.show_suggestions)
     for key in ("ocr.toggle", "ocr.run", "ocr.accept"):
         menu.addAction(a[key])
-    w.model_suggestions_action = menu.addAction("Suggestions from the shown runs' answers")
-    w.model_suggestions_action.setCheckable(True)
-    w.model_suggestions_action.setToolTip("Pre-labelling: run your grounding model on the samples (Runs > New "
+    suggestions = named["model_suggestions"] = menu.addAction("Suggestions from the shown runs' answers")
+    suggestions.setCheckable(True)
+    suggestions.setToolTip("Pre-labelling: run your grounding model on the samples (Runs > New "
                                           "run…), tick its run, and its answers are offered here as boxes to accept "
                                           "(Enter) or dismiss (Backspace)")
-    w.model_suggestions_action.toggled.connect(lambda _on: w.suggestions.refresh())
+    suggestions.toggled.connect(lambda _on: w.suggestions.refresh())
     menu.addSeparator()
     menu.addAction(w.left.toggleViewAction())
     menu.addAction(w.right.toggleViewAction())
-    w.dashboard_action = menu.addAction("Dashboard")
-    w.dashboard_action.setCheckable(True)
-    w.dashboard_action.toggled.connect(w.evaluation.show_dashboard)
+    dashboard = named["dashboard"] = menu.addAction("Dashboard")
+    dashboard.setCheckable(True)
+    dashboard.toggled.connect(w.evaluation.show_dashboard)
 
     menu = bar.addMenu("&Navigate")
     for key in ("nav.prev", "nav.next", "nav.prev_step", "nav.next_step", "nav.search",
@@ -147,19 +174,21 @@ def make_menus(w: MainWindow) -> None:
 
     menu = bar.addMenu("&Capability")  # recorded app screens (Sphinx)
     menu.addAction("Show accessibility tree").triggered.connect(w.show_a11y)
-    w.observe_action = menu.addAction("What the agent reads…")
-    w.observe_action.triggered.connect(w.dialogs.show_observation)
+    named["observe"] = menu.addAction("What the agent reads…")
+    named["observe"].triggered.connect(w.dialogs.show_observation)
     menu.addSeparator()
     for key in ("tree.snap", "tree.promote", "tree.flag"):
         menu.addAction(a[key])
     menu.addSeparator()
-    menu.addAction("Make grounding tasks from recorded tasks").triggered.connect(w.dialogs.extract_grounding)
-    menu.addAction("Write grounding instructions with the LLM").triggered.connect(w.dialogs.write_instructions)
-    w.probes_action = menu.addAction("Knowledge probes…")
-    w.probes_action.triggered.connect(w.dialogs.show_probes)
+    named["grounding_tasks"] = menu.addAction("Make grounding tasks from recorded tasks")
+    named["grounding_tasks"].triggered.connect(w.dialogs.extract_grounding)
+    named["grounding_instructions"] = menu.addAction("Write grounding instructions with the LLM")
+    named["grounding_instructions"].triggered.connect(w.dialogs.write_instructions)
+    named["probes"] = menu.addAction("Knowledge probes…")
+    named["probes"].triggered.connect(w.dialogs.show_probes)
     menu.addSeparator()
-    w.profile_action = menu.addAction("Capability profile…")
-    w.profile_action.triggered.connect(w.dialogs.show_capability_profile)
+    named["profile"] = menu.addAction("Capability profile…")
+    named["profile"].triggered.connect(w.dialogs.show_capability_profile)
 
     menu = bar.addMenu("&Review")
     a["review.mode"].setCheckable(True)
@@ -170,12 +199,12 @@ def make_menus(w: MainWindow) -> None:
     w.team.add_menu(bar)
 
     menu = bar.addMenu("&Variants")  # page variants and browsing agents (VAF)
-    w.variants_action = menu.addAction("Page variants…")
-    w.variants_action.setToolTip("Restyle one item of a web page, verify the variants, see how browsing agents "
-                                 "react")
-    w.variants_action.triggered.connect(w.dialogs.show_page_variants)
+    variants = named["variants"] = menu.addAction("Page variants…")
+    variants.setToolTip("Restyle one item of a web page, verify the variants, see how browsing agents react")
+    variants.triggered.connect(w.dialogs.show_page_variants)
 
     menu = bar.addMenu("&Help")
     menu.addAction(a["help.shortcuts"])
     menu.addAction("Welcome...").triggered.connect(w.dialogs.welcome)
     menu.addAction("About ScreenLab").triggered.connect(w.dialogs.about)
+    return named

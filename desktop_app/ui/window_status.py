@@ -58,6 +58,16 @@ class WindowStatus(QObject):
             self.annotator.setText(f"Annotator: {identity.user}")
             self.annotator.setToolTip("The name written next to your edits (Settings)")
 
+    def project_closed(self, keep_import: bool = False) -> None:
+        """What was about the closed project goes: where the list stood, who worked, OCR's figures, the last
+        message, and (unless its import goes on into the next) the folder's "N screenshots"."""
+        for label in (self.counts, self.annotator, self.saved, self.ocr):
+            label.clear()
+            label.setToolTip("")
+        self.window.statusBar().clearMessage()
+        if not keep_import:
+            self.folder_imported("", "")
+
     def show_message(self, text: str, timeout_ms: int = 0) -> None:
         self.window.statusBar().showMessage(text, timeout_ms)
 
