@@ -14,7 +14,7 @@ from sqlmodel import select
 from desktop_app.paths import demo_dataset_dir, judge_demo_dataset_dir, sphinx_demo_dataset_dir
 from desktop_app.settings import load_settings, settings_path
 from desktop_app.store.models import Episode
-from desktop_app.ui.transfer_dialogs import ImportDialog
+from desktop_app.ui.transfer_dialogs import CANNOT_TELL, DETECT, ImportDialog
 
 from conftest import make_image, snapshot
 from test_gui_editing import open_window
@@ -140,7 +140,7 @@ def test_the_format_a_source_holds_is_selected_and_imports(qtbot, project, tmp_p
 def test_a_typed_folder_of_screenshots_is_detected_as_images(qtbot, project, tmp_path):
     source = _images_folder(tmp_path / "phone shots")
     dialog = _dialog(qtbot, project)
-    assert dialog.format.currentData() == "screenlab"  # nothing remembered yet: the first format
+    assert dialog.format.currentData() == DETECT  # as `screenlab import` without --format
 
     qtbot.keyClicks(dialog.source, str(source))  # each partial path on the way is looked at too
 
@@ -157,8 +157,8 @@ def test_a_source_it_cannot_tell_leaves_the_choice_to_the_user(qtbot, project, t
 
     dialog.source.setText(str(both))
 
-    assert dialog.format.currentData() == "screenlab"  # back to the default, not the guess about the last source
-    assert dialog.format_hint.text() == ""
+    assert dialog.format.currentData() == DETECT  # not the guess about the last source
+    assert dialog.format_hint.text() == CANNOT_TELL
 
 
 def test_file_and_folder_can_be_browsed_whatever_the_format(qtbot, project, tmp_path, monkeypatch):
@@ -181,13 +181,32 @@ def test_file_and_folder_can_be_browsed_whatever_the_format(qtbot, project, tmp_
     assert dialog.format.currentData() == "screenlab" and dialog.format_hint.text() == "detected"
 
 
-# -- the format remembered ------------------------------------------------------------------------------
-def test_the_format_used_last_is_the_default_next_time(qtbot, project, tmp_path, monkeypatch):
+# -- a source it cannot tell, and the format remembered ------------------------------------------------
+def test_a_source_of_unknown_shape_is_refused_as_the_command_line_refuses_it(qtbot, project, tmp_path, capsys):
+    """Detection is the same in every door: the dialog does not read a JSON of unknown shape with the
+    format used last; it says what `screenlab import` says, and imports nothing."""
+    from desktop_app.cli.main import main
+
+    mystery = tmp_path / "mystery.json"
+    mystery.write_text(json.dumps({"rows": [{"picture": "a.png"}]}))
+    dialog = _dialog(qtbot, project)
+    dialog.source.setText(str(mystery))
+    assert dialog.format.currentData() == DETECT and dialog.format_hint.text() == CANNOT_TELL
+    dialog.start()
+    shown = dialog.result.text()
+    assert "cannot tell which format this holds" in shown and "screenspot" in shown and "steps" not in shown
+    assert dialog.report is None and _episode_keys(project) == []
+    assert main(["import", str(project.folder), str(mystery)]) == 2
+    said = capsys.readouterr().err.strip()
+    assert said.endswith(shown.split("cannot tell", 1)[1]), (said, shown)  # word for word
+
+
+def test_the_format_used_last_is_listed_first_but_never_chosen_by_itself(qtbot, project, tmp_path, monkeypatch):
     monkeypatch.setenv("SCREENLAB_CONFIG_DIR", str(tmp_path / "config"))
     # a settings file from before the dialog remembered anything
     settings_path().write_text(json.dumps({"annotator": "Ada", "theme": "dark"}))
     first = _dialog(qtbot, project)  # no window: it reads the settings file
-    assert first.format.currentData() == "screenlab" and first.format_hint.text() == ""
+    assert first.format.currentData() == DETECT and first.format_hint.text() == ""
 
     first.source.setText(str(_screenspot_file(tmp_path / "ss")))
     _wait(qtbot, first, first.start)
@@ -195,16 +214,11 @@ def test_the_format_used_last_is_the_default_next_time(qtbot, project, tmp_path,
     first.close()
 
     reopened = _dialog(qtbot, project, settings=load_settings())  # as a new session would
-    assert reopened.format.currentData() == "screenspot"
-    assert reopened.format_hint.text() == "last used"
+    assert reopened.format.currentData() == DETECT
+    assert reopened.format.itemData(1) == "screenspot"  # one key away
     assert load_settings().annotator == "Ada"  # the rest of the file is kept
-
-    mystery = tmp_path / "mystery.json"
-    mystery.write_text(json.dumps({"rows": []}))
     reopened.source.setText(str(_images_folder(tmp_path / "shots")))
-    assert reopened.format.currentData() == "images"
-    reopened.source.setText(str(mystery))  # nothing to detect: the remembered format again
-    assert reopened.format.currentData() == "screenspot" and reopened.format_hint.text() == "last used"
+    assert reopened.format.currentData() == "images" and reopened.format_hint.text() == "detected"
 
 
 def test_the_window_keeps_the_remembered_format_when_it_saves_its_settings(qtbot, demo_copy, tmp_path):

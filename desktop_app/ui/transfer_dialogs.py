@@ -1,7 +1,10 @@
 """File > Import and File > Export: pick a format and a path, run off the UI thread.
 
-The Import dialog proposes the format the chosen file or folder holds (formats.detect), else the one
-used last (Settings.last_import_format). An import refused for unreadable images lists every one and
+The Import dialog starts on "Detect", the same rule as `screenlab import` without --format
+(formats.transfer.detected_format): the format the chosen file or folder holds is shown as soon as it is
+typed or browsed, and a source it cannot tell is refused with the same message and the list of formats,
+never read with a guess. The format used last is listed first after Detect (Settings.last_import_format),
+one key away, never chosen by itself. An import refused for unreadable images lists every one and
 offers to import the rest. The import options a format reads (FormatSpec.options: the box layout) show
 only while that format is selected.
 """
@@ -33,7 +36,8 @@ from desktop_app.formats import FORMATS
 from desktop_app.formats.box_layout import DIALOG_FIELD, LAYOUTS
 from desktop_app.formats.detect import detect_format
 from desktop_app.formats.ingest import BadImagesError, ImportOptions
-from desktop_app.formats.transfer import export_path, import_path
+from desktop_app.formats.records import FormatError
+from desktop_app.formats.transfer import detected_format, export_path, import_path
 from desktop_app.images import IMAGE_SUFFIXES
 from desktop_app.settings import Settings, load_settings, save_settings
 from desktop_app.store.project import Project
@@ -44,6 +48,9 @@ RESULT_LINES = 8  # a longer result shows its first line here and the rest in a 
 DATASET_FILES = ("Datasets and screenshots (*.json *.jsonl *.parquet *.tsv "
                  + " ".join(f"*{s}" for s in IMAGE_SUFFIXES) + ")")
 DETECT_LAYOUT = "detect (the format's own rule)"
+DETECT = ""  # the Import dialog's first format: what `screenlab import` does without --format
+DETECT_FORMAT = "Detect (as screenlab import does)"
+CANNOT_TELL = "cannot tell: choose the format"
 
 
 def _row(*widgets: QWidget) -> QWidget:
@@ -142,15 +149,17 @@ class ImportDialog(_TransferDialog):
         self.project = project
         self.settings = settings if settings is not None else _shared_settings(parent)
         self.format = QComboBox()
-        for name, spec in FORMATS.items():
-            if spec.read:
-                self.format.addItem(f"{name}: {spec.description}", name)
+        self.format.addItem(DETECT_FORMAT, DETECT)
+        last = self.settings.last_import_format
+        readable = [name for name, spec in FORMATS.items() if spec.read]
+        for name in sorted(readable, key=lambda n: n != last):  # the one used last first, the rest in order
+            self.format.addItem(f"{name}: {FORMATS[name].description}", name)
         # 22 formats with long descriptions: the box keeps a sane width (its tooltip and the open list show all)
         self.format.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.format.setMinimumContentsLength(48)
         self.format.view().setTextElideMode(Qt.ElideNone)
         self.format.currentIndexChanged.connect(lambda _i: self.format.setToolTip(self.format.currentText()))
-        self.format_hint = QLabel()  # why this format is selected: "detected", "last used"
+        self.format_hint = QLabel()  # why this format is selected: "detected", or that it cannot be told
         self.source = QLineEdit(placeholderText="a dataset file, or a folder (of screenshots, or a dataset's)")
         self.images = QLineEdit(placeholderText="optional: folder for relative image paths")
         self.form.addRow("Format", _row(self.format, self.format_hint))
@@ -182,29 +191,21 @@ class ImportDialog(_TransferDialog):
         self.show_result("An import is all or nothing: a problem anywhere leaves the project unchanged.")
 
     # -- which format ------------------------------------------------------------------------
-    def _remembered(self) -> str | None:
-        name = self.settings.last_import_format
-        return name if self.format.findData(name) >= 0 else None
-
     def _select(self, name: str, hint: str) -> None:
         self.format.setCurrentIndex(self.format.findData(name))
         self.format_hint.setText(hint)
 
     def _select_default(self) -> None:
-        remembered = self._remembered()
-        if remembered:
-            self._select(remembered, "last used")
-        else:
-            self.format.setCurrentIndex(0)
-            self.format_hint.setText("")
+        self._select(DETECT, "")
 
     def _source_changed(self, text: str) -> None:
         self._forget_refusal()
         detected = detect_format(text.strip()) if text.strip() else None
         if detected:
             self._select(detected, "detected")
-        elif self.format_hint.text() == "detected":  # a guess about another source no longer holds
-            self._select_default()
+        elif self.format_hint.text() == "detected" or self.format.currentData() == DETECT:
+            # a guess about another source no longer holds: Detect again, which will refuse to guess
+            self._select(DETECT, CANNOT_TELL if text.strip() and Path(text.strip()).exists() else "")
 
     def _format_chosen(self, _index: int) -> None:
         self._forget_refusal()
@@ -254,6 +255,12 @@ class ImportDialog(_TransferDialog):
 
     def _import(self, fmt: str, source: Path, options: ImportOptions) -> None:
         self._forget_refusal()
+        if fmt == DETECT:  # as `screenlab import` without --format: the same rule, the same refusal
+            try:
+                fmt = detected_format(source)
+            except FormatError as exc:
+                self.show_result(str(exc))
+                return
         self._attempt = (fmt, source, options)
         self.run(lambda progress: import_path(self.project, source, fmt, options, progress))
 
