@@ -276,6 +276,9 @@ class MainWindow(QMainWindow):
             self.restoreState(QByteArray(base64.b64decode(self.settings.window_state)))
 
     def closeEvent(self, event) -> None:
+        if not self.projects.may_quit():  # a run under way: asked first
+            event.ignore()
+            return
         # commit a goal being typed: focus-out is what saves it
         focused = QApplication.focusWidget()
         if focused is not None:

@@ -36,6 +36,7 @@ class ProjectWiring(QObject):
         self.new_project_dialog: QFileDialog | None = None
         self.folders = FolderWiring(window)  # File > Open Screenshots Folder…: its import in the background
         self.current: OpenProject | None = None  # the open project (MainWindow.opened reads it)
+        self.quit_box: QMessageBox | None = None  # "a run is still running: quit?" while it asks
 
     # opening ----------------------------------------------------------------------------------------
     def open(self, location: str | Path, media: str | None = None) -> bool:
@@ -111,6 +112,25 @@ class ProjectWiring(QObject):
         save_settings(settings)
 
     # closing ----------------------------------------------------------------------------------------
+    def may_quit(self) -> bool:
+        """Quitting stops the runs under way (their answers so far are kept; Resume goes on later): asked
+        first, never done silently. True when nothing runs or the user said to stop them."""
+        running = self.current.runs.running_ids() if self.current is not None else []
+        if not running:
+            return True
+        names = ", ".join(self.current.runs.label_of(i) for i in running)
+        box = QMessageBox(QMessageBox.Question, "Quit ScreenLab",
+                          f"{len(running)} run{'s are' if len(running) > 1 else ' is'} still running ({names}).\n\n"
+                          "Quit and stop it? The answers it has so far are kept, and Resume in the Runs tab goes on from "
+                          "there later.", QMessageBox.NoButton, self.window)
+        stop = box.addButton("Stop and quit", QMessageBox.DestructiveRole)
+        box.addButton("Keep working", QMessageBox.RejectRole)
+        box.setDefaultButton(box.buttons()[-1])
+        self.quit_box = box
+        box.exec()
+        self.quit_box = None
+        return box.clickedButton() is stop
+
     def close(self, keep_import: bool = False) -> None:
         window, opened = self.window, self.current
         if not keep_import:

@@ -230,6 +230,10 @@ class RunsPanel(QWidget):
             self.controller.runFailed.connect(lambda run_id, msg: self._show_message(f"Run {run_id} failed: {msg}"))
         self.reload(first=True)
 
+    def running_ids(self) -> list[int]:
+        """The runs this window started that are still running."""
+        return self.controller.running_ids() if self.controller is not None else []
+
     def shutdown(self, timeout: float = 10.0) -> None:
         if self.controller is not None:
             self.controller.shutdown(timeout)
