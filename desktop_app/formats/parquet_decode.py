@@ -281,15 +281,18 @@ def rle_hybrid(buf, pos: int, end: int, width: int, count: int) -> np.ndarray:
             header = buf[pos]
             pos += 1
         else:
-            header, pos = _uvarint(buf, pos, end)
+            header, pos = _uvarint(buf, pos, end)  # past the end: Damaged
+        left = count - got
         if header & 1:
             groups = header >> 1
-            take = min(groups * 8, count - got)  # fewer only in the last run
+            take = groups * 8
+            if take > left:  # only the last run holds more than is asked for
+                take = left
             nbytes = (take * width + 7) // 8
             if pos + nbytes > end:
                 raise Damaged("bit-packed values run past their data")
             packed.append(buf[pos:pos + nbytes])
-            pos += min(groups * width, end - pos)
+            pos += groups * width
             repeated.append(-1)
             packed_count += take
         else:
@@ -297,7 +300,9 @@ def rle_hybrid(buf, pos: int, end: int, width: int, count: int) -> np.ndarray:
                 raise Damaged("a run of repeated values runs past its data")
             repeated.append(int.from_bytes(buf[pos:pos + value_bytes], "little"))
             pos += value_bytes
-            take = min(header >> 1, count - got)
+            take = header >> 1
+            if take > left:
+                take = left
         lengths.append(take)
         got += take
     if not packed:
@@ -393,17 +398,21 @@ def decode_plain(ptype: int, width: int, buf, pos: int, end: int, count: int):
     if ptype == BYTE_ARRAY:
         if 4 * count > end - pos:
             raise Damaged("more byte arrays than the page has room for")
-        view = memoryview(buf)
-        out = []
-        for _ in range(count):
-            if pos + 4 > end:
-                raise Damaged("byte arrays run past their page")
-            n = I32.unpack_from(buf, pos)[0]
-            pos += 4
-            if pos + n > end:
-                raise Damaged("a byte array runs past its page")
-            out.append(bytes(view[pos:pos + n]))
-            pos += n
+        # the page's bytes copied once, so each value is one slice of them; the values' bounds are checked
+        # after the loop (a slice past the end is short, never large) to keep the loop to the few steps it needs
+        data = bytes(memoryview(buf)[pos:end])
+        unpack_from = I32.unpack_from
+        out = [b""] * count
+        p = 0
+        try:
+            for i in range(count):
+                start = p + 4
+                p = start + unpack_from(data, p)[0]
+                out[i] = data[start:p]
+        except struct.error:
+            raise Damaged("byte arrays run past their page") from None
+        if p > len(data):
+            raise Damaged("a byte array runs past its page")
         return out
     if ptype == BOOLEAN:
         nbytes = (count + 7) // 8

@@ -693,7 +693,7 @@ class ParquetFile:
             indices = rle_hybrid(body, pos + 1, end, body[pos], count)
             if int(indices.max()) >= len(dictionary):
                 raise Damaged("a dictionary index points past the dictionary")
-            return [dictionary[i] for i in indices.tolist()]
+            return list(map(dictionary.__getitem__, indices.tolist()))
         if encoding == PLAIN:
             raw = decode_plain(ptype, leaf.width, body, pos, end, count)
         elif encoding == RLE and ptype == BOOLEAN:
