@@ -101,13 +101,16 @@ def pyarrows(path: Path) -> list[dict]:
     return rows
 
 
-def median_time(read, path: Path, runs: int) -> float:
-    times = []
+def median_times(path: Path, runs: int) -> tuple[float, float]:
+    """Medians of ours and pyarrow's times, the two read in turn: on a busy machine a burst of load then
+    slows both, not whichever happened to be running."""
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(runs):
-        started = time.perf_counter()
-        read(path)
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for read, spent in zip((ours, pyarrows), times, strict=True):
+            started = time.perf_counter()
+            read(path)
+            spent.append(time.perf_counter() - started)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def main() -> None:
@@ -126,7 +129,7 @@ def main() -> None:
             except ParquetError as exc:
                 print(f"{path.name} ({path.stat().st_size / 1e6:.1f} MB): ours refuses it: {exc}", flush=True)
                 continue
-            mine, theirs = median_time(ours, path, args.runs), median_time(pyarrows, path, args.runs)
+            mine, theirs = median_times(path, args.runs)
             print(f"{path.name} ({path.stat().st_size / 1e6:.1f} MB): rows {'equal' if same else 'DIFFER'}; ours "
                   f"{mine * 1000:.0f} ms, pyarrow {theirs * 1000:.0f} ms: {mine / theirs:.2f}x "
                   f"(medians of {args.runs}; load {os.getloadavg()[0]:.1f})", flush=True)
