@@ -174,8 +174,8 @@ def _lz4_raw(data, out: bytearray) -> int:
 
 def _lz4_hadoop(data, out: bytearray) -> int:
     """The deprecated LZ4 codec: Hadoop's framing (per block: its decoded and encoded sizes, 4 bytes each,
-    big-endian, then an LZ4 block) as parquet-mr and Arrow wrote it, else a bare LZ4 block as some other writers
-    did. The codec's name says neither, so both are tried in that order (Arrow's reader does the same)."""
+    big-endian, then an LZ4 block) as parquet-mr wrote it, else a bare LZ4 block as some other writers did.
+    The codec's name says neither, so both are tried in that order (Arrow's reader does the same)."""
     data = memoryview(data)
     o = p = 0
     end, size = len(data), len(out)
