@@ -93,9 +93,11 @@ def file_lock(path: Path, timeout: float | None = None) -> Iterator[None]:
     `timeout` seconds (LOCK_TIMEOUT_S by default), then raises LockTimeout naming the file."""
     timeout = LOCK_TIMEOUT_S if timeout is None else timeout
     path.parent.mkdir(parents=True, exist_ok=True)
-    # a new lock object each time: its own descriptor, so two threads of a process exclude each other as two
-    # processes do (one shared object would let a second thread in)
-    lock = filelock.FileLock(path, timeout=timeout)
+    # A new lock object each time: its own descriptor, so two threads of a process exclude each other as two
+    # processes do (one shared object would let a second thread in). No "soft" lock where the file system has
+    # no flock: that one takes the lock file's existence for a hold, and this file stays, so every wait would
+    # run out; the OSError saying flock is missing is the clearer end.
+    lock = filelock.FileLock(path, timeout=timeout, fallback_to_soft=False)
     try:
         lock.acquire()
     except filelock.Timeout:
