@@ -192,7 +192,7 @@ def previous_hard_crashes(folder: Path | None = None) -> list[Path]:
     folder = Path(folder or _state.log_dir or _fallback_dir())
     found = []
     for path in sorted(folder.glob("faulthandler-*.log")):
-        if path == _state.fault_path or _pid_alive(_pid_of(path)):
+        if path == _state.fault_path or _session_running(path):
             continue
         try:
             body = path.read_text(encoding="utf-8", errors="replace")
@@ -214,18 +214,19 @@ def _pid_of(path: Path) -> int:
         return -1
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0 or pid == os.getpid():
-        return pid == os.getpid()
-    if sys.platform == "win32":
-        return False  # an open file cannot be renamed or removed there: the OSError branch skips it
+def _session_running(path: Path) -> bool:
+    """Whether the process that writes this log still runs. The log was last written while its process ran, so
+    a process with that id started after that is another one that got the id later (processes.pid_alive)."""
+    pid = _pid_of(path)
+    if pid == os.getpid():
+        return True
+    from desktop_app.processes import pid_alive  # psutil, only when asked: not in a crash's path
+
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
+        written = path.stat().st_mtime
     except OSError:
-        return True  # exists, owned by someone else
-    return True
+        return True  # gone or unreadable meanwhile: not ours to judge
+    return pid_alive(pid, written)
 
 
 # --------------------------------------------------------------------------- hooks

@@ -194,6 +194,54 @@ def parquet() -> str:
     return "a Snappy-compressed row with a list and a struct read back"
 
 
+# Pages of each codec the Parquet reader takes from cramjam (ADR 0030), as writers store them: Snappy made by
+# hand from its format description, the others by their reference encoders; each holds EIGHT_WORDS but Snappy's.
+EIGHT_WORDS = b"screenlab " * 8
+CODEC_PAGES = {
+    1: ("SNAPPY", bytes([16, 1 << 2, 97, 98, (9 << 2) | 2, 2, 0, 1, 1]), b"ab" * 6 + b"bbbb"),
+    4: ("BROTLI", bytes.fromhex("1b4f00f8a541c2c4d81421a0950223186c00"), EIGHT_WORDS),
+    6: ("ZSTD", bytes.fromhex("28b52ffd20508d00005073637265656e6c616220010053b42001"), EIGHT_WORDS),
+    7: ("LZ4_RAW", bytes.fromhex("af73637265656e6c6162200a002e506e6c616220"), EIGHT_WORDS),
+}
+
+
+@check("codecs and checksums")
+def codecs() -> str:
+    # cramjam and google-crc32c are compiled extensions: a bundle that missed one fails here, not on a user's file
+    import google_crc32c
+
+    from desktop_app.formats.parquet_decode import decompress
+    from desktop_app.formats.tfrecord import crc32c
+
+    for codec, (name, page, expected) in CODEC_PAGES.items():
+        if bytes(decompress(codec, page, len(expected))) != expected:
+            raise AssertionError(f"a {name} page decoded wrong")
+    if crc32c(b"123456789") != 0xE3069283:  # CRC-32C's standard check value
+        raise AssertionError(f"CRC-32C of '123456789' is {crc32c(b'123456789'):#x}")
+    if google_crc32c.implementation != "c":  # it falls back to pure Python, a hundred times slower, silently
+        raise AssertionError(f"google-crc32c runs its {google_crc32c.implementation} implementation")
+    return f"{', '.join(name for name, _, _ in CODEC_PAGES.values())} pages decoded; CRC-32C in C"
+
+
+@check("locks and processes")
+def locks() -> str:
+    from desktop_app.processes import pid_alive
+    from desktop_app.store.media import LockTimeout, file_lock
+
+    with tempfile.TemporaryDirectory() as folder:
+        lock = Path(folder) / "LOCK"
+        with file_lock(lock, timeout=5):
+            try:  # a second hold waits: another thread of this process is excluded as another process is
+                with file_lock(lock, timeout=0.2):
+                    raise AssertionError("the lock was taken twice")
+            except LockTimeout as refused:
+                if str(lock) not in str(refused):
+                    raise AssertionError(f"the refusal does not name the lock: {refused}") from None
+    if not pid_alive(os.getpid(), time.time()) or pid_alive(os.getpid(), time.time() - 3600 * 24 * 365):
+        raise AssertionError("this process's start is misread (psutil)")
+    return "the media lock waits and refuses by name (filelock); process checks (psutil) answer"
+
+
 @check("playwright driver")
 def playwright_driver() -> str:
     from playwright._impl._driver import compute_driver_executable
@@ -319,8 +367,8 @@ def _findable(util, name: str) -> bool:
         return False
 
 
-CHECKS = [paths, migrations, postgres_driver, templates, ocr, cv, parquet, playwright_driver, render, openai_client, keyring_backend, qt,
-          excluded]
+CHECKS = [paths, migrations, postgres_driver, templates, ocr, cv, parquet, codecs, locks, playwright_driver, render,
+          openai_client, keyring_backend, qt, excluded]
 
 
 def main(argv: list[str] | None = None) -> int:

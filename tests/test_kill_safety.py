@@ -460,6 +460,46 @@ def test_the_sweep_takes_what_a_dead_process_left_and_spares_a_live_ones(tmp_pat
         assert leftovers(tmp_path / "p") == ([], [])
 
 
+@pytest.mark.parametrize("reused", [True, False], ids=["id-reused", "same-process"])
+def test_a_killed_writer_whose_process_id_another_process_has_now_is_swept(tmp_path, reused):
+    """A killed writer's marker and temporary file name its process id, which the system may have handed to
+    another process by the next sweep. The names also record a moment the writer ran (ADR 0030): a process
+    with that id that began after it is another one, so the leftovers go. With a moment after that process
+    began, the names are that live process's own: nothing is taken."""
+    import psutil
+
+    from desktop_app.formats.transfer import import_path
+    from desktop_app.store.media import WRITERS_DIR
+    from desktop_app.store.media_sweep import sweep_orphans
+    from desktop_app.store.project import Project
+
+    shots = tmp_path / "shots"
+    make_image(shots / "kept.png", color=(9, 50, 50))
+    with Project.init(tmp_path / "p") as project:
+        import_path(project, shots, "images")
+        dead, _, temp = _writer(tmp_path / "p", make_image(tmp_path / "dead.png", color=(200, 0, 0)), "die")
+        dead.wait()
+        other = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+        try:
+            began = psutil.Process(other.pid).create_time()
+            moment = int(began - 600) if reused else int(began) + 5
+            [marker] = [m for m in (tmp_path / "p" / MEDIA_DIR / WRITERS_DIR).iterdir()
+                        if m.name.split("-")[1] == str(dead.pid)]
+            host = marker.name.split("-")[0]
+            marker.rename(marker.with_name(f"{host}-{other.pid}-{moment}"))
+            temp.rename(temp.with_name(f".incoming-{host}-{other.pid}-{moment}-{temp.name.rsplit('-', 1)[1]}"))
+            report = sweep_orphans(project)
+        finally:
+            other.stdin.close()
+            other.wait(10)
+    if reused:
+        assert (report.media_files, report.temp_files, report.kept, report.gone_writers) == (1, 1, 0, 1)
+        assert leftovers(tmp_path / "p") == ([], [])
+    else:
+        assert not report.scanned  # a live writer and nobody gone: not even looked at
+        assert [len(found) for found in leftovers(tmp_path / "p")] == [1, 1]
+
+
 def test_images_in_the_database_that_a_killed_process_left_are_swept(tmp_path):
     from sqlalchemy import text
 

@@ -215,6 +215,24 @@ def test_a_failing_endpoint_ends_the_batch_in_one_line_naming_it(project, render
     assert asked <= 2  # one retry at most
 
 
+def test_a_busy_endpoint_is_asked_once_more_by_the_one_retry_policy(project, renderer):
+    """llm_retry.py holds the retries of every LLM call (the SDK's are off): a 503 is asked again once, after the
+    wait the server names; the answer that follows is the step's first answer, the failure no answer at all."""
+    def responder(body, index):
+        if index == 0:
+            return Response(status=503, headers={"retry-after": "0.2"})
+        return Response(text=json.dumps(GOOD[_step(body)]))
+
+    with _llm(responder) as server:
+        report = generate(project, SynthOptions("popup", 1, "two_options", seed=1), renderer,
+                          LlmEndpoint(server.base_url, "writer-model"))
+        asked = len(server.requests)
+    assert report.failures == [] and len(report.episode_ids) == 1
+    assert asked == 4  # the goal twice, then the two other steps once
+    _, _, review, _ = stored(project, report.episode_ids[0])
+    assert [len(c["answers"]) for c in review.payload["calls"]] == [1, 1, 1]
+
+
 def test_a_key_the_server_echoes_is_never_stored_or_shown(monkeypatch):
     import openai
 

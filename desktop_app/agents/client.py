@@ -1,25 +1,21 @@
 """One chat-completion call to an OpenAI-compatible server, with the politeness a long run needs:
-request- and token-per-minute limits, a per-request timeout, and retries with exponential
-backoff and jitter on 429, 5xx, timeouts and dropped connections. Nothing else is retried:
-a 400 or 401 will not get better by asking again.
+request- and token-per-minute limits, a per-request timeout, and the retries of llm_retry.py (the one
+policy for LLM calls: exponential backoff and jitter on 429, 5xx, timeouts and dropped connections).
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from desktop_app.llm_retry import RetryPolicy
 from desktop_app.secrets import redact, redact_keys
 
 if TYPE_CHECKING:
     import openai
-
-RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-
 
 @dataclass
 class Reply:
@@ -69,21 +65,6 @@ class RateLimiter:
             await asyncio.sleep(min(wait, 1.0))
 
 
-def backoff(attempt: int, base: float = 0.5, cap: float = 20.0) -> float:
-    """Full jitter: a random wait up to base * 2^attempt, so many workers don't retry in step."""
-    return random.uniform(0, min(cap, base * 2 ** attempt))
-
-
-def _retryable(exc: Exception) -> bool:
-    import openai  # here, not at the top: openai takes a third of a second to import, and start-up needs none of it
-
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, asyncio.TimeoutError)):
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in RETRY_STATUS
-    return False
-
-
 def _describe(exc: Exception, api_key: str = "") -> str:
     """One line for a failed request, stored with the prediction and printed. A server may echo the key it was
     sent ("Incorrect API key provided: sk-...", a header dump in an error page): taken out before the message
@@ -99,6 +80,7 @@ async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, 
                max_tokens: int, extra_body: dict, timeout_s: float, max_retries: int,
                limiter: RateLimiter | None = None, estimated_tokens: int = 1000,
                backoff_base: float = 0.5, top_p: float | None = None) -> Reply:
+    policy = RetryPolicy(max_retries, backoff_base)
     attempts = 0
     while True:
         attempts += 1
@@ -120,16 +102,9 @@ async def chat(client: openai.AsyncOpenAI, model: str, messages: list[dict], *, 
                          latency_ms=(time.perf_counter() - started) * 1000, attempts=attempts,
                          finish_reason=(choice.finish_reason or "") if choice else "")
         except Exception as exc:  # openai raises many types; only some are worth a retry
-            import openai
-
             if isinstance(exc, asyncio.CancelledError):
                 raise
-            if not _retryable(exc) or attempts > max_retries:
+            wait = policy.wait_before_next(exc, attempts)
+            if wait is None:
                 raise RequestFailed(_describe(exc, getattr(client, "api_key", "") or ""), attempts) from None
-            retry_after = None
-            if isinstance(exc, openai.APIStatusError) and exc.response is not None:
-                try:
-                    retry_after = float(exc.response.headers.get("retry-after", ""))
-                except ValueError:
-                    retry_after = None
-            await asyncio.sleep(min(retry_after, 30.0) if retry_after else backoff(attempts, backoff_base))
+            await asyncio.sleep(wait)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from desktop_app.llm_retry import openai_client
 from desktop_app.secrets import redact
 
 TEST_TIMEOUT_S = 20.0  # the test waits at most this long per request, whatever the endpoint's own timeout
@@ -54,15 +55,13 @@ def check_endpoint(check: EndpointCheck, key: Callable[[], str] | None = None) -
     """Reachable? (the model list, or the completion when there is no list) The model listed? A tiny completion?
     `key()`: read the key now, off the UI thread (an OS keyring can be slow), when check.api_key is empty.
     Never raises: a failure is a report with ok False."""
-    import openai
 
     try:
         if not check.api_key and key is not None:
             check.api_key = key()
     except Exception as exc:  # a variable not set, no key in the keyring, no keyring at all
         return EndpointReport(False, _hidden(f"Could not read the API key: {exc}", check))
-    client = openai.OpenAI(base_url=check.base_url, api_key=check.api_key or "not-needed",
-                           timeout=check.timeout_s, max_retries=0)
+    client = openai_client(check.base_url, check.api_key or "not-needed", check.timeout_s)  # one try: a check
     try:
         try:
             models = _listed(client)

@@ -21,7 +21,8 @@ USER_ERRORS = (("desktop_app.formats.records", "FormatError"), ("desktop_app.sto
                ("desktop_app.agents.profiles", "ProfileError"))
 
 
-USER_ERRORS += (("desktop_app.store.project", "NotAllowed"), ("desktop_app.store.edits", "EditConflict"))
+USER_ERRORS += (("desktop_app.store.project", "NotAllowed"), ("desktop_app.store.edits", "EditConflict"),
+                ("desktop_app.store.media", "LockTimeout"))
 SERVER_DOWN = 3  # the exit status when the database server cannot be reached or refuses the login
 
 

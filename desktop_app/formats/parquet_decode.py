@@ -1,11 +1,11 @@
-"""The bytes of a Parquet file decoded: its Thrift compact metadata, its page codecs (Snappy and LZ4_RAW of our
-own, GZIP through zlib, ZSTD when `zstandard` is importable) and its value and level encodings (PLAIN, dictionary
+"""The bytes of a Parquet file decoded: its Thrift compact metadata, its page codecs (Snappy, LZ4_RAW, Hadoop's
+LZ4, Brotli and ZSTD through cramjam; GZIP through zlib) and its value and level encodings (PLAIN, dictionary
 indices, RLE / bit-packed, the DELTA encodings, BYTE_STREAM_SPLIT). parquet_read.py puts the decoded levels and
 values back together into rows.
 
-Written from the format's own documents (apache/parquet-format: parquet.thrift, Encodings.md; the Thrift compact
-protocol; google/snappy format_description.txt; the LZ4 block format). Every length, offset and count is checked
-against the bytes there are before anything is allocated for it: damage ends in a ParquetError.
+Written from the format's own documents (apache/parquet-format: parquet.thrift, Encodings.md,
+Compression.md; the Thrift compact protocol). Every length, offset and count is checked against the bytes there
+are before anything is allocated for it: damage ends in a ParquetError.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import struct
 import zlib
 
+import cramjam
 import numpy as np
 
 
@@ -27,7 +28,8 @@ class Damaged(ParquetError):
 
 MAGIC = b"PAR1"
 MAX_NESTING = 64  # Thrift structs and schema groups; real files nest a handful of levels
-# A page may expand at most this much: deflate tops out near 1032:1, snappy and LZ4 far lower.
+# A page may expand at most this much (deflate tops out near 1032:1, snappy and LZ4 far lower; ZSTD and Brotli
+# can go further, but only on pages far larger than the floor below, which writers keep near 1 MB).
 _MAX_EXPANSION = 1100
 _MIN_PAGE_LIMIT = 1 << 24
 MIN_LEVELS_LIMIT = 1 << 20  # level entries a page may hold whatever its size (an all-null page is tiny)
@@ -158,156 +160,87 @@ def thrift_field(fields, fid: int, kind: type, what: str, default=...):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Decompression
+# Decompression: cramjam's C/Rust codecs (ADR 0030), GZIP through zlib. Each page is decoded into a buffer of the
+# size its header declares, so a damaged or hostile page never makes the codec allocate more than that, and the
+# declared size itself is checked against the page's bytes first.
 
-def _snappy(src, expected: int) -> bytearray:
-    """Raw Snappy (no framing). Literals are copied as slices, so incompressible data (PNG bytes) is quick."""
-    end = len(src)
-    length, p = _uvarint(src, 0, end)
-    if length != expected:
-        raise Damaged(f"a Snappy page says it holds {length} bytes, its header {expected}")
-    out = bytearray(length)
-    o = 0
-    while p < end:
-        tag = src[p]
-        p += 1
-        kind = tag & 3
-        if kind == 0:
-            n = tag >> 2
-            if n >= 60:
-                extra = n - 59
-                if p + extra > end:
-                    raise Damaged("Snappy data ends early")
-                n = int.from_bytes(src[p:p + extra], "little")
-                p += extra
-            n += 1
-            if p + n > end or o + n > length:
-                raise Damaged("a Snappy literal runs past its data")
-            out[o:o + n] = src[p:p + n]
-            o += n
-            p += n
-            continue
-        if kind == 1:
-            if p >= end:
-                raise Damaged("Snappy data ends early")
-            n = 4 + ((tag >> 2) & 7)
-            offset = ((tag >> 5) << 8) | src[p]
-            p += 1
-        elif kind == 2:
-            if p + 2 > end:
-                raise Damaged("Snappy data ends early")
-            n = 1 + (tag >> 2)
-            offset = src[p] | (src[p + 1] << 8)
-            p += 2
-        else:
-            if p + 4 > end:
-                raise Damaged("Snappy data ends early")
-            n = 1 + (tag >> 2)
-            offset = int.from_bytes(src[p:p + 4], "little")
-            p += 4
-        # the copy is written out here rather than through _copy_back: compressible pages have one per ~20 bytes
-        if offset == 0 or offset > o or o + n > length:
-            raise Damaged("a Snappy copy points outside the data")
-        start = o - offset
-        if offset >= n:
-            out[o:o + n] = out[start:start + n]
-        else:
-            out[o:o + n] = (out[start:o] * (n // offset + 1))[:n]
-        o += n
-    if o != length:
-        raise Damaged(f"a Snappy page holds {o} bytes, not {length}")
-    return out
+def _snappy(data, out: bytearray) -> int:
+    return cramjam.snappy.decompress_raw_into(data, out)
 
 
-def _copy_back(out: bytearray, o: int, offset: int, n: int, length: int, codec: str) -> int:
-    if offset == 0 or offset > o or o + n > length:
-        raise Damaged(f"a {codec} copy points outside the data")
-    start = o - offset
-    if offset >= n:
-        out[o:o + n] = out[start:start + n]
-    else:  # the copy overlaps what it writes: the last `offset` bytes repeat
-        out[o:o + n] = (out[start:o] * (n // offset + 1))[:n]
-    return o + n
+def _lz4_raw(data, out: bytearray) -> int:
+    return cramjam.lz4.decompress_block_into(data, out)
 
 
-def _lz4_block(src, expected: int) -> bytearray:
-    end = len(src)
-    out = bytearray(expected)
+def _lz4_hadoop(data, out: bytearray) -> int:
+    """The deprecated LZ4 codec: Hadoop's framing (per block: its decoded and encoded sizes, 4 bytes each,
+    big-endian, then an LZ4 block) as parquet-mr wrote it, else a bare LZ4 block as some other writers did.
+    The codec's name says neither, so both are tried in that order (Arrow's reader does the same)."""
+    data = memoryview(data)
     o = p = 0
-    if end == 0 and expected == 0:
-        return out
-    while True:
-        if p >= end:
-            raise Damaged("LZ4 data ends early")
-        token = src[p]
-        p += 1
-        n, p = _lz4_length(src, p, end, token >> 4)
-        if p + n > end or o + n > expected:
-            raise Damaged("an LZ4 literal runs past its data")
-        out[o:o + n] = src[p:p + n]
-        o += n
-        p += n
-        if p == end:
-            break
-        if p + 2 > end:
-            raise Damaged("LZ4 data ends early")
-        offset = src[p] | (src[p + 1] << 8)
-        n, p = _lz4_length(src, p + 2, end, token & 0x0F)
-        o = _copy_back(out, o, offset, n + 4, expected, "LZ4")
-    if o != expected:
-        raise Damaged(f"an LZ4 page holds {o} bytes, not {expected}")
-    return out
+    end, size = len(data), len(out)
+    view = memoryview(out)
+    try:
+        while p + 8 <= end:
+            decoded, encoded = _HADOOP_SIZES.unpack_from(data, p)
+            p += 8
+            if p + encoded > end or o + decoded > size:
+                raise Damaged("no Hadoop frame")
+            if cramjam.lz4.decompress_block_into(data[p:p + encoded], view[o:o + decoded]) != decoded:
+                raise Damaged("a Hadoop frame decodes short")
+            p += encoded
+            o += decoded
+        if p == end and o == size:
+            return o
+    except (Damaged, cramjam.DecompressionError):
+        pass
+    return _lz4_raw(data, out)
 
 
-def _lz4_length(src, p: int, end: int, n: int) -> tuple[int, int]:
-    if n == 15:
-        while True:
-            if p >= end:
-                raise Damaged("LZ4 data ends early")
-            byte = src[p]
-            p += 1
-            n += byte
-            if byte != 255:
-                break
-    return n, p
+def _brotli(data, out: bytearray) -> int:
+    return cramjam.brotli.decompress_into(data, out)
+
+
+def _zstd(data, out: bytearray) -> int:
+    return cramjam.zstd.decompress_into(data, out)
+
+
+_HADOOP_SIZES = struct.Struct(">II")
+_CODECS = {1: _snappy, 4: _brotli, 5: _lz4_hadoop, 6: _zstd, 7: _lz4_raw}
 
 
 def codec_problem(codec: int) -> str | None:
     """Why pages compressed with `codec` cannot be read here, or None."""
-    if codec in (0, 1, 2, 7):
+    if codec == 0 or codec == 2 or codec in _CODECS:
         return None
     name = _CODEC_NAMES.get(codec, f"compression #{codec}")
-    if codec == 6:
-        try:
-            import zstandard  # noqa: F401 - optional; the installer does not ship it
-        except ImportError:
-            return f"it is compressed with ZSTD, which needs the optional 'zstandard' package; {_RESAVE}"
-        return None
     return f"it is compressed with {name}, which this reader does not read; {_RESAVE}"
 
 
 def decompress(codec: int, data, size: int):
+    """The page's bytes decoded; exactly `size` of them (the page header's word) or Damaged."""
     if codec == 0:
         if len(data) != size:
             raise Damaged(f"an uncompressed page holds {len(data)} bytes, its header says {size}")
         return data
     if size > max(_MIN_PAGE_LIMIT, _MAX_EXPANSION * len(data)):
         raise Damaged(f"a page of {len(data)} bytes claims to expand to {size}")
-    if codec == 1:
-        return _snappy(data, size)
-    if codec == 7:
-        return _lz4_block(data, size)
     if codec == 2:
         out = zlib.decompressobj(47).decompress(data, size + 1)  # 47: gzip or zlib header, either
-    else:
-        import zstandard
-
-        try:
-            out = zstandard.ZstdDecompressor().decompress(bytes(data), max_output_size=size)
-        except zstandard.ZstdError as exc:
-            raise Damaged(f"ZSTD data is damaged ({exc})") from None
-    if len(out) != size:
-        raise Damaged(f"a page decompresses to {len(out)} bytes, its header says {size}")
+        if len(out) != size:
+            raise Damaged(f"a page decompresses to {len(out)} bytes, its header says {size}")
+        return out
+    if size == 0 and len(data) == 0:  # an empty page some writers leave without even a codec's end mark
+        return bytearray()
+    out = bytearray(size)
+    name = _CODEC_NAMES[codec]
+    try:
+        got = _CODECS[codec](data, out)
+    except cramjam.DecompressionError as exc:
+        reason = str(exc).strip().splitlines()[0][:120] if str(exc).strip() else "it cannot be decoded"
+        raise Damaged(f"a {name} page is damaged or holds more than its header's {size} bytes ({reason})") from None
+    if got != size:
+        raise Damaged(f"a {name} page decompresses to {got} bytes, its header says {size}")
     return out
 
 
@@ -338,26 +271,48 @@ def rle_hybrid(buf, pos: int, end: int, width: int, count: int) -> np.ndarray:
     if width == 0 or count == 0:
         return np.zeros(count, np.uint32)
     value_bytes = (width + 7) // 8
-    parts = []
-    got = 0
+    # Runs are only noted here and decoded together after: level data of list columns is thousands of runs a
+    # few values long, and a numpy call per run cost more than the values. Bit-packed runs are whole bytes (8
+    # values a group), so their bytes joined unpack as one.
+    lengths, repeated, packed = [], [], []  # per run its length and value (-1: bit-packed); the packed bytes
+    got = packed_count = 0
     while got < count:
-        header, pos = _uvarint(buf, pos, end)
+        if pos < end and buf[pos] < 0x80:  # a one-byte header (runs under 64 values): most of them
+            header = buf[pos]
+            pos += 1
+        else:
+            header, pos = _uvarint(buf, pos, end)  # past the end: Damaged
+        left = count - got
         if header & 1:
             groups = header >> 1
-            take = min(groups * 8, count - got)
-            if pos + (take * width + 7) // 8 > end:
+            take = groups * 8
+            if take > left:  # only the last run holds more than is asked for
+                take = left
+            nbytes = (take * width + 7) // 8
+            if pos + nbytes > end:
                 raise Damaged("bit-packed values run past their data")
-            parts.append(unpack(buf, pos, take, width))
-            pos += min(groups * width, end - pos)
+            packed.append(buf[pos:pos + nbytes])
+            pos += groups * width
+            repeated.append(-1)
+            packed_count += take
         else:
             if pos + value_bytes > end:
                 raise Damaged("a run of repeated values runs past its data")
-            value = int.from_bytes(buf[pos:pos + value_bytes], "little")
+            repeated.append(int.from_bytes(buf[pos:pos + value_bytes], "little"))
             pos += value_bytes
-            take = min(header >> 1, count - got)
-            parts.append(np.full(take, value, np.uint32))
+            take = header >> 1
+            if take > left:
+                take = left
+        lengths.append(take)
         got += take
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+    if not packed:
+        return np.repeat(np.array(repeated, np.uint32), lengths)
+    values = unpack(b"".join(packed), 0, packed_count, width)
+    if packed_count == count:
+        return values.astype(np.uint32, copy=False)
+    out = np.repeat(np.array(repeated, np.int64), lengths)
+    out[out == -1] = values
+    return out.astype(np.uint32)
 
 
 def delta_binary(buf, pos: int, end: int, limit: int, bits: int) -> tuple[np.ndarray, int]:
@@ -443,17 +398,21 @@ def decode_plain(ptype: int, width: int, buf, pos: int, end: int, count: int):
     if ptype == BYTE_ARRAY:
         if 4 * count > end - pos:
             raise Damaged("more byte arrays than the page has room for")
-        view = memoryview(buf)
-        out = []
-        for _ in range(count):
-            if pos + 4 > end:
-                raise Damaged("byte arrays run past their page")
-            n = I32.unpack_from(buf, pos)[0]
-            pos += 4
-            if pos + n > end:
-                raise Damaged("a byte array runs past its page")
-            out.append(bytes(view[pos:pos + n]))
-            pos += n
+        # the page's bytes copied once, so each value is one slice of them; the values' bounds are checked
+        # after the loop (a slice past the end is short, never large) to keep the loop to the few steps it needs
+        data = bytes(memoryview(buf)[pos:end])
+        unpack_from = I32.unpack_from
+        out = [b""] * count
+        p = 0
+        try:
+            for i in range(count):
+                start = p + 4
+                p = start + unpack_from(data, p)[0]
+                out[i] = data[start:p]
+        except struct.error:
+            raise Damaged("byte arrays run past their page") from None
+        if p > len(data):
+            raise Damaged("a byte array runs past its page")
         return out
     if ptype == BOOLEAN:
         nbytes = (count + 7) // 8

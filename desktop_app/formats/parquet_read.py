@@ -1,7 +1,7 @@
 """Apache Parquet files read without pyarrow (which is a large share of the installer).
 
 Written from the format's own documents (apache/parquet-format: parquet.thrift, Encodings.md, LogicalTypes.md;
-the Thrift compact protocol; google/snappy format_description.txt; the LZ4 block format). A file is
+the Thrift compact protocol); the page codecs are cramjam's (ADR 0030). A file is
 
     "PAR1"  column chunks, each a run of pages (page header in Thrift compact, then the page)  footer  "PAR1"
 
@@ -11,9 +11,9 @@ and put back together into rows as pyarrow's `to_pylist()` gives them (structs a
 lists of (key, value) tuples).
 
 Read: every physical type; PLAIN, dictionary, RLE/bit-packed, BIT_PACKED levels, the DELTA encodings and
-BYTE_STREAM_SPLIT; data pages v1 and v2; uncompressed, Snappy, GZIP and LZ4_RAW (ZSTD when the optional
-`zstandard` package is importable); string, integer, date, time, timestamp, decimal, float16 and INT96
-annotations. Not read: BROTLI, LZO and Hadoop-framed LZ4 compression, encrypted files, VARIANT columns, the
+BYTE_STREAM_SPLIT; data pages v1 and v2; uncompressed, Snappy, GZIP, LZ4_RAW, LZ4 (Hadoop-framed or bare),
+Brotli and ZSTD pages; string, integer, date, time, timestamp, decimal, float16 and INT96
+annotations. Not read: LZO compression, encrypted files, VARIANT columns, the
 VECTOR repetition; these give a ParquetError that says what to do. Values follow the Parquet schema alone, where
 pyarrow also applies the Arrow schema it keeps in the file's metadata: a duration comes out as an int (pyarrow: a
 timedelta), a timestamp in a named time zone as the same instant in UTC, and nanoseconds are cut to microseconds
@@ -693,7 +693,7 @@ class ParquetFile:
             indices = rle_hybrid(body, pos + 1, end, body[pos], count)
             if int(indices.max()) >= len(dictionary):
                 raise Damaged("a dictionary index points past the dictionary")
-            return [dictionary[i] for i in indices.tolist()]
+            return list(map(dictionary.__getitem__, indices.tolist()))
         if encoding == PLAIN:
             raw = decode_plain(ptype, leaf.width, body, pos, end, count)
         elif encoding == RLE and ptype == BOOLEAN:

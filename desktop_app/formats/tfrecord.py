@@ -14,22 +14,19 @@ with masked(crc) = ((crc >> 15) | (crc << 17)) + 0xa282ead8, modulo 2**32, and C
 
 Both checksums are checked: the length's, so that a file that is not a TFRecord (or has lost its place) is
 refused at once rather than read as a huge length, and the data's, so a damaged record is refused by number
-instead of being imported with a wrong goal or action. Python has no CRC-32C, and a byte loop runs at a few MB/s;
-crc32c() below splits the data into lanes computed side by side with numpy and joins them (a CRC register's
-update is linear: the register after A+B is the one after A carried through len(B) zero bytes, xor the one B
-alone gives), which checks a few hundred MB a second.
+instead of being imported with a wrong goal or action. CRC-32C comes from google-crc32c (Google's C library,
+with the processor's CRC instruction where there is one; ADR 0030); the masking is TFRecord's own and stays here.
 """
 
 from __future__ import annotations
 
 import gzip
-import math
 import struct
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
+import google_crc32c
 
 from desktop_app.formats.records import FormatError
 
@@ -37,61 +34,10 @@ GZIP_MAGIC = b"\x1f\x8b"
 HEADER = 12  # length (8) and its checksum (4)
 MAX_RECORD = 2**31 - 1  # protobuf's own limit on a message; a larger length is damage, not data
 _MASK_DELTA = 0xA282EAD8
-_NUMPY_FROM = 16 * 1024  # shorter data is checked byte by byte
-
-
-def _table() -> list[int]:
-    table = []
-    for byte in range(256):
-        crc = byte
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1
-        table.append(crc)
-    return table
-
-
-_TABLE = _table()
-_TABLE_NP = np.array(_TABLE, dtype=np.uint32)
-
-
-def _bytewise(register: int, data: bytes) -> int:
-    table = _TABLE
-    for byte in data:
-        register = table[(register ^ byte) & 0xFF] ^ (register >> 8)
-    return register
-
-
-def _lanes(register: int, data: bytes) -> int:
-    """The register after `data`, computed in ~sqrt(n) lanes at once (see the module's docstring)."""
-    n = len(data)
-    lane = max(256, math.isqrt(n // 8))  # bytes per lane: few numpy steps, few lanes to join
-    count = n // lane
-    rows = np.frombuffer(data, dtype=np.uint8, count=count * lane).reshape(count, lane)
-    columns = np.ascontiguousarray(rows.T)  # one row per step, one column per lane
-    lanes = np.zeros(count, dtype=np.uint32)  # each lane's register, started at zero
-    basis = np.left_shift(np.uint32(1), np.arange(32, dtype=np.uint32))  # where 32 unit registers go on zeros
-    for column in columns:
-        lanes = _TABLE_NP[(lanes ^ column) & 0xFF] ^ (lanes >> 8)
-        basis = _TABLE_NP[basis & 0xFF] ^ (basis >> 8)
-    # carrying a register through `lane` zero bytes is linear: four 256-entry tables, one per register byte
-    unit = [int(v) for v in basis]
-    carry = []
-    for b in range(4):
-        table = [0] * 256
-        for v in range(1, 256):
-            low = (v & -v).bit_length() - 1
-            table[v] = table[v & (v - 1)] ^ unit[8 * b + low]
-        carry.append(table)
-    c0, c1, c2, c3 = carry
-    for value in lanes.tolist():
-        register = (c0[register & 0xFF] ^ c1[(register >> 8) & 0xFF] ^ c2[(register >> 16) & 0xFF]
-                    ^ c3[register >> 24] ^ value)
-    return _bytewise(register, data[count * lane:])
 
 
 def crc32c(data: bytes) -> int:
-    register = _lanes(0xFFFFFFFF, data) if len(data) >= _NUMPY_FROM else _bytewise(0xFFFFFFFF, data)
-    return register ^ 0xFFFFFFFF
+    return google_crc32c.value(data)
 
 
 def masked_crc(data: bytes) -> int:

@@ -25,6 +25,7 @@ from desktop_app.agents.cache import ProjectResponseCache
 from desktop_app.agents.client import RateLimiter
 from desktop_app.agents.kinds import KINDS
 from desktop_app.agents.profiles import AgentProfile, ProfileError, resolve_api_key
+from desktop_app.llm_retry import openai_client
 from desktop_app.runs.context import Progress, RunContext
 from desktop_app.runs.imported_verdicts import IMPORTED
 from desktop_app.runs.protocols import OptionsError, SampleSummary, get_protocol, suggest
@@ -171,11 +172,8 @@ def make_agent(project: Project, profile: AgentProfile, use_cache: bool = True, 
     """The agent object for a profile, and the HTTP client to close when the run ends (or None).
     Raises ProfileError when the API key cannot be found."""
     client = None
-    if profile.kind == "openai":
-        import openai
-
-        client = openai.AsyncOpenAI(base_url=profile.base_url, api_key=resolve_api_key(profile),
-                                    max_retries=0, timeout=profile.timeout_s)
+    if profile.kind == "openai":  # retried by agents/client.chat as llm_retry.py says, never by the SDK
+        client = openai_client(profile.base_url, resolve_api_key(profile), profile.timeout_s, asynchronous=True)
     if profile.kind == "ocr-match" and ocr_lookup is None:
         ocr_lookup = project_ocr_lookup(project)
     agent = KINDS[profile.kind](profile=profile, client=client, limiter=RateLimiter(profile.rpm, profile.tpm),

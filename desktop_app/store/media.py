@@ -15,15 +15,27 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import filelock
+
 LOCK_FILE = "LOCK"  # no extension: never mistaken for an image by a glob such as *.*
 # One empty folder per process that has written images here, named host-pid-start and touched as it writes
 # (no dot, and folders, not files: never an image to a glob, never a file to a listing of the media). A
 # process that ends cleanly removes its own; one left by a process that is gone means images may have been
 # written and never named by a committed row: store/media_sweep.py then looks for them.
 WRITERS_DIR = "WRITERS"
-INCOMING = ".incoming-"  # an image being written: INCOMING + host-pid- + random, renamed when whole
+# An image being written: INCOMING + host-pid-when- + random, renamed when whole; `when` (epoch seconds, a moment
+# its writer ran) tells a sweep that a live process with that id is another one (names before it lack `when`)
+INCOMING = ".incoming-"
 OWN_WINDOW_S = 600.0  # this process's own writes younger than this are never swept by itself (see Writing)
 _TOUCH_EVERY_S = 1.0
+# How long an import or a sweep waits for another process's hold on the media lock: longer than the longest
+# commit measured (a 1,000,000-screen import writes for about 6 minutes, benchmarks/project_1m.py), short enough
+# that a process hung while holding it ends in an error naming the lock rather than a window that never returns.
+LOCK_TIMEOUT_S = 30 * 60.0
+
+
+class LockTimeout(TimeoutError):
+    """The media lock stayed held by another process for longer than the wait allows; the message names its file."""
 
 
 class MediaStore:
@@ -75,33 +87,31 @@ class MediaStore:
 
 
 @contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock on `path` between processes of this machine (or of machines sharing the folder)."""
+def file_lock(path: Path, timeout: float | None = None) -> Iterator[None]:
+    """An exclusive lock on `path` between processes of this machine (or of machines sharing the folder), and
+    between threads of this one: flock on POSIX, a byte-range lock on Windows (filelock). Waits at most
+    `timeout` seconds (LOCK_TIMEOUT_S by default), then raises LockTimeout naming the file."""
+    timeout = LOCK_TIMEOUT_S if timeout is None else timeout
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as fh:
-        if os.name == "nt":
-            import msvcrt
+    # A new lock object each time: its own descriptor, so two threads of a process exclude each other as two
+    # processes do (one shared object would let a second thread in). No "soft" lock where the file system has
+    # no flock: that one takes the lock file's existence for a hold, and this file stays, so every wait would
+    # run out; the OSError saying flock is missing is the clearer end.
+    lock = filelock.FileLock(path, timeout=timeout, fallback_to_soft=False)
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        raise LockTimeout(f"{path}: another ScreenLab process (an import or a clean-up of the same images) has "
+                          f"held this lock for over {_duration(timeout)}; if none is running, it may be hung: "
+                          "end it and try again") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
-            fh.seek(0)
-            while True:
-                try:
-                    msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
-                    break
-                except OSError:
-                    continue
-            try:
-                yield
-            finally:
-                fh.seek(0)
-                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
-        else:
-            import fcntl
 
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:g} minutes" if seconds >= 120 else f"{seconds:g} seconds"
 
 
 # -- who writes images here (read by store/media_sweep.py) ---------------------------------------------------
@@ -148,7 +158,9 @@ _writings_lock = threading.Lock()
 
 @dataclass(frozen=True)
 class Writer:
-    """A process named by a marker folder: host tag, process id, when it first wrote (epoch seconds)."""
+    """A process named by a marker folder: host tag, process id, when it first wrote (epoch seconds; 0 where
+    that is not known). The first write is a moment the process ran, which tells a reused process id apart
+    (processes.pid_alive)."""
 
     host: str
     pid: int
@@ -172,8 +184,9 @@ def host_tag() -> str:
 
 
 def incoming_prefix() -> str:
-    """Temporary files name their writer, so a sweep removes a dead process's and never a live one's."""
-    return f"{INCOMING}{host_tag()}-{os.getpid()}-"
+    """Temporary files name their writer and a moment it ran, so a sweep removes a dead process's (even when
+    its id was given to another since) and never a live one's."""
+    return f"{INCOMING}{host_tag()}-{os.getpid()}-{int(time.time())}-"
 
 
 def writing(root: Path) -> Writing:
@@ -201,19 +214,3 @@ def _remove_own_markers() -> None:
         if pid == os.getpid():
             with contextlib.suppress(OSError):
                 state.marker.rmdir()
-
-
-def pid_alive(pid: int) -> bool | None:
-    """Whether a process of this machine runs; None when this system cannot say (Windows: signal 0 is not a
-    probe there)."""
-    if os.name == "nt":
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    except OSError:
-        return None
-    return True

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from sqlalchemy import delete, select
 
-from desktop_app.store.media import INCOMING, WRITERS_DIR, Writer, host_tag, own_writing, pid_alive
+from desktop_app.processes import pid_alive
+from desktop_app.store.media import INCOMING, WRITERS_DIR, Writer, host_tag, own_writing
 from desktop_app.store.models import MediaBlob, Screen
 from desktop_app.store.project import Project, is_locked
 
@@ -132,14 +133,15 @@ def _alive(writer: Writer) -> bool | None:
         return None  # another machine sharing the folder: it cannot be asked
     if writer.pid == os.getpid():
         return False  # a marker with this process's id that is not its own: an earlier process's, gone
-    return pid_alive(writer.pid)
+    return pid_alive(writer.pid, writer.started or None)
 
 
 def _temp_is_stale(name: str, mtime: float, cutoff: float) -> bool:
-    """A temporary file whose writer is gone (the name says which process: store/media.py incoming_prefix)."""
+    """A temporary file whose writer is gone (the name says which process and, since ADR 0030, a moment it
+    ran: store/media.py incoming_prefix; host-pid-random before)."""
     parts = name[len(INCOMING):].split("-")
-    if len(parts) == 3 and parts[1].isdigit():
-        writer = Writer(parts[0], int(parts[1]), 0)
+    if len(parts) in (3, 4) and all(p.isdigit() for p in parts[1:-1]):
+        writer = Writer(parts[0], int(parts[1]), int(parts[2]) if len(parts) == 4 else 0)
         if writer.host == host_tag() and int(parts[1]) == os.getpid():
             return False  # this process is writing it now
         if _alive(writer) is False:

@@ -13,10 +13,14 @@ from typing import Any
 import jinja2
 
 from desktop_app.agents.prompts import prompt_templates
+from desktop_app.llm_retry import RetryPolicy, openai_client
 from desktop_app.secrets import LLM_ENDPOINT_OWNER, redact, redact_keys, resolve_key
 from desktop_app.synth.schema import SchemaError, validate
 
-MAX_ATTEMPTS = 3
+MAX_ATTEMPTS = 3  # answers asked for when the last one did not validate
+# Requests after the first when the endpoint fails (llm_retry.py, the one policy for LLM calls): one, so a hung
+# endpoint costs at most two timeouts, not three (the issue saw 275 s); a batch stops at an endpoint that fails.
+SYNTH_RETRIES = 1
 
 
 class SynthError(RuntimeError):
@@ -39,11 +43,8 @@ class LlmEndpoint:
     max_tokens: int = 800
 
     def client(self):
-        import openai
-
-        # one retry: a hung endpoint costs at most two timeouts, not three (the issue saw 275 s)
-        return openai.OpenAI(base_url=self.base_url, timeout=self.timeout_s, max_retries=1,
-                             api_key=resolve_key(LLM_ENDPOINT_OWNER, self.api_key_env, self.use_keyring))
+        return openai_client(self.base_url, resolve_key(LLM_ENDPOINT_OWNER, self.api_key_env, self.use_keyring),
+                             self.timeout_s)
 
     @classmethod
     def from_settings(cls, settings) -> LlmEndpoint | None:
@@ -71,21 +72,33 @@ class LlmSession:
         self.endpoint = endpoint
         self.temperature = endpoint.temperature if temperature is None else temperature
         self._client = endpoint.client()
+        self.retry = RetryPolicy(SYNTH_RETRIES)
 
     def _create(self, messages: list[dict]):
         """One request; whatever the endpoint does wrong (down, a timeout, 4xx / 5xx, a body that is not JSON
         or not UTF-8) ends as one SynthError naming the endpoint, never a traceback, never a key."""
         import openai
 
-        try:
-            return self._client.chat.completions.create(
-                model=self.endpoint.model, messages=messages, temperature=self.temperature,
-                max_tokens=self.endpoint.max_tokens)
-        except (openai.APIError, ValueError, UnicodeDecodeError) as exc:  # APIError covers connection and timeouts
-            what = f"HTTP {exc.status_code}" if isinstance(exc, openai.APIStatusError) else type(exc).__name__
-            detail = redact(str(getattr(exc, "message", "") or exc), (getattr(self._client, "api_key", "") or "",))
-            raise EndpointError(f"the LLM at {self.endpoint.base_url} failed ({what}: {detail[:200]}); check the address, "
-                             f"the model name {self.endpoint.model!r} and the key in Settings") from None
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                return self._client.chat.completions.create(
+                    model=self.endpoint.model, messages=messages, temperature=self.temperature,
+                    max_tokens=self.endpoint.max_tokens)
+            except (openai.APIError, ValueError, UnicodeDecodeError) as exc:  # APIError: connection, timeouts too
+                wait = self.retry.wait_before_next(exc, attempts)
+                if wait is None:
+                    raise self._failed(exc) from None
+                time.sleep(wait)
+
+    def _failed(self, exc: Exception) -> EndpointError:
+        import openai
+
+        what = f"HTTP {exc.status_code}" if isinstance(exc, openai.APIStatusError) else type(exc).__name__
+        detail = redact(str(getattr(exc, "message", "") or exc), (getattr(self._client, "api_key", "") or "",))
+        return EndpointError(f"the LLM at {self.endpoint.base_url} failed ({what}: {detail[:200]}); check the address, "
+                             f"the model name {self.endpoint.model!r} and the key in Settings")
 
     def ask(self, template: str, spec: Any, calls: list[dict], image: bytes | None = None, **values: Any) -> Any:
         """`image`: a PNG shown with the prompt (the step screenshot with its target marked)."""
