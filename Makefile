@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint bench demo system-deps clean
+.PHONY: run test lint guide bench demo system-deps clean
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ScreenLab needs Python >= 3.11 (set PYTHON=python3.11)")'
@@ -24,6 +24,11 @@ test: $(BIN)/.installed system-deps
 lint: $(BIN)/.installed
 	$(BIN)/ruff check desktop_app tests benchmarks datasets docs packaging
 	$(BIN)/python tests/layers.py
+
+# The user guide (docs/guide/, mkdocs.yml; ADR 0032) into build/guide/, where Help > User guide finds it.
+# --strict: a warning (a broken link, a missing picture, a docstring the API reference cannot read) fails it.
+guide: $(BIN)/.installed
+	$(BIN)/mkdocs build --strict --site-dir build/guide
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/import_scale.py

@@ -3,8 +3,9 @@
 #
 #   packaging/build_linux.sh            # then: packaging/smoke_test.sh
 #
-# Makes its own build environment (build/venv: `pip install . pyinstaller==6.22.3`), so the
-# bundle holds exactly the pinned runtime dependencies, not the developer's .venv.
+# Makes its own build environment (build/venv: `pip install .[docs] pyinstaller==6.22.3`), so the
+# bundle holds exactly the pinned runtime dependencies, not the developer's .venv (MkDocs, the docs extra,
+# builds the user guide; the app never imports it, so it is not bundled).
 # Environment: PYTHON (default python3.11; needs its shared libpython, as pyenv/Debian/python.org
 # builds have), KEEP_BUILD_VENV=1 reuses build/venv, NO_STRIP=1 skips stripping, MINIMAL_OPENCV=1
 # ships OpenCV built with only what the app uses, NUMPY_NOBLAS=1 numpy without OpenBLAS, RELEASE=1 both (the
@@ -45,7 +46,7 @@ if [[ "${KEEP_BUILD_VENV:-0}" != 1 || ! -x "$VENV/bin/python" ]]; then
     rm -rf "$VENV"
     "$PYTHON" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check . "pyinstaller==$PYINSTALLER_VERSION"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check ".[docs]" "pyinstaller==$PYINSTALLER_VERSION"
 if [[ "${KEEP_BUILD_VENV:-0}" == 1 ]]; then  # same version number, new code: install it again
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .
 fi
@@ -69,6 +70,9 @@ fi
 if [[ ! -f resources/icons/screenlab.png ]]; then
     QT_QPA_PLATFORM=offscreen "$VENV/bin/python" packaging/render_icon.py
 fi
+
+say "user guide (docs/guide/ -> build/guide/, shipped as guide/: Help > User guide)"
+"$VENV/bin/mkdocs" build --quiet --strict --site-dir "$BUILD/guide"
 
 say "PyInstaller $PYINSTALLER_VERSION (one-folder)"
 rm -rf "$APPDIR" "$TARBALL"

@@ -35,7 +35,7 @@ if [[ "${KEEP_BUILD_VENV:-0}" != 1 || ! -x "$VENV/bin/python" ]]; then
     rm -rf "$VENV"
     "$PYTHON" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check . "pyinstaller==$PYINSTALLER_VERSION"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check ".[docs]" "pyinstaller==$PYINSTALLER_VERSION"
 [[ "${KEEP_BUILD_VENV:-0}" == 1 ]] && "$VENV/bin/python" -m pip install --quiet --force-reinstall --no-deps .
 
 echo "== icon (.icns from resources/icons/screenlab.svg)"
@@ -53,6 +53,9 @@ render(size * 2, folder / f"icon_{size}x{size}@2x.png")
 EOF
 done
 iconutil -c icns "$ICONSET" -o "$BUILD/icons/screenlab.icns"
+
+echo "== user guide (docs/guide/ -> build/guide/)"
+"$VENV/bin/mkdocs" build --quiet --strict --site-dir "$BUILD/guide"
 
 echo "== PyInstaller $PYINSTALLER_VERSION (.app)"
 rm -rf "$APP" "$DIST/ScreenLab" "$DMG"

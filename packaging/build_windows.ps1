@@ -38,7 +38,7 @@ if (-not $KeepVenv -or -not (Test-Path $VenvPy)) {
     if (Test-Path $Venv) { Remove-Item -Recurse -Force $Venv }
     & $Python @PythonArgs -m venv $Venv; Check "venv"
 }
-& $VenvPy -m pip install --quiet --disable-pip-version-check . "pyinstaller==$PyInstallerVersion"; Check "pip install"
+& $VenvPy -m pip install --quiet --disable-pip-version-check ".[docs]" "pyinstaller==$PyInstallerVersion"; Check "pip install"
 if ($KeepVenv) { & $VenvPy -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .; Check "pip reinstall" }
 
 Step "icon"
@@ -46,6 +46,9 @@ New-Item -ItemType Directory -Force (Join-Path $Build "icons") | Out-Null
 $Ico = Join-Path $Build "icons\screenlab.ico"
 & $VenvPy -c "from PIL import Image; Image.open('resources/icons/screenlab.png').save(r'$Ico', sizes=[(s, s) for s in (16, 24, 32, 48, 64, 128, 256)])"
 Check "icon"
+
+Step "user guide (docs\guide -> build\guide)"
+& (Join-Path $Venv "Scripts\mkdocs.exe") build --quiet --strict --site-dir (Join-Path $Build "guide"); Check "mkdocs build"
 
 Step "PyInstaller $PyInstallerVersion (one-folder)"
 if (Test-Path $AppDir) { Remove-Item -Recurse -Force $AppDir }

@@ -59,6 +59,19 @@ def paths() -> str:
     return f"resources {res}; datasets {counts}"
 
 
+@check("user guide")  # Help > User guide opens these pages from the bundle (build_*.sh build them first)
+def guide() -> str:
+    from desktop_app.guide import guide_index
+
+    index = guide_index()
+    if index is None:
+        raise FileNotFoundError("no built user guide in the bundle (the build script runs `mkdocs build` first)")
+    root = getattr(sys, "_MEIPASS", None)
+    if root and not str(index).startswith(root):
+        raise AssertionError(f"the user guide was found outside the bundle: {index}")
+    return f"{index} ({sum(1 for _ in index.parent.rglob('*.html'))} pages)"
+
+
 @check("alembic migrations")
 def migrations() -> str:
     from desktop_app.store.migrate import head_revision
@@ -367,8 +380,8 @@ def _findable(util, name: str) -> bool:
         return False
 
 
-CHECKS = [paths, migrations, postgres_driver, templates, ocr, cv, parquet, codecs, locks, playwright_driver, render,
-          openai_client, keyring_backend, qt, excluded]
+CHECKS = [paths, guide, migrations, postgres_driver, templates, ocr, cv, parquet, codecs, locks, playwright_driver,
+          render, openai_client, keyring_backend, qt, excluded]
 
 
 def main(argv: list[str] | None = None) -> int:

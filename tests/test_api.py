@@ -1,4 +1,5 @@
-"""The README's Python API example runs as written (a fake model behind the real openai client)."""
+"""The guide's Python API examples run as written (docs/guide/python-api.md; a fake model behind the real
+openai client)."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from desktop_app.store.project import Project
 from conftest import make_image
 from openai_server import FakeOpenAI, Response, user_text
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "python-api.md"
 
 
-def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
-    code = re.search(r"## Python API\n\n```python\n(.*?)```", README.read_text(), re.S).group(1)
+def test_the_guides_api_example_runs(tmp_path, monkeypatch, capsys):
+    code = re.search(r"## An EnvDistraction evaluation\n\n```python\n(.*?)```", PAGE.read_text(), re.S).group(1)
     monkeypatch.chdir(tmp_path)
     Project.init(tmp_path / "myproject").close()
     make_image(tmp_path / "web_data" / "images" / "popupbox_phone_2b" / "page.png", size=(400, 300))
@@ -28,14 +29,14 @@ def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
     with FakeOpenAI(lambda body, n: Response(text='{"action_type": "click", "element": "close"}')) as server:
         save_profiles({"gpt4o": AgentProfile(name="gpt4o", base_url=server.base_url, model="gpt-4o",
                                              api_key_env="FAKE_KEY")})
-        exec(compile(code, "README.md", "exec"), {})  # our own documentation, not model output
+        exec(compile(code, "python-api.md", "exec"), {})  # our own documentation, not model output
     out = capsys.readouterr().out.splitlines()
     assert out[-2:] == ["screenlab 1.0 [0.206549, 1.0]", "envdistraction 1.0 [0.206549, 1.0]"]
     assert (tmp_path / "report" / "table_by_rules.md").exists() and (tmp_path / "report" / "summary.md").exists()
 
 
-def test_the_readme_vaf_example_runs(tmp_path, monkeypatch, capsys):
-    code = re.search(r"Page variants \(VAF\), from a script.*?```python\n(.*?)```", README.read_text(), re.S).group(1)
+def test_the_guides_vaf_example_runs(tmp_path, monkeypatch, capsys):
+    code = re.search(r"Page variants \(VAF\), from a script.*?```python\n(.*?)```", PAGE.read_text(), re.S).group(1)
     monkeypatch.chdir(tmp_path)
     Project.init(tmp_path / "myproject").close()
     monkeypatch.setenv("FAKE_KEY", "sk-fake")
@@ -51,7 +52,7 @@ def test_the_readme_vaf_example_runs(tmp_path, monkeypatch, capsys):
                                               convention="uitars", api_key_env="FAKE_KEY"),
                        "qwen3": AgentProfile(name="qwen3", base_url=server.base_url, model="qwen3",
                                              api_key_env="FAKE_KEY")})
-        exec(compile(code, "README.md", "exec"), {})  # our own documentation, not model output
+        exec(compile(code, "python-api.md", "exec"), {})  # our own documentation, not model output
     out = dict(line.split(" ", 1) for line in capsys.readouterr().out.splitlines())
     assert out["original"] == "1.0 0.0 1.0"  # every click on the target of the original page
     assert out["order_last"] == "0.0 -1.0 1.0" and out["order_middle"] == "0.0 -1.0 1.0"

@@ -31,6 +31,7 @@ from desktop_app.a11y.stored import StoredTree, flag_node, load_tree
 from desktop_app.agents.profiles import AgentProfile, ProfileError, get_profile
 from desktop_app.api.boxes import *  # noqa: F403  (boxes, attributes, labels: desktop_app/api/boxes.py)
 from desktop_app.api.boxes import __all__ as _boxes_all
+from desktop_app.api.guide import guide_path
 from desktop_app.api.projects import init_project, open_project
 from desktop_app.api.selection import Where
 from desktop_app.api.selection import filter_of as _filter
@@ -120,7 +121,7 @@ __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError"
            "import_judge_verdicts", "judge_runs", "judges_in_file", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
            "trajectory_labels",
-           *_teams_all, *_boxes_all]
+           *_teams_all, *_boxes_all, "guide_path"]
 
 
 
@@ -218,10 +219,10 @@ def runs(project: Project) -> list[Run]:
 def evaluate(project: Project, run_ids: list[int] | None = None, rules: tuple[str, ...] = DEFAULT_RULES,
              text_metric: str = "auto") -> dict:
     """Metrics of runs (default: every run) under the rule sets: {"rules", "runs": {id: {..., "metrics"}}}.
-    Single-screen runs: metrics[rules]["overall" | "by_scenario"][...] = n, acc_gold, acc_dist,
-    acc_other, acc_inv (None when n = 0) with *_ci95 Wilson intervals, wrong_format, errors, excluded.
+    Single-screen runs: `metrics[rules]["overall" | "by_scenario"][...]` = n, acc_gold, acc_dist,
+    acc_other, acc_inv (None when n = 0) with `*_ci95` Wilson intervals, wrong_format, errors, excluded.
     text_metric: how the envdistraction rules score text answers: "auto" (the authors' choice), "f1" (their
-    f1_v2, token F1) or "result-id" (their google_id)."""
+    `f1_v2`, token F1) or "result-id" (their `google_id`)."""
     return _evaluate(project, run_ids, tuple(rules), text_metric)
 
 

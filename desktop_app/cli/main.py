@@ -288,6 +288,29 @@ def add_open_folder_command(sub) -> None:
     add(sub)
 
 
+def cmd_guide(args) -> int:
+    from desktop_app.guide import NOT_BUILT, guide_index
+
+    index = guide_index()
+    if index is None:
+        print(f"error: {NOT_BUILT}", file=sys.stderr)
+        return 1
+    print(index)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(index.as_uri())
+    return 0
+
+
+def add_guide_command(sub) -> None:
+    p = sub.add_parser("guide", help="where the user guide's built pages are (index.html), to read offline",
+                       description="Prints the path of the built guide's index.html (the pages Help > User guide "
+                                   "opens). Not built yet: `make guide` in a checkout writes build/guide/.")
+    p.add_argument("--open", action="store_true", help="also open it in your web browser")
+    p.set_defaults(func=cmd_guide)
+
+
 def add_gui_command(sub) -> None:
     p = sub.add_parser("gui", help="open the annotation window on a project")
     p.add_argument("project", nargs="?", help="project folder (default: the demo project)")
@@ -327,6 +350,7 @@ COMMANDS = {
     "labels": ("the project's box labels: gold, distracted, other and its own", add_box_commands),
     "box-attributes": ("show or set a box's attributes (free key-value pairs)", add_box_commands),
     "gui": ("open the annotation window on a project", add_gui_command),
+    "guide": ("where the user guide's built pages are (index.html), to read offline", add_guide_command),
 }
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, Qt, QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_app import api
+from desktop_app.guide import NOT_BUILT, guide_index
 from desktop_app.settings import save_settings
 from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
 from desktop_app.ui.tasks import run_in_background
@@ -24,6 +26,7 @@ class WindowDialogs(QObject):
     def __init__(self, window: MainWindow):
         super().__init__(window)
         self.window = window
+        self.guide_missing: QMessageBox | None = None  # Help > User guide's "not built" note, while shown
 
     def _say(self, text: str, timeout_ms: int = 0) -> None:
         self.window.status.show_message(text, timeout_ms)
@@ -59,6 +62,18 @@ class WindowDialogs(QObject):
         dialog.exec()
         dialog.apply_to(settings)
         save_settings(settings)
+
+    def user_guide(self) -> None:
+        """Help > User guide: the built pages in the system's browser, read from disk (no network). Not built
+        (a checkout before `make guide`): a message saying how to build it."""
+        index = guide_index()
+        if index is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(index)))
+            return
+        # not modal: it only informs, and the window stays usable behind it
+        self.guide_missing = QMessageBox(QMessageBox.Information, "User guide not built",
+                                         NOT_BUILT[0].upper() + NOT_BUILT[1:] + ".", QMessageBox.Ok, self.window)
+        self.guide_missing.open()
 
     def shortcuts(self) -> None:
         ShortcutsDialog(self.window.settings.shortcuts, self.window).exec()

@@ -204,6 +204,9 @@ def make_menus(w: MainWindow) -> dict[str, QAction]:
     variants.triggered.connect(w.dialogs.show_page_variants)
 
     menu = bar.addMenu("&Help")
+    w.guide_action = menu.addAction("User guide")
+    w.guide_action.setToolTip("The guide by task, the protocols and the API reference, in your browser (offline)")
+    w.guide_action.triggered.connect(w.dialogs.user_guide)
     menu.addAction(a["help.shortcuts"])
     menu.addAction("Welcome...").triggered.connect(w.dialogs.welcome)
     menu.addAction("About ScreenLab").triggered.connect(w.dialogs.about)
