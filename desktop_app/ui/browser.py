@@ -39,6 +39,7 @@ from desktop_app.store.queries import (
 from desktop_app.store.types import utcnow
 from desktop_app.store.work_states import STATES
 from desktop_app.teams.views import queue_choices
+from desktop_app.ui.fit import fit_combo
 from desktop_app.ui.tasks import run_in_background
 
 PAGE = 200
@@ -280,10 +281,14 @@ class SampleBrowser(QWidget):
             self.table.setColumnWidth(column, width)
         self.table.setFocusPolicy(Qt.ClickFocus)
         self.table.installEventFilter(self)
-        self.count_label = QLabel()
+        self.count_label = QLabel(wordWrap=True)  # "· <the bar clicked in the dashboard> show all" may be long
         self.count_label.linkActivated.connect(lambda _: self.clear_pinned())
         self.pinned: tuple[tuple[int, ...], str] | None = None
 
+        # split, scenario, run and annotator names are the data's: the filters never widen the panel for them
+        for combo in (self.scenario, self.status, self.has, self.split, self.outcome, self.queue, self.work_state,
+                      self.changed_by, self.changed_within):
+            fit_combo(combo, 10)
         filters = QHBoxLayout()
         for widget in (self.scenario, self.status):
             filters.addWidget(widget)

@@ -34,6 +34,7 @@ from desktop_app.capability.profile import (
     write_latex,
 )
 from desktop_app.ui.eval.colours import RUN_COLOURS
+from desktop_app.ui.fit import open_at
 from desktop_app.ui.tasks import run_in_background
 
 
@@ -153,7 +154,7 @@ class CapabilityView(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
-        self.resize(980, 760)
+        open_at(self, 980, 760)
         self.refresh()
 
     def refresh(self) -> None:

@@ -100,12 +100,15 @@ class EvaluationWiring(QObject):
         window, opened = self.window, self.window.opened
         if on and opened is not None and opened.dashboard is None:
             self._make_dashboard(opened)
-        if on and not self._dashboard_added:
+        first = on and not self._dashboard_added
+        if first:
             window.addDockWidget(Qt.BottomDockWidgetArea, window.dashboard_dock)
             window.dashboard_dock.visibilityChanged.connect(window.dashboard_action.setChecked)
             self._dashboard_added = True
         if self._dashboard_added:
             window.dashboard_dock.setVisible(on)
+        if first:  # docked at its smallest its plots hardly showed: it takes half the window's height
+            window.resizeDocks([window.dashboard_dock], [window.height() // 2], Qt.Vertical)
         if on and opened is not None:
             self._refresh(opened)
 

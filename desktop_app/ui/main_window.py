@@ -25,7 +25,7 @@ import base64
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QVBoxLayout, QWidget
 
 from desktop_app.settings import Settings, annotator_name, save_settings
 from desktop_app.store.project import Project
@@ -37,6 +37,7 @@ from desktop_app.ui.canvas.view import CanvasView
 from desktop_app.ui.canvas_editing import CanvasEditing
 from desktop_app.ui.connection_banner import ConnectionBanner
 from desktop_app.ui.evaluation_wiring import EvaluationWiring
+from desktop_app.ui.fit import CurrentPageTabs, open_at
 from desktop_app.ui.judge.pages import JudgePages
 from desktop_app.ui.ocr_assist import OcrAssistant
 from desktop_app.ui.open_project import OpenProject
@@ -60,7 +61,7 @@ class MainWindow(QMainWindow):
         self.settings = settings
         self._render_service: RenderService | None = None
         self.setWindowTitle("ScreenLab")
-        self.resize(1500, 900)
+        open_at(self, 1500, 900)
         self._lay_out()
 
         self.status = WindowStatus(self)
@@ -114,11 +115,15 @@ class MainWindow(QMainWindow):
         self.left.setObjectName("samples-dock")
         self.right = QDockWidget("Properties", self)
         self.right.setObjectName("properties-dock")
-        self.left_tabs = QTabWidget()
-        self.right_tabs = QTabWidget()
+        # each as small as the tab shown: a panel a tab away never holds the side wide (ADR 0035)
+        self.left_tabs = CurrentPageTabs()
+        self.right_tabs = CurrentPageTabs()
         for dock, tabs, area in ((self.left, self.left_tabs, Qt.LeftDockWidgetArea),
                                  (self.right, self.right_tabs, Qt.RightDockWidgetArea)):
             tabs.setDocumentMode(True)
+            # five tabs in a narrow side: their names shortened ("Predic…"), none scrolled half out of view
+            tabs.setElideMode(Qt.ElideRight)
+            tabs.setUsesScrollButtons(False)
             dock.setWidget(tabs)
             dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
             self.addDockWidget(area, dock)
@@ -127,6 +132,10 @@ class MainWindow(QMainWindow):
         self.dashboard_dock = QDockWidget("Dashboard", self)
         self.dashboard_dock.setObjectName("dashboard-dock")
         self.dashboard_dock.hide()  # not docked yet: it would sit on top of the window as a plain child
+        # the side panels keep the window's full height and the dashboard docks below the canvas, between them:
+        # under them too, its height and theirs added up past a 720 px screen (ADR 0035)
+        self.setCorner(Qt.BottomLeftCorner, Qt.LeftDockWidgetArea)
+        self.setCorner(Qt.BottomRightCorner, Qt.RightDockWidgetArea)
         self.resizeDocks([self.left, self.right], [400, 320], Qt.Horizontal)
         # the screen's accessibility tree: a tab beside the properties (tabbed when a project opens), brought
         # forward for the first screen that has one; linked with the canvas while it shows

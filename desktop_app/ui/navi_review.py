@@ -87,8 +87,10 @@ class NaviReviewPanel(Verdicts, QWidget):
         self.steps = QListWidget()
         self.steps.setMaximumHeight(150)
         self.steps.itemChanged.connect(lambda _item: self.show_problems())
-        steps_box = QGroupBox("Steps: checked = informative (a choice of the user)")
-        QVBoxLayout(steps_box).addWidget(self.steps)
+        steps_box = QGroupBox("Steps")  # what a tick means under the title, wrapped: in it, it widened the panel
+        column = QVBoxLayout(steps_box)
+        column.addWidget(QLabel("Checked: informative (a choice of the user)", wordWrap=True))
+        column.addWidget(self.steps)
         self.checks = {key: QCheckBox(text) for key, text in CHECKLIST.items()}
         for check in self.checks.values():
             check.toggled.connect(lambda _on: self.show_problems())

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
+from desktop_app.ui.fit import open_at
 
 MODES = (("tree", "the accessibility tree as text"), ("list", "the list of elements"),
          ("marks", "the screenshot with numbered marks"), ("image", "the screenshot"))
@@ -44,7 +45,7 @@ class ObservationView(QDialog):
         layout.addWidget(self.note)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.scroll, 1)
-        self.resize(760, 820)
+        open_at(self, 760, 820)
         self.show_mode()
 
     def show_mode(self, *_args) -> None:

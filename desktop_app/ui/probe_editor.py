@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop_app import api
 from desktop_app.probes import LEVELS, probe_changes
 from desktop_app.store import edits
+from desktop_app.ui.fit import open_at
 
 OPTIONS = ("A", "B", "C", "D")
 LEVEL_TEXT = {"goal": "goal: what the user wants", "app": "app: knowledge of the app"}
@@ -104,7 +105,7 @@ class ProbeEditor(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(split, 1)
         layout.addLayout(buttons)
-        self.resize(980, 560)
+        open_at(self, 980, 560)
         self.reload()
 
     # showing -----------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop_app.store.attributes import attributes_of, with_attributes
 from desktop_app.store.label_set import labels
 from desktop_app.store.models import ACTION_TYPES
+from desktop_app.ui.fit import ElidedLabel, fit_combo
 from desktop_app.ui.palette import label_color
 from desktop_app.ui.workspace import Workspace
 
@@ -69,10 +70,10 @@ class PropertiesPanel(QWidget):
         self._selected: list[int] = []
         self._syncing = False
 
-        self.key = QLabel()
+        self.key = ElidedLabel()  # a SHA-256 file name as id: cut in the middle, whole in the tooltip
         self.key.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.goal = GoalEdit()
-        self.scenario = QComboBox(editable=True)
+        self.scenario = fit_combo(QComboBox(editable=True))
         self.scenario.addItems(["popup", "search", "recommendation", "chat"])
         self.status = QLabel()
         episode_box = QGroupBox("Episode")
@@ -82,13 +83,13 @@ class PropertiesPanel(QWidget):
         form.addRow("Scenario", self.scenario)
         form.addRow("Review", self.status)
 
-        self.label = QComboBox()
+        self.label = fit_combo(QComboBox())  # a project's own labels may be long
         self.reload_labels()
-        self.action = QComboBox()
+        self.action = fit_combo(QComboBox())
         self.action.addItems(list(ACTION_TYPES))
         self.element_text = QLineEdit(placeholderText="visible text of the element")
         self.type_text = QLineEdit(placeholderText="text to type (type actions)")
-        self.box_info = QLabel()
+        self.box_info = QLabel(wordWrap=True)  # "… by <a long login> · v3" wraps rather than widen the panel
         self.box_info.setStyleSheet("color: gray")
         # free key-value attributes of one box; the last row is empty for a new one
         self.attributes = QTableWidget(0, 2)
@@ -109,6 +110,9 @@ class PropertiesPanel(QWidget):
 
         self.list = QListWidget()
         self.list.setSelectionMode(QAbstractItemView.ExtendedSelection)
+        # a long element text is elided in the middle (its size stays in view), whole in the row's tooltip
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.ElideMiddle)
         list_box = QGroupBox("Actions on this screen")
         QVBoxLayout(list_box).addWidget(self.list)
 
@@ -170,6 +174,7 @@ class PropertiesPanel(QWidget):
         if self.goal.toPlainText() != episode.goal:
             self.goal.setPlainText(episode.goal)
         self.scenario.setCurrentText(episode.scenario)
+        self.scenario.lineEdit().setCursorPosition(0)  # a long scenario shows its start, not its end
         self.status.setText(episode.review_status)
 
     def refresh_boxes(self) -> None:
@@ -178,6 +183,7 @@ class PropertiesPanel(QWidget):
         for box in self.ws.boxes.values():
             where = "(no box)" if box.x1 is None else f"{box.x2 - box.x1:.0f}x{box.y2 - box.y1:.0f}"
             item = QListWidgetItem(self._swatch(box.label), f"{box.element_text or '(no text)'}  [{where}]")
+            item.setToolTip(item.text())
             item.setData(Qt.UserRole, box.id)
             if box.x1 is None:
                 item.setForeground(QColor("gray"))

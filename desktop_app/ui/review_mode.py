@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
+from desktop_app.ui.fit import CurrentPageStack, scrolled
 from desktop_app.ui.grounding_review import GroundingReviewPanel
 from desktop_app.ui.navi_review import NaviReviewPanel
 from desktop_app.ui.review_panel import ReviewPanel
@@ -28,6 +29,7 @@ class ReviewMode(QObject):
         self.on = False
         self.panels: dict[str, QWidget] = {}  # while reviewing: "screens", "navi" and "grounding" panels
         self.stack: QStackedWidget | None = None
+        self.tab: QWidget | None = None  # the Verify tab: the stack, scrolling up and down
 
     @property
     def panel(self):
@@ -51,9 +53,9 @@ class ReviewMode(QObject):
             self._enter()
         else:
             window.ws.stepLoaded.disconnect(self.show_panel)
-            window.right_tabs.removeTab(window.right_tabs.indexOf(self.stack))
-            self.stack.deleteLater()
-            self.panels, self.stack = {}, None
+            window.right_tabs.removeTab(window.right_tabs.indexOf(self.tab))
+            self.tab.deleteLater()
+            self.panels, self.stack, self.tab = {}, None, None
             window.browser.status.setCurrentIndex(0)
             window.right_tabs.setCurrentWidget(window.properties)  # back where the annotator edits boxes
         window.apply_shortcuts()
@@ -67,7 +69,7 @@ class ReviewMode(QObject):
         self.panels = {"screens": ReviewPanel(ws, window.render_service(), endpoint),
                        "navi": NaviReviewPanel(ws, endpoint, problem_policy=window.settings.ambiguous_problems),
                        "grounding": GroundingReviewPanel(ws)}
-        self.stack = QStackedWidget()
+        self.stack = CurrentPageStack()  # as wide as the panel shown: the ambiguous tasks' is the widest
         for panel in self.panels.values():
             panel.reviewed.connect(self.after_review)
             panel.unreviewed.connect(self.after_unreview)
@@ -77,8 +79,10 @@ class ReviewMode(QObject):
             self.stack.addWidget(panel)
         ws.stepLoaded.connect(self.show_panel)
         self.show_panel()
-        window.right_tabs.addTab(self.stack, "Verify")
-        window.right_tabs.setCurrentWidget(self.stack)
+        # a panel taller than a 720 px screen leaves (the ambiguous tasks') scrolls rather than hold the window tall
+        self.tab = scrolled(self.stack)
+        window.right_tabs.addTab(self.tab, "Verify")
+        window.right_tabs.setCurrentWidget(self.tab)
         window.browser.status.setCurrentIndex(window.browser.status.findData("pending"))
         self.show_panel()  # the queue's count once the list holds the pending samples
 

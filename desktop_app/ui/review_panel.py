@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -31,6 +30,7 @@ from desktop_app.store.queries import review_items_of
 from desktop_app.store.review import REJECT_REASONS, decide, review_counts
 from desktop_app.synth.editing import editable_texts, with_texts
 from desktop_app.synth.save import REVIEW_KIND, rerender_episode
+from desktop_app.ui.fit import FlowLayout
 from desktop_app.ui.plain import PlainLabel
 from desktop_app.ui.shortcuts import default_key
 from desktop_app.ui.workspace import Workspace
@@ -61,10 +61,11 @@ class RejectDialog(QDialog):
 VERDICT_ACTIONS = ("review.accept", "review.reject", "nav.prev", "nav.next")
 
 
-def key_buttons(entries) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
+def key_buttons(entries) -> tuple[FlowLayout, dict[str, QPushButton]]:
     """The queue's row of buttons, each labelled with its key: entries of (action id, text, slot); the
-    buttons are returned by key."""
-    row, buttons = QHBoxLayout(), {}
+    buttons are returned by key. The row wraps onto a second line in a narrow panel (the last buttons were
+    cut off at the dock's edge)."""
+    row, buttons = FlowLayout(), {}
     for action_id, text, slot in entries:
         key = default_key(action_id).replace("Return", "Enter")  # the key's name as printed on keyboards
         button = QPushButton(f"{text} ({key})")
@@ -177,8 +178,9 @@ class ReviewPanel(Verdicts, QWidget):
         form.addRow("Shown as", self.expression)
         form.addRow(self.source)
 
-        self.texts_box = QGroupBox("Texts on the screen (E to edit, Ctrl+Enter to re-render)")
-        self.texts_form = QFormLayout(self.texts_box)
+        self.texts_box = QGroupBox("Texts on the screen")  # the keys under the title, wrapped: in it, they
+        self.texts_form = QFormLayout(self.texts_box)  # widened the panel
+        self.texts_form.addRow(QLabel("E to edit, Ctrl+Enter to re-render", wordWrap=True))
         self.text_edits: list[tuple[tuple, QLineEdit]] = []
         self.apply_button = QPushButton("Apply texts and re-render")
         self.apply_button.clicked.connect(self.apply_texts)

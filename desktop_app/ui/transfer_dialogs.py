@@ -42,6 +42,7 @@ from desktop_app.images import IMAGE_SUFFIXES
 from desktop_app.settings import Settings, load_settings, save_settings
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
+from desktop_app.ui.fit import fit_combo
 from desktop_app.ui.tasks import Task
 
 RESULT_LINES = 8  # a longer result shows its first line here and the rest in a scrolling box
@@ -301,6 +302,7 @@ class ExportDialog(_TransferDialog):
         for name, spec in FORMATS.items():
             if spec.write:
                 self.format.addItem(f"{name}: {spec.description}", name)
+        fit_combo(self.format, 48)  # long descriptions: as in Import, the open list and the tooltip show them whole
         self.out = QLineEdit(placeholderText="a new (or empty) folder")
         self.scope = QComboBox()
         self.scope.addItem("All episodes", "all")

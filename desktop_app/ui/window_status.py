@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QPointF
+from PySide6.QtCore import QObject, QPointF, Qt
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton
+
+from desktop_app.ui.fit import ElidedLabel
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -18,11 +20,13 @@ class WindowStatus(QObject):
         self.window = window
         self.position = QLabel("x -, y -")
         self.zoom = QLabel("100 %")
-        self.counts = QLabel()
-        self.mode = QLabel()
+        # the texts that grow with the data (a long login, OCR's figures, where the list stands) give way on a
+        # narrow window: elided, whole in their tooltips; the status bar never sets the window's width
+        self.counts = ElidedLabel(mode=Qt.ElideRight)
+        self.mode = ElidedLabel(mode=Qt.ElideRight)
         self.saved = QLabel()
-        self.annotator = QLabel()
-        self.ocr = QLabel()
+        self.annotator = ElidedLabel(mode=Qt.ElideRight)
+        self.ocr = ElidedLabel(mode=Qt.ElideRight)
         self.ocr_progress = QProgressBar()
         self.ocr_progress.setRange(0, 0)  # busy indicator: one screen takes about 0.75 s of one core
         self.ocr_progress.setMaximumWidth(80)
@@ -30,7 +34,7 @@ class WindowStatus(QObject):
         self.ocr_cancel.setFlat(True)
         self.ocr_cancel.clicked.connect(lambda: window.ocr.cancel())
         # a folder's screenshots coming in behind the first (ui/folder_wiring.py)
-        self.folder_import = QLabel()
+        self.folder_import = ElidedLabel(mode=Qt.ElideRight)
         self.folder_progress = QProgressBar()
         self.folder_progress.setMaximumWidth(120)
         self.folder_progress.setTextVisible(False)

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.evaluation import tables
-from desktop_app.evaluation.chart import min_plot_size
+from desktop_app.evaluation.chart import SUBPLOT_MIN, min_plot_size
 from desktop_app.evaluation.metrics import row_flags
 from desktop_app.evaluation.palette import INK, SHARED_SCHEME
 from desktop_app.evaluation.rows import rule_rows
@@ -47,6 +47,7 @@ from desktop_app.runs.evaluate import list_runs
 from desktop_app.store.project import Project
 from desktop_app.ui.eval.plots import Bar, draw_table
 from desktop_app.ui.eval.results_model import ResultsTableModel
+from desktop_app.ui.fit import ElidedLabel, FlowLayout
 from desktop_app.ui.tasks import run_in_background
 
 BREAKDOWNS = (("overall", "Overall"), ("scenario", "By scenario"), ("pattern", "By pattern"))
@@ -56,11 +57,27 @@ METRIC_FLAG = {"acc_gold": "gold", "acc_dist": "distracted", "acc_other": "other
 EXPORTS = (("csv", "CSV…", "CSV (*.csv)"), ("md", "Markdown…", "Markdown (*.md)"), ("tex", "LaTeX…", "LaTeX (*.tex)"))
 CLICK_SLACK = 0.03  # a click this close above a short bar still hits it (0-height bars stay clickable)
 TABLE_ROWS_SHOWN = 5  # the table keeps room for this many rows (fewer when it has fewer); more scroll
+TABLE_COLUMN_MAX = 260  # pixels: the widest a column of the table gets
+LEGEND_HEIGHT = 40  # the legend's row over the plots (min_plot_size counts it too)
 NO_RUNS = "No runs ticked: tick runs in the Runs tab to see their rates here"
 NO_SCREEN_ANSWERS = "No single-screen answers in the ticked runs"
 # the text metric's choices (evaluation/rules TEXT_METRICS' keys), named as the authors name them
 TEXT_METRIC_CHOICES = (("auto", "Auto (as the authors' code)"), ("f1", "Token F1 (their f1_v2)"),
                        ("result-id", "Result id (their google_id)"))
+
+
+def _together(*parts) -> QWidget:
+    """Widgets (or one layout) that stay on one line when the dashboard's bar wraps: a label with its box."""
+    holder = QWidget()
+    if len(parts) == 1 and not isinstance(parts[0], QWidget):
+        row = parts[0]
+        holder.setLayout(row)
+    else:
+        row = QHBoxLayout(holder)
+        for part in parts:
+            row.addWidget(part)
+    row.setContentsMargins(0, 0, 0, 0)
+    return holder
 
 
 class DashboardWidget(QWidget):
@@ -101,28 +118,27 @@ class DashboardWidget(QWidget):
         self.text_metric.setToolTip(f"How the EnvDistraction authors' rules score text answers: {TEXT_METRIC_HELP}. "
                                     "Shown when their rules are.")
         self.text_metric.currentIndexChanged.connect(self._text_metric_changed)
-        self.status = QLabel("No runs selected")
-        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.status = ElidedLabel("No runs selected", mode=Qt.ElideRight)  # the runs' line is long: elided, whole
+        self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)  # in its tooltip
         self.export_buttons: dict[str, QPushButton] = {}
-        bar = QHBoxLayout()
-        bar.addWidget(QLabel("Breakdown:"))
-        bar.addWidget(self.breakdown)
-        bar.addWidget(QLabel("Rules:"))
-        bar.addWidget(self.rules)
+        # the choices, what is shown and the exports flow onto more lines in a narrow dock: in one line the
+        # dashboard could not be narrower than the canvas between the side panels of a 1280 px window
         self.text_metric_label = QLabel("Text metric:")
-        bar.addWidget(self.text_metric_label)
-        bar.addWidget(self.text_metric)
-        bar.addWidget(self.status, 1)
-        bar.addWidget(QLabel("Export:"))
+        export = QHBoxLayout()
+        export.addWidget(QLabel("Export:"))
         for fmt, text, pattern in EXPORTS:
             button = QPushButton(text)
             button.clicked.connect(lambda _=False, f=fmt, p=pattern: self._export_dialog(f, p))
             self.export_buttons[fmt] = button
-            bar.addWidget(button)
+            export.addWidget(button)
         png = QPushButton("PNG…")
         png.clicked.connect(self._export_png_dialog)
         self.export_buttons["png"] = png
-        bar.addWidget(png)
+        export.addWidget(png)
+        bar = FlowLayout()
+        for part in (_together(QLabel("Breakdown:"), self.breakdown), _together(QLabel("Rules:"), self.rules),
+                     _together(self.text_metric_label, self.text_metric), self.status, _together(export)):
+            bar.addWidget(part)
 
         self.plot_widget = pg.GraphicsLayoutWidget()
         self.plot_widget.setMinimumHeight(220)
@@ -134,6 +150,10 @@ class DashboardWidget(QWidget):
         self.table_view.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.table_view.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        # a long agent or scenario name is elided in its column (whole in the tooltip), never a column a screen wide
+        self.table_view.horizontalHeader().setMaximumSectionSize(TABLE_COLUMN_MAX)
+        self.table_view.setTextElideMode(Qt.ElideMiddle)
+        self.table_view.horizontalHeader().setTextElideMode(Qt.ElideMiddle)  # (centred and cut, it showed a middle)
         self.table_view.verticalHeader().hide()
         # rows as tall as their text: the table shows its rows in less height
         self.table_view.verticalHeader().setDefaultSectionSize(self.table_view.fontMetrics().height() + 8)
@@ -146,6 +166,7 @@ class DashboardWidget(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setCollapsible(1, False)  # the table's rows never disappear behind the plots
+        split.setCollapsible(0, False)  # nor the plots behind the table (a short dock showed the legend only)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
@@ -299,6 +320,11 @@ class DashboardWidget(QWidget):
         width, height = min_plot_size(self._table)
         needed = self.plot_widget.ci.effectiveSizeHint(Qt.MinimumSize)
         self.plot_widget.setMinimumSize(max(width, math.ceil(needed.width())), max(height, math.ceil(needed.height())))
+        # and the scroll area keeps room for the legend and one line of plots: without a minimum of its own
+        # the splitter gave it what the table left, and a short dock showed the legend and no bars (issue 33)
+        one_line = min(self.plot_widget.minimumHeight(), SUBPLOT_MIN[1] + LEGEND_HEIGHT)
+        scroll = self.plot_scroll  # (with room for the sideways scroll bar many plots need)
+        scroll.setMinimumHeight(one_line + 2 * scroll.frameWidth() + scroll.horizontalScrollBar().sizeHint().height())
 
     def _fit_table_height(self) -> None:
         """Room for the header, TABLE_ROWS_SHOWN rows and the sideways scroll bar the wide tables need:

@@ -409,6 +409,7 @@ def legend_rect(viewport: QRectF, entries: list[tuple[QColor, str]], corner: str
     metrics = QFontMetricsF(_legend_font(font))
     line = metrics.height() + 4
     width = max(metrics.horizontalAdvance(label) for _, label in entries) + 30
+    width = min(width, max(viewport.width() - 2 * LEGEND_INSET_PX, 60))  # a long run name is elided, not cut off
     rect = QRectF(0, 0, width, line * len(entries) + 8)
     x = viewport.right() - LEGEND_INSET_PX - width if corner.endswith("right") else viewport.left() + LEGEND_INSET_PX
     y = viewport.bottom() - LEGEND_INSET_PX - rect.height() if corner.startswith("bottom") else \
@@ -436,6 +437,8 @@ def draw_legend(painter: QPainter, viewport: QRectF, entries: list[tuple[QColor,
         top = rect.top() + 4 + i * line
         painter.fillRect(QRectF(rect.left() + 8, top + line / 2 - 5, 12, 10), colour)
         painter.setPen(QColor("#202020"))
-        painter.drawText(QRectF(rect.left() + 26, top, rect.width() - 26, line), Qt.AlignVCenter | Qt.AlignLeft, label)
+        room = rect.width() - 30
+        shown = QFontMetricsF(font).elidedText(label, Qt.ElideMiddle, room)
+        painter.drawText(QRectF(rect.left() + 26, top, rect.width() - 26, line), Qt.AlignVCenter | Qt.AlignLeft, shown)
     painter.restore()
     return rect

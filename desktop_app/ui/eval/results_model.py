@@ -37,15 +37,15 @@ class ResultsTableModel(QAbstractTableModel):
         r, c = index.row(), index.column()
         if role == Qt.DisplayRole:
             return self._rows[r][c]
-        if role == Qt.ToolTipRole:
-            return self._tips.get((r, c))
+        if role == Qt.ToolTipRole:  # an agent's or a pattern's name elided in its column: whole here
+            return self._tips.get((r, c)) or (self._rows[r][c] if c < self._keys else None)
         if role == Qt.TextAlignmentRole and c >= self._keys:
             return int(Qt.AlignRight | Qt.AlignVCenter)
         return None
 
     def headerData(self, section: int, orientation, role: int = Qt.DisplayRole):  # noqa: N802
-        if role == Qt.DisplayRole and orientation == Qt.Horizontal and section < len(self._header):
-            return self._header[section]
+        if role in (Qt.DisplayRole, Qt.ToolTipRole) and orientation == Qt.Horizontal and section < len(self._header):
+            return self._header[section]  # (the tooltip: a long scenario's heading is elided)
         return None
 
     def header_texts(self) -> list[str]:

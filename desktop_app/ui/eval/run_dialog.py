@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QVBoxLayout,
+    QWidget,
 )
 
 from desktop_app import api
@@ -51,6 +52,7 @@ from desktop_app.runs.selection import DEFAULT_STATUSES, with_default_statuses
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter, splits
 from desktop_app.ui.eval.browse_options import BrowseOptionsBox
+from desktop_app.ui.fit import fit_combo, open_at, scrolled
 from desktop_app.ui.tasks import run_in_background
 
 # protocols whose options say how a recorded screen is shown to the agent (the capability probes)
@@ -226,13 +228,21 @@ class RunDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
 
+        # the choices scroll up and down (the protocol's options alone are taller than a 720 px screen leaves);
+        # the estimate and Start stay in view below them
+        body = QWidget()
         top = QHBoxLayout()
         top.addWidget(agents_box, 3)
         top.addWidget(patterns_box, 2)
         top.addWidget(protocol_box, 2)
+        column = QVBoxLayout(body)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(top)
+        column.addWidget(samples_box)
+        for combo in (self.split_combo, self.status_combo, self.observation, self.repair):
+            fit_combo(combo, 16)  # split names and models are the data's
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(samples_box)
+        layout.addWidget(scrolled(body), 1)
         layout.addWidget(self.summary)
         layout.addWidget(self.buttons)
 
@@ -241,7 +251,7 @@ class RunDialog(QDialog):
         self._debounce.setInterval(DEBOUNCE_MS)
         self._debounce.timeout.connect(self._count)
         self.reload_profiles(profiles)
-        self.resize(900, 580)
+        open_at(self, 900, 580)
 
     # agents ---------------------------------------------------------------------------
     def reload_profiles(self, profiles: dict[str, AgentProfile] | None = None) -> None:

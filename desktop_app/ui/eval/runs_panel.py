@@ -49,10 +49,11 @@ DEFAULT_VISIBLE = 4  # on opening a project, the latest runs shown on the canvas
 COLUMNS = ("Run", "Protocol", "Status", "Progress", "Answers/s", "Errors", "Verdicts")
 NAME, PROTOCOL, STATUS, PROGRESS, RATE, ERRORS, VERDICTS = range(len(COLUMNS))
 # Columns keep their indices (code and tests address them by index); the header shows them in the
-# order a user reads a run: which, how far, how well; then the details, which may scroll sideways.
+# order a user reads a run: which, how far, how well; then the details, hidden while the panel is narrow.
 READING_ORDER = (NAME, STATUS, PROGRESS, VERDICTS, ERRORS, RATE, PROTOCOL)
 FIRST_READ = (STATUS, PROGRESS, VERDICTS)  # always beside the name when there is room for NAME_MIN
-NAME_MIN = 180  # pixels: below this the list scrolls sideways rather than elide names further
+NAME_MIN = 120  # pixels: below this the list scrolls sideways rather than elide names further
+NAME_BEFORE_DETAILS = 220  # pixels: the details (errors, answers/s, protocol) show only when the name keeps this
 PROGRESS_WIDTH = 80  # the bar: "105 / 105"
 ERRORS_MAX = 160  # a long error summary is elided; its cell's tooltip has it whole
 GAP = 8  # pixels between one column's text and the next
@@ -367,17 +368,29 @@ class RunsPanel(QWidget):
         return min(width, ERRORS_MAX) if column == ERRORS else width
 
     def _fit_columns(self) -> None:
-        """Every column as wide as its texts, the name the rest of the width. When that is less
-        than the name needs, the name shares the width with FIRST_READ only (the other columns wait
-        beyond a sideways scroll), and is elided in the middle; never narrower than NAME_MIN."""
+        """Every column as wide as its texts, the name the rest of the width. When that is less than the name
+        needs, the name shares the width with FIRST_READ and those details that leave it NAME_BEFORE_DETAILS
+        (the others are hidden until the panel is wider: a dock's width showed the list cut at its edge, issue
+        33), elided in the middle; never narrower than NAME_MIN (narrower still, the list scrolls sideways)."""
         header = self.tree.header()
-        for column in range(1, len(COLUMNS)):
-            header.resizeSection(column, self._content_width(column))
+        widths = {column: self._content_width(column) for column in range(1, len(COLUMNS))}
+        for column, width in widths.items():
+            header.resizeSection(column, width)
         room = self.tree.viewport().width()
-        beside_all = room - sum(header.sectionSize(c) for c in range(1, len(COLUMNS)))
-        beside_first = room - sum(header.sectionSize(c) for c in FIRST_READ)
         wanted = self._content_width(NAME)
-        header.resizeSection(NAME, max(NAME_MIN, beside_all if beside_all >= wanted else beside_first))
+        shown = list(FIRST_READ)
+        details = [c for c in READING_ORDER if c != NAME and c not in FIRST_READ]
+        if room - sum(widths.values()) >= wanted:
+            shown += details
+        else:
+            for column in details:  # in reading order, while the name keeps its room
+                if room - sum(widths[c] for c in shown) - widths[column] >= min(wanted, NAME_BEFORE_DETAILS):
+                    shown.append(column)
+                else:
+                    break
+        for column in details:
+            header.setSectionHidden(column, column not in shown)
+        header.resizeSection(NAME, max(NAME_MIN, room - sum(widths[c] for c in shown)))
 
     def _progressed(self, run_id: int) -> None:
         if run_id not in self._rows:

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app import api
 from desktop_app.runs.text import NO_DATA, pct
+from desktop_app.ui.fit import ElidedGroupBox
 from desktop_app.ui.judge.trajectory_view import EMPTY, PLAIN
 from desktop_app.ui.tasks import run_in_background
 
@@ -168,7 +169,7 @@ class AgreementView(QWidget):
         self.no_runs.setStyleSheet("color: gray")
         self.no_runs.setTextInteractionFlags(Qt.TextSelectableByMouse)
 
-        self.confusion_box = QGroupBox("Confusion matrix")
+        self.confusion_box = ElidedGroupBox("Confusion matrix")  # a judge run's name may be a sentence
         self.confusion = QTableWidget(2, 2)
         self.confusion.setHorizontalHeaderLabels(["Judge: success", "Judge: failure"])
         self.confusion.setVerticalHeaderLabels(["Human: success", "Human: failure"])
@@ -183,10 +184,11 @@ class AgreementView(QWidget):
         box = QVBoxLayout(self.confusion_box)
         box.addWidget(self.confusion)
         box.addWidget(self.confusion_note)
-        box.addWidget(QLabel("Success rate by policy (humans: of the trajectories this judge scored)"))
+        # the texts in the three boxes wrap: side by side, they must fit a laptop's width (ADR 0035)
+        box.addWidget(QLabel("Success rate by policy (humans: of the trajectories this judge scored)", wordWrap=True))
         box.addWidget(self.policies, 1)
 
-        self.disagreements_box = QGroupBox("Disagreements")
+        self.disagreements_box = ElidedGroupBox("Disagreements")
         self.disagreement_table = _table(("Trajectory", "Policy", "Human", "Judge", "Review"), kind=DisagreementTable)
         self.disagreement_table.activated.connect(self._open_row)
         hint = QLabel("Double-click or Enter: open the trajectory with the judge's reasoning, to accept the judge "
@@ -198,13 +200,16 @@ class AgreementView(QWidget):
 
         people = QGroupBox("Annotators")
         self.annotators = _table(("Annotator A", "Annotator B", "n", "Agreement", "Kappa"))
-        self.mean_kappa = QLabel()
+        # both names share the room and elide (a long login in B scrolled the box sideways)
+        self.annotators.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
+        self.mean_kappa = QLabel(wordWrap=True)
         self.reference = QLabel(wordWrap=True)
         box = QVBoxLayout(people)
-        box.addWidget(QLabel("Pairwise Cohen's kappa over the trajectories both labelled"))
+        box.addWidget(QLabel("Pairwise Cohen's kappa over the trajectories both labelled", wordWrap=True))
         box.addWidget(self.annotators, 1)
         box.addWidget(self.mean_kappa)
-        box.addWidget(QLabel("<b>Reference</b> (majority of the human labels, corrected by accepted reviews)"))
+        box.addWidget(QLabel("<b>Reference</b> (majority of the human labels, corrected by accepted reviews)",
+                             wordWrap=True))
         box.addWidget(self.reference)
 
         details = QSplitter(Qt.Horizontal)
@@ -385,7 +390,8 @@ class AgreementView(QWidget):
             fnr.setForeground(QBrush(FNR_COLOUR))
             fnr.setBackground(QBrush(FNR_TINT))
             left = Qt.AlignLeft | Qt.AlignVCenter
-            rows.append([_item(run.name or f"run {run.id}", f"run {run.id}", left), _item(run.model, "", left),
+            name = run.name or f"run {run.id}"  # elided in the middle: the whole name in its tooltip
+            rows.append([_item(name, f"{name}\nrun {run.id}", left), _item(run.model, run.model, left),
                          _item((run.options or {}).get("mode") or ("imported" if run.kind == "imported" else ""),
                                "", left), _item(m.get("trajectories", 0)),
                          _item(m.get("scored", 0), scored_tip), _item(m.get("parse_failures", 0), scored_tip),
@@ -398,8 +404,8 @@ class AgreementView(QWidget):
 
     def _fill_annotators(self) -> None:
         people = self.report.get("annotators", {})
-        _fill(self.annotators, [[_item(p["a"], "", Qt.AlignLeft | Qt.AlignVCenter),
-                                 _item(p["b"], "", Qt.AlignLeft | Qt.AlignVCenter), _item(p["n"]),
+        _fill(self.annotators, [[_item(p["a"], p["a"], Qt.AlignLeft | Qt.AlignVCenter),
+                                 _item(p["b"], p["b"], Qt.AlignLeft | Qt.AlignVCenter), _item(p["n"]),
                                  _item(pct(p.get("agreement"))), _item(num(p.get("kappa")), p.get("kappa_note", ""))]
                                 for p in people.get("pairs", [])])
         self.mean_kappa.setText(f"Mean kappa: {num(people.get('mean_kappa'))}" if people.get("pairs") else

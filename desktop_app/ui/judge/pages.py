@@ -1,6 +1,6 @@
 """The trajectory pages of the main window. Trajectories > Label trajectories (Ctrl+Shift+J) and Judge
-agreement (Ctrl+Shift+K) take the window's centre, and the annotation docks step aside (the pages have
-their own queue and panels); the same key again, or Trajectories > Annotate screens, brings the canvas
+agreement (Ctrl+Shift+K) take the window's centre, and the annotation docks and the dashboard step aside (the
+pages have their own queue and panels); the same key again, or Trajectories > Annotate screens, brings the canvas
 and the docks back. Opening a disagreement in the agreement page shows it in the labeller with the
 judge's verdict to review.
 
@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QMenu, QStackedWidget
+from PySide6.QtWidgets import QMenu
 
+from desktop_app.ui.fit import CurrentPageStack
 from desktop_app.ui.judge.agreement_view import AgreementView
 from desktop_app.ui.judge.filmstrip_frames import wait_all
 from desktop_app.ui.judge.trajectory_view import TrajectoryView
@@ -28,7 +29,7 @@ class JudgePages(QObject):
         self.window = window
         self.labeller = TrajectoryView()
         self.agreement = AgreementView()
-        self.stack = QStackedWidget()
+        self.stack = CurrentPageStack()  # the pages not shown never hold the window wider or taller
         self.stack.addWidget(window.takeCentralWidget())
         self.stack.addWidget(self.labeller)
         self.stack.addWidget(self.agreement)
@@ -71,7 +72,8 @@ class JudgePages(QObject):
     def show(self, name: str) -> None:
         window, was = self.window, self.current()
         if was == "annotate" and name != "annotate":
-            self._docks = {dock: dock.isVisible() for dock in (window.left, window.right)}
+            # the dashboard too: its screen runs' rates are the canvas's, and below a page it squeezed both
+            self._docks = {dock: dock.isVisible() for dock in (window.left, window.right, window.dashboard_dock)}
             for dock in self._docks:
                 dock.hide()
         elif name == "annotate" and was != "annotate":

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.ui.fit import fit_combo
+
 
 class QueuePanel(QWidget):
     filtersChanged = Signal()  # the checkbox, the policy or (after a pause in typing) the text changed
@@ -27,7 +29,7 @@ class QueuePanel(QWidget):
         self.only_unlabelled = QCheckBox("Only unlabelled by me")
         self.only_unlabelled.setChecked(True)
         self.only_unlabelled.toggled.connect(self.filtersChanged)
-        self.policy = QComboBox()
+        self.policy = fit_combo(QComboBox())  # a dataset's policy names never widen the queue
         self.policy.currentIndexChanged.connect(self.filtersChanged)
         self.filter = QLineEdit(placeholderText="Filter by task or key (/)")
         self.filter.setClearButtonEnabled(True)

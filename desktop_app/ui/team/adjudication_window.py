@@ -55,6 +55,7 @@ from desktop_app.store.project import Project
 from desktop_app.teams.adjudication import Version
 from desktop_app.teams.views import SampleHead, StepScreen, sample_heads, version_screens
 from desktop_app.ui.canvas.items import MissingImageItem
+from desktop_app.ui.fit import open_at
 from desktop_app.ui.palette import label_color
 from desktop_app.ui.plain import PlainLabel
 from desktop_app.ui.team.common import ERROR_COLOUR, RefreshedOnReshow
@@ -350,7 +351,7 @@ class AdjudicationWindow(RefreshedOnReshow, QWidget):
         for keys, slot in (("1", lambda: self.take_index(0)), ("2", lambda: self.take_index(1)),
                            ("Down", lambda: self.move(1)), ("Up", lambda: self.move(-1))):
             QShortcut(QKeySequence(keys), self, activated=slot)
-        self.resize(1320, 820)
+        open_at(self, 1320, 820)
         self.refresh()
 
     # the list ----------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from desktop_app import api
 from desktop_app.runs.text import NO_DATA, pct
 from desktop_app.store.project import Project
+from desktop_app.ui.fit import open_at
 from desktop_app.ui.team.common import (
     LEFT,
     RefreshedOnReshow,
@@ -128,7 +129,7 @@ class ProgressDialog(RefreshedOnReshow, QDialog):
         layout.addWidget(self.no_work)
         layout.addWidget(self.agreement_box, 1)
         layout.addWidget(buttons)
-        self.resize(1100, 760)
+        open_at(self, 1100, 760)
         self.refresh()
 
 

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from desktop_app.ui.fit import open_at
 from desktop_app.ui.shortcuts import default_key
 from desktop_app.ui.vaf.page_tab import PageTargetTab
 from desktop_app.ui.vaf.results_tab import ResultsTab
@@ -64,7 +65,7 @@ class VafWindow(QWidget):
             self.verify_keys.append(action)
         self._page_changed()
         self._tab_changed(self.tabs.currentIndex())
-        self.resize(1400, 880)
+        open_at(self, 1400, 880)
 
     def _page_changed(self) -> None:
         self.table.page_line.setText(self.page.describe())
