@@ -14,10 +14,10 @@ import pytest
 from sqlalchemy import select
 
 from desktop_app import api
-from desktop_app.evaluation.rescore import keep_verdicts_current
 from desktop_app.ocr.base import OcrOutcome, Word, quad_from_xyxy
 from desktop_app.ocr.screen_reading import ScreenReading, accepted_box, drawn_box, siblings, snapped
 from desktop_app.ocr.suggested_box import Piece
+from desktop_app.opening import keep_verdicts_current
 from desktop_app.store import edits
 from desktop_app.store import models as m
 from desktop_app.store.box_clipboard import CLIPBOARD_KEY, boxes_from_clipboard, clipboard_text, copied

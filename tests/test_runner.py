@@ -13,6 +13,7 @@ from sqlalchemy import select, text
 from desktop_app.agents.profiles import AgentProfile
 from desktop_app.evaluation.rescore import rescore
 from desktop_app.formats.transfer import import_path
+from desktop_app.opening import keep_verdicts_current
 from desktop_app.paths import demo_dataset_dir
 from desktop_app.runs.engine import create_run, execute
 from desktop_app.runs.evaluate import evaluate
@@ -212,7 +213,9 @@ def test_fixing_a_label_rescores_the_predictions(project):
     with project.reading() as s:
         prediction = s.execute(select(m.Prediction)).scalars().first()
     assert prediction.verdict == "distracted"
-    # the edit itself re-scores the answers on its step (store/box_listeners.py, ADR 0024): nothing is left
+    # the edit itself re-scores the answers on its step on a project opened as every door opens it
+    # (api.open_project adds the re-scoring: store/box_listeners.py, ADR 0024): nothing is left
+    keep_verdicts_current(project)
     edits.update_boxes(project, [(prediction.matched_box_id, {"label": "other"})])
     with project.reading() as s:
         assert s.get(m.Prediction, prediction.id).verdict == "other"

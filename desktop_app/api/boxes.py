@@ -9,7 +9,7 @@ reads the current one in its own transaction and lands over whatever is stored t
 is the screen's sole writer.
 
 The agents' stored answers on the steps are judged again after each edit on a project opened with
-`open_project` / `init_project` (desktop_app/api/projects.py), as after an edit in the window.
+`open_project` / `init_project` (desktop_app/opening.py), as after an edit in the window.
 """
 
 from __future__ import annotations

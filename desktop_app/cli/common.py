@@ -63,7 +63,7 @@ def add_text_metric(parser: argparse.ArgumentParser) -> None:
 
 
 def open_project(args) -> Project:
-    from desktop_app.api.projects import open_project
+    from desktop_app.opening import open_project
 
     return open_project(args.project, args.media)  # with the re-scoring after edits, as in every door
 

@@ -64,7 +64,7 @@ def _logged(exc: BaseException) -> str:
 
 
 def cmd_init(args) -> int:
-    from desktop_app.api.projects import init_project
+    from desktop_app.opening import init_project
 
     with init_project(args.project, args.media, media_in_database=args.media_in_database) as project:
         where = "in the database" if project.media.in_database else f"in {project.media.root}"

@@ -1,7 +1,8 @@
 """Judge stored predictions again under ScreenLab's rules after a label fix, so every view agrees with the
-current labels. `keep_verdicts_current(project)` makes every committed change of boxes on that project
-re-score the answers on its steps (store/box_listeners.py, ADR 0024); `desktop_app.api.open_project` and
-`init_project` call it, so the window, the CLI, the API and a script that opened through them all get it.
+current labels. `desktop_app.opening.keep_verdicts_current(project)` makes every committed change of boxes
+on that project call `rescore_after_edit` (store/box_listeners.py, ADR 0024); `open_project` / `init_project`
+there (and in the API) do it on opening, so the window, the CLI, the API and a script that opened through
+them all get it.
 
 On a server an annotator may not write verdicts (a verdict written by hand would change what the team
 measures: ADR 0029). Their edits put the steps in `rescore_due`, and a lead or reviewer reading results
@@ -63,12 +64,6 @@ def rescore_in(s: Session, step_ids: list[int] | None = None, run_ids: list[int]
 def _judged_by_staff(project: Project) -> bool:
     """On a server, whether this login may not write verdicts (an annotator): their steps wait for staff."""
     return project.on_server and project.identity.role not in STAFF
-
-
-def keep_verdicts_current(project: Project) -> Project:
-    """From now on, every committed change of boxes on `project` re-scores the answers on its steps."""
-    project.follow_edits(rescore_after_edit)
-    return project
 
 
 def rescore_after_edit(project: Project, step_ids: list[int]) -> int:
