@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 
 from desktop_app import api
 from desktop_app.probes import LEVELS, probe_changes
-from desktop_app.store import edits
 
 OPTIONS = ("A", "B", "C", "D")
 LEVEL_TEXT = {"goal": "goal: what the user wants", "app": "app: knowledge of the app"}
@@ -43,7 +42,7 @@ class EditProbe(QUndoCommand):
 
     def _apply(self, values: dict) -> None:
         try:
-            edits.update_episode(self.editor.project, self.episode_id, values, self.editor.actor)
+            api.edit_episode(self.editor.project, self.episode_id, values, self.editor.actor)
         except Exception as exc:  # a failed write: say so, show what is stored
             self.setObsolete(True)
             self.editor.status.setText(f"Could not save the probe: {exc}")

@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.api.projects import Project
+from desktop_app.api.samples import EpisodeFilter
 from desktop_app.formats import FORMATS
 from desktop_app.formats.box_layout import DIALOG_FIELD, LAYOUTS
 from desktop_app.formats.detect import detect_format
@@ -36,8 +38,6 @@ from desktop_app.formats.ingest import BadImagesError, ImportOptions
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.images import IMAGE_SUFFIXES
 from desktop_app.settings import Settings, load_settings, save_settings
-from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui.tasks import Task
 
 RESULT_LINES = 8  # a longer result shows its first line here and the rest in a scrolling box

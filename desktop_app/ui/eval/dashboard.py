@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.api.projects import Project
 from desktop_app.evaluation import tables
 from desktop_app.evaluation.chart import min_plot_size
 from desktop_app.evaluation.metrics import row_flags
@@ -42,7 +43,6 @@ from desktop_app.evaluation.rows import rule_rows
 from desktop_app.evaluation.rules import RULES
 from desktop_app.evaluation.tables import ALL, METRIC_VERDICT, Table
 from desktop_app.runs.evaluate import list_runs
-from desktop_app.store.project import Project
 from desktop_app.ui.eval.plots import Bar, draw_table
 from desktop_app.ui.eval.results_model import ResultsTableModel
 from desktop_app.ui.tasks import run_in_background
