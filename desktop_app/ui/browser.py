@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.api import samples
-from desktop_app.api.projects import Project
+from desktop_app.api.projects import Project, is_connection_lost
 from desktop_app.api.samples import EPISODE_REVIEW_STATUSES, WORK_STATES, EpisodeFilter
 from desktop_app.teams.views import queue_choices
 from desktop_app.ui.tasks import run_in_background
@@ -171,7 +171,12 @@ class EpisodeTableModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
         if not index.isValid() or role not in (Qt.DisplayRole, Qt.ToolTipRole):
             return None
-        row = self.row_data(index.row())
+        try:
+            row = self.row_data(index.row())
+        except Exception as exc:
+            if not is_connection_lost(exc):
+                raise
+            return None  # the server is away (the banner says so): a blank cell, read again on the next paint
         if row is None:
             return None
         _, key, goal, scenario, status, counts, state, people = row

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QWidget
 
+from desktop_app.api.projects import is_connection_lost
 from desktop_app.evaluation.step_predictions import step_prediction_rows
 from desktop_app.ui.eval.prediction_layer import marks_from_rows
 from desktop_app.ui.open_project import Change, OpenProject
@@ -80,7 +81,12 @@ class EvaluationWiring(QObject):
         """The re-scoring after an edit finished (off the UI thread): the answers' cards, markers, the list's
         outcome column and the dashboard show the verdicts as they now are."""
         opened.browser.model.invalidate_rows()
-        self._refresh(opened)
+        try:
+            self._refresh(opened)
+        except Exception as exc:  # it arrives later than the edit: the server may have gone meanwhile
+            if not is_connection_lost(exc):
+                raise
+            # the banner says so; the verdicts show on the next step shown once it is back
 
     def _make_dashboard(self, opened: OpenProject) -> None:
         """The dashboard, made when first shown: its plotting library (pyqtgraph) costs a quarter of a second to
