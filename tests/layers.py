@@ -11,8 +11,14 @@ broken or half-restructured tree is still checked, and CI needs neither Qt nor a
    and 2 still see them, since a type-only import of the UI is still the core depending on the UI.
 4. Optionally (CHECK_PACKAGE_CYCLES) no cycles between the top-level subpackages/modules.
 5. No SQL in the UI: nothing under ui/ imports the database layer (sqlalchemy, sqlmodel), not even for a
-   type. Widgets ask named functions of the core (store/queries.py and the module the data belongs to),
-   so a query is written, tested and indexed once, and the CLI and scripts can ask the same thing.
+   type. Widgets ask named functions (rule 6), so a query is written, tested and indexed once, and the CLI
+   and scripts can ask the same thing.
+6. The UI reaches the store only through the Python API (api/) or the open project it was handed (the
+   Project object's own methods): nothing under ui/ imports the store package or any module of it, lazily
+   inside a function or under TYPE_CHECKING included (a type named from the store is still the window
+   knowing the store's layout; api/ re-exports the row classes and constants a widget names). An API
+   function opens the session itself, so the window holds none, and it makes all the queries one view
+   needs in that session (one round of reads on a server).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from pathlib import Path
 QT_MODULES = frozenset({"PySide6", "shiboken6", "PyQt5", "PyQt6", "pyqtgraph", "qtpy"})
 SQL_MODULES = frozenset({"sqlalchemy", "sqlmodel"})  # the database layer: the core's, never the UI's
 UI, CLI = "ui", "cli"  # the two outer layers: subpackages of the checked package
+STORE = "store"  # the storage layer, which the UI reaches only through the API (rule 6)
 # Files (relative to the package directory) allowed to import both outer layers. `__main__.py` is the
 # program's entry point: wiring the command line to the window is its whole job.
 LAYER_EXCEPTIONS = frozenset({"__main__.py"})
@@ -39,6 +46,7 @@ TITLES = {  # report order and headings
     "qt": "Qt outside the UI",
     "layers": "The core importing the UI or the CLI",
     "sql": "SQL in the UI",
+    "store": "The UI reaching the store around the API",
     "cycles": "Import cycles between modules",
     "package-cycles": "Import cycles between top-level packages",
 }
@@ -243,7 +251,7 @@ def check(root: Path, package_cycles: bool | None = None) -> list[Violation]:
     """Every violation in the package at `root` (a directory; its name is the package's name)."""
     root = Path(root).resolve()
     package_cycles = CHECK_PACKAGE_CYCLES if package_cycles is None else package_cycles
-    top, ui, cli = root.name, f"{root.name}.{UI}", f"{root.name}.{CLI}"
+    top, ui, cli, store = root.name, f"{root.name}.{UI}", f"{root.name}.{CLI}", f"{root.name}.{STORE}"
     files: dict[str, Path] = {}
     for file in sorted(root.rglob("*.py")):
         parts = file.relative_to(root.parent).with_suffix("").parts
@@ -271,6 +279,10 @@ def check(root: Path, package_cycles: bool | None = None) -> list[Violation]:
             if imp.level == 0 and imp.module.partition(".")[0] in SQL_MODULES and _within(module, ui):
                 violations.append(Violation("sql", path, imp.line, f"{module} imports {imp.module}{where}"))
             named = _named(imp, module, file.name == "__init__.py", known)
+            reaching = [t for t in named if _within(t, store)]
+            if reaching and _within(module, ui):
+                violations.append(Violation("store", path, imp.line,
+                                            f"{module} imports {', '.join(reaching)}{where}"))
             for layer in (ui, cli):
                 crossing = [t for t in named if _within(t, layer)]
                 if crossing and not _within(module, layer) and not exempt:

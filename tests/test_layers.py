@@ -1,5 +1,6 @@
 """The layer rules (tests/layers.py): the real tree obeys them, and the checker catches each kind of
-violation on small synthetic packages written to tmp_path (named `app`, with ui/ and cli/ layers)."""
+violation on small synthetic packages written to tmp_path (named `app`, with ui/ and cli/ layers, a store/
+and the api/ in front of it)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,40 @@ def test_sql_in_the_ui_is_caught_lazily_and_for_types_too(tmp_path):
                                   "app/ui/panel.py:3: app.ui.panel imports sqlmodel under TYPE_CHECKING"]
 
 
+# --------------------------------------------------------------------------- rule 6: the UI reaches the store through the API
+
+
+def test_the_ui_importing_the_store_is_caught_in_every_form(tmp_path):
+    root = make_package(tmp_path, {
+        "store/__init__.py": "", "store/queries.py": "", "store/models.py": "", "store/project.py": "",
+        "api/samples.py": "from app.store.queries import episode_rows\n",  # the API's own job
+        "cli/info.py": "from app.store import queries\n",  # the CLI may (rule 6 is the window's)
+        "ui/browser.py": "import os\nfrom app.store.queries import episode_rows\n",
+        "ui/grid.py": "import app.store.models as m\n",
+        "ui/panel.py": "from app import store\n",  # the package itself
+        "ui/eval/runs.py": "def load():\n    from ...store import queries\n",  # relative, inside a function
+        "ui/window.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from app.store.project import Project\n",
+        "ui/fine.py": "from app.api.samples import episode_rows\nfrom app.ui import store_view\n",
+        "ui/store_view.py": "",  # named like the store, but the UI's own module
+    })
+    assert found(root, "store") == [
+        "app/ui/browser.py:2: app.ui.browser imports app.store.queries",
+        "app/ui/eval/runs.py:2: app.ui.eval.runs imports app.store.queries inside a function",
+        "app/ui/grid.py:1: app.ui.grid imports app.store.models",
+        "app/ui/panel.py:1: app.ui.panel imports app.store",
+        "app/ui/window.py:3: app.ui.window imports app.store.project under TYPE_CHECKING"]
+    assert [v.rule for v in layers.check(root)] == ["store"] * 5  # and nothing else is wrong with the tree
+
+
+def test_a_ui_reaching_the_store_fails_the_script(tmp_path):
+    root = make_package(tmp_path, {"store/edits.py": "", "ui/commands.py": "from app.store import edits\n"})
+    result = subprocess.run([sys.executable, str(ROOT / "tests" / "layers.py"), str(root)], capture_output=True,
+                            text=True)
+    assert result.returncode == 1
+    assert "The UI reaching the store around the API (1):" in result.stdout
+    assert "app/ui/commands.py:1: app.ui.commands imports app.store.edits" in result.stdout
+
+
 # --------------------------------------------------------------------------- rule 2: the core imports neither ui nor cli
 
 
@@ -100,7 +135,8 @@ def test_core_importing_cli_is_caught(tmp_path):
 def test_the_outer_layers_may_import_the_core_and_themselves(tmp_path):
     root = make_package(tmp_path, {
         "store/db.py": "",
-        "ui/window.py": "from app.store import db\nfrom . import widgets\n",
+        "api/projects.py": "from app.store.db import open_db\n",
+        "ui/window.py": "from app.api import projects\nfrom . import widgets\n",
         "ui/widgets.py": "",
         "cli/main.py": "from app.store.db import open_db\nfrom app.cli import progress\n",
         "cli/progress.py": "",

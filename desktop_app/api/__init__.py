@@ -32,7 +32,12 @@ from desktop_app.agents.profiles import AgentProfile, ProfileError, get_profile
 from desktop_app.api.boxes import *  # noqa: F403  (boxes, attributes, labels: desktop_app/api/boxes.py)
 from desktop_app.api.boxes import __all__ as _boxes_all
 from desktop_app.api.guide import guide_path
-from desktop_app.api.projects import init_project, open_project
+from desktop_app.api.projects import *  # noqa: F403  (opening, server URLs: desktop_app/api/projects.py)
+from desktop_app.api.projects import __all__ as _projects_all
+from desktop_app.api.review import *  # noqa: F403  (verifying samples: desktop_app/api/review.py)
+from desktop_app.api.review import __all__ as _review_all
+from desktop_app.api.samples import *  # noqa: F403  (the list, episodes, screens: desktop_app/api/samples.py)
+from desktop_app.api.samples import __all__ as _samples_all
 from desktop_app.api.selection import Where
 from desktop_app.api.selection import filter_of as _filter
 from desktop_app.api.teams import *  # noqa: F403  (people, work, review: desktop_app/api/teams.py)
@@ -82,7 +87,7 @@ from desktop_app.runs.imported_verdicts import ImportedVerdicts, import_verdicts
 from desktop_app.runs.report import write_report as _write_report
 from desktop_app.runs.state import RunProgress
 from desktop_app.store.models import Run
-from desktop_app.store.project import Project, ProjectError
+from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.store.queries import episode_ids as _episode_ids
 from desktop_app.store.trees import step_screen
@@ -113,15 +118,15 @@ from desktop_app.vaf.study import variant_id as _variant_id
 from desktop_app.vaf.study import variants as _variants
 from desktop_app.vaf.study import verify_variant as _verify_variant
 
-__all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "ProjectError", "RunProgress", "agent",
-           "create_run", "evaluate", "execute_run", "export_data", "import_data", "init_project", "open_folder",
-           "open_project",
+__all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "RunProgress", "agent",
+           "create_run", "evaluate", "execute_run", "export_data", "import_data", "open_folder",
            "iter_per_sample", "per_sample", "plan_run", "run", "runs", "where", "write_report",
            "agreement", "disagreements", "export_evals", "export_judge_csv", "export_passed", "export_steps",
            "import_judge_verdicts", "judge_runs", "judges_in_file", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
            "trajectory_labels",
            *_teams_all, *_boxes_all, "guide_path"]
+__all__ += [*_projects_all, *_samples_all, *_review_all]  # (ProjectError, open_project, init_project among them)
 
 
 

@@ -10,21 +10,35 @@ is the screen's sole writer.
 
 The agents' stored answers on the steps are judged again after each edit on a project opened with
 `open_project` / `init_project` (desktop_app/opening.py), as after an edit in the window.
+
+Also the rest of what the window's editing uses, so that it reaches the store only here (tests/layers.py,
+rule 6): undo's edits (`restore_boxes`, `edit_episode`, `edit_step_meta`), the rules of the box clipboard
+(store/box_clipboard.py) and of where pasted, duplicated and nudged boxes land (store/box_placement.py), and
+the label and action-type constants.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
+from desktop_app.store import box_placement as _placement
 from desktop_app.store import edits as _edits
 from desktop_app.store import label_set as _label_set
 from desktop_app.store.attributes import attributes_of as _attributes_of
 from desktop_app.store.attributes import set_attributes as _set_attributes
+from desktop_app.store.attributes import with_attributes
+from desktop_app.store.box_clipboard import boxes_from_clipboard, clipboard_text
+from desktop_app.store.box_clipboard import copied as copied_boxes
 from desktop_app.store.edits import EditConflict, EditRefused, ScreenBoxes, StaleEdit
-from desktop_app.store.models import ActionBox
+from desktop_app.store.models import ACTION_TYPES, LABELS, ActionBox, Episode, Step
 from desktop_app.store.project import Project
 
-__all__ = ["EditConflict", "EditRefused", "ScreenBoxes", "StaleEdit", "add_boxes", "add_label", "box",
-           "box_attributes", "delete_boxes", "edit_boxes", "labels", "remove_label", "screen",
-           "set_box_attributes"]
+__all__ = ["ACTION_TYPES", "LABELS", "ActionBox", "EditConflict", "EditRefused", "ScreenBoxes", "StaleEdit",
+           "add_boxes", "add_label", "box", "box_attributes", "boxes_from_clipboard", "clipboard_text",
+           "copied_boxes", "delete_boxes", "duplicated_box", "edit_boxes", "edit_episode", "edit_step_meta",
+           "labels", "nudged_boxes", "pasted_box", "remove_label", "restore_boxes", "screen",
+           "set_box_attributes", "with_attributes"]
 
 
 def screen(project: Project, step_id: int) -> ScreenBoxes:
@@ -51,6 +65,40 @@ def delete_boxes(project: Project, ids: list[int], actor: str | None = None,
     """Delete boxes (of one screen when expected_version is given: StaleEdit if it changed since, a box
     deleted meanwhile included); returns, per id, the values it had (its step_id among them)."""
     return _edits.delete_boxes(project, list(ids), actor, expected_version)
+
+
+def restore_boxes(project: Project, saved: dict[int, dict], actor: str | None = None,
+                  expected_version: int | None = None) -> list[ActionBox]:
+    """Undo of delete_boxes: give it what that returned; the boxes come back under their old ids."""
+    return _edits.restore_boxes(project, saved, actor, expected_version)
+
+
+def edit_episode(project: Project, episode_id: int, changes: dict[str, Any], actor: str | None = None,
+                 expected_version: int | None = None) -> Episode:
+    """Set an episode's goal, scenario, split, review_status or meta; returns the episode as stored."""
+    return _edits.update_episode(project, episode_id, changes, actor, expected_version)
+
+
+def edit_step_meta(project: Project, step_id: int, changes: dict[str, Any], actor: str | None = None,
+                   expected_version: int | None = None) -> Step:
+    """Set keys of a step's meta (None removes one), e.g. a completion label overridden by hand."""
+    return _edits.update_step_meta(project, step_id, changes, actor, expected_version)
+
+
+# -- where copied and moved boxes land (desktop_app/store/box_placement.py) ------------------------------------
+def pasted_box(values: dict, width: float, height: float) -> dict:
+    """A copied box's values as a new manual box, kept inside a `width` x `height` image."""
+    return _placement.pasted(values, width, height)
+
+
+def duplicated_box(values: dict, width: float, height: float) -> dict:
+    """As pasted_box, moved right and down so the copy is seen beside its original."""
+    return _placement.duplicated(values, width, height)
+
+
+def nudged_boxes(boxes: Iterable[ActionBox], dx: float, dy: float, width: float, height: float) -> dict[int, dict]:
+    """box id -> its corners moved by (dx, dy) but no further than the image's edge."""
+    return _placement.nudged(boxes, dx, dy, width, height)
 
 
 # -- a box's attributes (desktop_app/store/attributes.py) --------------------------------------------------

@@ -9,7 +9,7 @@ from desktop_app.api.selection import Where, filter_of
 from desktop_app.store.models import Adjudication, Assignment, Episode
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter, list_episodes
-from desktop_app.store.server_roles import Identity
+from desktop_app.store.server_roles import ROLES, Identity
 from desktop_app.store.work_states import states_of
 from desktop_app.teams import adjudication as team_adjudication
 from desktop_app.teams import assignment as team_assignment
@@ -22,7 +22,7 @@ from desktop_app.teams.members import Added, Member, PasswordNotKept
 from desktop_app.teams.progress import AnnotatorProgress
 from desktop_app.teams.work_review import Acceptance, Pin, Reviewed
 
-__all__ = ["Acceptance", "Added", "Member", "PasswordNotKept", "Pin", "Reviewed", "acceptance", "add_member", "adjudicate", "assign",
+__all__ = ["ROLES", "Acceptance", "Added", "Member", "PasswordNotKept", "Pin", "Reviewed", "acceptance", "add_member", "adjudicate", "assign",
            "awaiting_adjudication", "awaiting_review", "change_password", "members", "progress", "queue",
            "remove_member", "reset_password", "review_work", "set_member_role", "set_state", "states",
            "team_agreement", "versions", "whoami", "work_reviews"]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 
+from desktop_app.api.projects import is_project_folder, is_url
 from desktop_app.demo import ensure_demo_project
 from desktop_app.settings import load_settings, save_settings
-from desktop_app.store.project import is_project_folder, is_url
 from desktop_app.ui import startup_probe
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.theme import apply_theme

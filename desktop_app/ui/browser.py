@@ -7,7 +7,7 @@ project of 100,000 episodes opens as fast as one of ten.
 from __future__ import annotations
 
 from collections import OrderedDict
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -22,22 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.store.models import EPISODE_REVIEW_STATUSES
-from desktop_app.store.project import Project, is_connection_lost
-from desktop_app.store.queries import (
-    EpisodeFilter,
-    count_episodes,
-    editors,
-    episode_rows,
-    largest_episode_id,
-    latest_runs,
-    page_starts,
-    position_of,
-    scenarios,
-    splits,
-)
-from desktop_app.store.types import utcnow
-from desktop_app.store.work_states import STATES
+from desktop_app.api import samples
+from desktop_app.api.projects import Project, is_connection_lost
+from desktop_app.api.samples import EPISODE_REVIEW_STATUSES, WORK_STATES, EpisodeFilter
 from desktop_app.teams.views import queue_choices
 from desktop_app.ui.fit import fit_combo
 from desktop_app.ui.tasks import run_in_background
@@ -87,14 +74,13 @@ class EpisodeTableModel(QAbstractTableModel):
         self._starts = []
         self._refreshes += 1
         self._counting = 0
-        with self.project.reading() as s:
-            if largest_episode_id(s) < self._background_from:
-                self._count = count_episodes(s, self.filter)
-            else:
-                first = self._pages[0] = episode_rows(s, self.filter, 0, PAGE, self.annotator)
-                self._count = len(first)
-                if len(first) == PAGE:  # more than a page: count the rest off the UI thread
-                    self._counting = self._refreshes
+        # one session: the whole count (a small project), or the first page (a big one, counted below)
+        start = samples.list_start(self.project, self.filter, PAGE, self.annotator, self._background_from)
+        self._count = start.count
+        if start.first_page is not None:
+            self._pages[0] = start.first_page
+        if not start.whole:  # more than a page: count the rest off the UI thread
+            self._counting = self._refreshes
         self.endResetModel()
         if self._counting:
             token, flt = self._counting, self.filter
@@ -102,8 +88,7 @@ class EpisodeTableModel(QAbstractTableModel):
                               lambda _exc: self._counted(token, None))
 
     def _count_rows(self, flt: EpisodeFilter) -> tuple[int, list[int]]:
-        with self.project.reading() as s:
-            return page_starts(s, flt, PAGE)
+        return samples.page_starts(self.project, flt, PAGE)
 
     def _counted(self, token: int, counted: tuple[int, list[int]] | None) -> None:
         if token != self._counting:  # a later refresh (another filter) took its place
@@ -121,8 +106,7 @@ class EpisodeTableModel(QAbstractTableModel):
         the selection and the scroll stay where the user left them. Anything else is a refresh."""
         if self._counting:  # the count on its way will hold them
             return
-        with self.project.reading() as s:
-            count = count_episodes(s, self.filter)
+        count = samples.count_samples(self.project, self.filter)
         if count == self._count:
             return
         if count < self._count:
@@ -146,13 +130,13 @@ class EpisodeTableModel(QAbstractTableModel):
             self._pages.move_to_end(number)
             return page
         before = self._pages.get(number - 1)
-        with self.project.reading() as s:
-            if before:  # the page after one already read (scrolling down, the next screen): found by the index
-                page = episode_rows(s, self.filter, 0, PAGE, self.annotator, after_id=before[-1][0])
-            elif number < len(self._starts):  # a jump, in a list counted in the background: found by the index
-                page = episode_rows(s, self.filter, 0, PAGE, self.annotator, after_id=self._starts[number] - 1)
-            else:
-                page = episode_rows(s, self.filter, number * PAGE, PAGE, self.annotator)
+        if before:  # the page after one already read (scrolling down, the next screen): found by the index
+            page = samples.sample_rows(self.project, self.filter, 0, PAGE, self.annotator, after_id=before[-1][0])
+        elif number < len(self._starts):  # a jump, in a list counted in the background: found by the index
+            page = samples.sample_rows(self.project, self.filter, 0, PAGE, self.annotator,
+                                       after_id=self._starts[number] - 1)
+        else:
+            page = samples.sample_rows(self.project, self.filter, number * PAGE, PAGE, self.annotator)
         self._pages[number] = page
         while len(self._pages) > MAX_PAGES:
             self._pages.popitem(last=False)
@@ -171,8 +155,7 @@ class EpisodeTableModel(QAbstractTableModel):
 
     def row_of(self, episode_id: int) -> int | None:
         """Position of an episode under the current filter (None if filtered out)."""
-        with self.project.reading() as s:
-            return position_of(s, self.filter, episode_id)
+        return samples.position_of(self.project, self.filter, episode_id)
 
     # Qt model ---------------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:
@@ -245,7 +228,7 @@ class SampleBrowser(QWidget):
         self.work_state = QComboBox()
         self.work_state.setToolTip("Where the annotation stands (yours, in a queue; everyone's otherwise)")
         self.work_state.addItem("Any state", None)
-        for state in STATES:
+        for state in WORK_STATES:
             self.work_state.addItem(state.capitalize(), state)
         self.queue = QComboBox()
         self.queue.setToolTip("Everyone's samples, or one annotator's queue (their blind copies included)")
@@ -326,8 +309,8 @@ class SampleBrowser(QWidget):
         self._update_count()
 
     def reload_choices(self) -> None:
-        with self.project.reading() as s:
-            choices = ((self.scenario, "Any scenario", scenarios(s)), (self.split, "Any split", splits(s)))
+        found = samples.filter_choices(self.project)
+        choices = ((self.scenario, "Any scenario", found.scenarios), (self.split, "Any split", found.splits))
         for combo, label, values in choices:
             current = combo.currentData()
             combo.blockSignals(True)
@@ -342,8 +325,7 @@ class SampleBrowser(QWidget):
     def reload_outcomes(self) -> None:
         """Outcome filters for the latest runs: their distracted / invalid / wrong-format cases, and
         where the two latest runs disagree."""
-        with self.project.reading() as s:
-            runs = latest_runs(s, 6)
+        runs = samples.latest_runs(self.project, 6)
         current = self.outcome.currentData()
         self.outcome.blockSignals(True)
         self.outcome.clear()
@@ -386,8 +368,7 @@ class SampleBrowser(QWidget):
         self.queue.setCurrentIndex(max(self.queue.findData(current), 0))
         self.queue.setEnabled(self.queue.count() > 1)
         self.queue.blockSignals(False)
-        with self.project.reading() as s:
-            people = editors(s)
+        people = samples.editors(self.project)
         current = self.changed_by.currentData()
         self.changed_by.blockSignals(True)
         self.changed_by.clear()
@@ -417,7 +398,7 @@ class SampleBrowser(QWidget):
             work_states=(self.work_state.currentData(),) if self.work_state.currentData() else (),
             assignee=self.queue.currentData(),
             changed_by=self.changed_by.currentData(),
-            changed_since=(utcnow() - timedelta(days=self.changed_within.currentData())
+            changed_since=(datetime.now(UTC) - timedelta(days=self.changed_within.currentData())
                            if self.changed_within.currentData() else None),
         )
 

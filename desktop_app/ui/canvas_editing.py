@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QRectF
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.store.box_clipboard import boxes_from_clipboard, clipboard_text
-from desktop_app.store.label_set import labels
+from desktop_app.api.boxes import boxes_from_clipboard, clipboard_text, labels
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -77,7 +76,7 @@ class CanvasEditing(QObject):
 
     def set_own_label(self, number: int) -> None:
         """Keys 4-9: the project's own labels, in the order it added them."""
-        own = labels(self.window.project.engine)  # keys 4-9 act only while a project is open
+        own = labels(self.window.project)  # keys 4-9 act only while a project is open
         if number - 1 < len(own):
             self.set_label(own[number - 1])
         else:
@@ -94,7 +93,7 @@ class CanvasEditing(QObject):
     def labels_changed(self) -> None:
         self.window.properties.reload_labels()  # the dialog is about the open project
         self.window.properties.refresh_boxes()
-        self.scene.set_own_labels(labels(self.window.project.engine)[3:])
+        self.scene.set_own_labels(labels(self.window.project)[3:])
 
     # edits of the selection ------------------------------------------------------------------------
     def delete_selected(self) -> None:

@@ -16,7 +16,6 @@ from PySide6.QtGui import QUndoCommand
 
 from desktop_app import api
 from desktop_app.navi import verification
-from desktop_app.store import edits, review
 
 if TYPE_CHECKING:
     from desktop_app.ui.workspace import Workspace
@@ -25,7 +24,7 @@ NUDGE_ID = 1001
 
 
 class _Command(QUndoCommand):
-    # the edit raises the episode's version (store/edits.py): the workspace follows, so its next edit
+    # the edit raises the episode's version (store/edits.py, through api/boxes.py): the workspace follows, so its next edit
     # passes the version this one left and only a colleague's write in between is refused as stale
     raises_version = True
 
@@ -57,16 +56,16 @@ class AddBoxes(_Command):
     def redo(self) -> None:
         def do():
             if self.saved is None:
-                boxes = edits.create_boxes(self.ws.project, self.step_id, self.values, self.ws.actor, expected_version=self.ws.version)
+                boxes = api.add_boxes(self.ws.project, self.step_id, self.values, self.ws.actor, expected_version=self.ws.version)
             else:
-                boxes = edits.restore_boxes(self.ws.project, self.saved, self.ws.actor, expected_version=self.ws.version)
+                boxes = api.restore_boxes(self.ws.project, self.saved, self.ws.actor, expected_version=self.ws.version)
             self.ids = [b.id for b in boxes]
             self.ws.boxes_put(boxes, select=True)
         self._run(do)
 
     def undo(self) -> None:
         def do():
-            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor, expected_version=self.ws.version)
+            self.saved = api.delete_boxes(self.ws.project, self.ids, self.ws.actor, expected_version=self.ws.version)
             self.ws.boxes_removed(self.ids)
         self._run(do)
 
@@ -79,13 +78,13 @@ class DeleteBoxes(_Command):
 
     def redo(self) -> None:
         def do():
-            self.saved = edits.delete_boxes(self.ws.project, self.ids, self.ws.actor, expected_version=self.ws.version)
+            self.saved = api.delete_boxes(self.ws.project, self.ids, self.ws.actor, expected_version=self.ws.version)
             self.ws.boxes_removed(self.ids)
         self._run(do)
 
     def undo(self) -> None:
         def do():
-            self.ws.boxes_put(edits.restore_boxes(self.ws.project, self.saved, self.ws.actor, expected_version=self.ws.version), select=True)
+            self.ws.boxes_put(api.restore_boxes(self.ws.project, self.saved, self.ws.actor, expected_version=self.ws.version), select=True)
         self._run(do)
 
 
@@ -112,7 +111,7 @@ class ChangeBoxes(_Command):
 
     def _apply(self, which: int) -> None:
         def do():
-            boxes = edits.update_boxes(self.ws.project, [(c[0], c[which]) for c in self.changes], self.ws.actor, expected_version=self.ws.version)
+            boxes = api.edit_boxes(self.ws.project, {c[0]: c[which] for c in self.changes}, self.ws.actor, expected_version=self.ws.version)
             self.ws.boxes_put(boxes)
         self._run(do)
 
@@ -142,14 +141,14 @@ class _SetValues(_Command):
 
 class EditEpisode(_SetValues):
     def _write(self, values: dict) -> None:
-        self.ws.episode_put(edits.update_episode(self.ws.project, self.row_id, values, self.ws.actor, expected_version=self.ws.version))
+        self.ws.episode_put(api.edit_episode(self.ws.project, self.row_id, values, self.ws.actor, expected_version=self.ws.version))
 
 
 class EditStepMeta(_SetValues):
     """Keys of a step's meta set by hand (a completion label overridden); undo puts the old values back."""
 
     def _write(self, values: dict) -> None:
-        self.ws.step_meta_put(edits.update_step_meta(self.ws.project, self.row_id, values, self.ws.actor, expected_version=self.ws.version))
+        self.ws.step_meta_put(api.edit_step_meta(self.ws.project, self.row_id, values, self.ws.actor, expected_version=self.ws.version))
 
 
 class FlagTreeNode(_Command):
@@ -186,23 +185,23 @@ class SetReview(_Command):
     def __init__(self, ws: Workspace, text: str, decide: Callable[[], str], done: Callable[[int, str, bool], None]):
         super().__init__(ws, text)
         self.decide, self.done = decide, done
-        self.before: review.Verdict | None = None
-        self.after: review.Verdict | None = None
+        self.before: api.Verdict | None = None
+        self.after: api.Verdict | None = None
 
     def redo(self) -> None:
         def do():
             if self.after is None:  # the first time: the core decides (accepted or edited, or rejected)
-                self.before = review.current_verdict(self.ws.project, self.episode_id)
+                self.before = api.current_verdict(self.ws.project, self.episode_id)
                 self.decide()
-                self.after = review.current_verdict(self.ws.project, self.episode_id)
+                self.after = api.current_verdict(self.ws.project, self.episode_id)
             else:
-                review.restore_review(self.ws.project, self.episode_id, self.after)
+                api.restore_verdict(self.ws.project, self.episode_id, self.after)
             self.done(self.episode_id, self.after.status, False)
         self._run(do)
 
     def undo(self) -> None:
         def do():
-            review.restore_review(self.ws.project, self.episode_id, self.before)
+            api.restore_verdict(self.ws.project, self.episode_id, self.before)
             self.done(self.episode_id, self.before.status, True)
         self._run(do)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from desktop_app.store.project import Project
+from desktop_app.api.projects import Project
 from desktop_app.ui.tasks import Task
 
 RETRY_MS = 3000

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QWidget
 
+from desktop_app.api.projects import is_connection_lost
 from desktop_app.evaluation.step_predictions import step_prediction_rows
-from desktop_app.store.project import is_connection_lost
 from desktop_app.ui.eval.prediction_layer import marks_from_rows
 from desktop_app.ui.open_project import Change, OpenProject
 

@@ -6,7 +6,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImageReader, QPixmap
 from PySide6.QtWidgets import QListView, QListWidget, QListWidgetItem
 
-from desktop_app.store.queries import screens_by_id
+from desktop_app.api.samples import screens_by_id
 from desktop_app.ui.workspace import Workspace
 
 THUMB = QSize(120, 80)
@@ -57,8 +57,7 @@ class Filmstrip(QListWidget):
         self.setCurrentRow(self.ws.step_index)
 
     def _load_thumbs(self) -> None:
-        with self.ws.project.reading() as s:
-            screens = screens_by_id(s, [step.screen_id for step in self.ws.steps])
+        screens = screens_by_id(self.ws.project, [step.screen_id for step in self.ws.steps])
         for row, step in enumerate(self.ws.steps):
             screen = screens.get(step.screen_id)
             if screen is not None:

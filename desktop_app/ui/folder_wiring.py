@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from desktop_app.api.projects import is_project_folder, is_url
 from desktop_app.formats.folder_open import FolderReport, checked_folder, folder_project, open_folder
 from desktop_app.formats.records import FormatError
-from desktop_app.store.project import is_project_folder, is_url
 from desktop_app.ui import busy_worker
 from desktop_app.ui.tasks import Task
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
-from desktop_app.store.models import LABELS
+from desktop_app.api.boxes import LABELS
 from desktop_app.ui.palette import label_color
 
 

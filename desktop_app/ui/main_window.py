@@ -27,8 +27,8 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QVBoxLayout, QWidget
 
+from desktop_app.api.projects import Project
 from desktop_app.settings import Settings, annotator_name, save_settings
-from desktop_app.store.project import Project
 from desktop_app.ui import window_menus
 from desktop_app.ui.a11y_panel import A11yPanel
 from desktop_app.ui.browser import SampleBrowser

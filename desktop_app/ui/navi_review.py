@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.api.review import review_counts
 from desktop_app.navi.model import CHECKLIST, NaviInfo, QAPair, navi_of, with_navi
 from desktop_app.navi.verification import problems, step_types_kept
-from desktop_app.store.review import review_counts
 from desktop_app.synth.ambiguous import REVIEW_KIND
 from desktop_app.ui.review_panel import Verdicts, key_buttons
 from desktop_app.ui.workspace import Workspace

@@ -19,8 +19,8 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
+from desktop_app.api.projects import Project
 from desktop_app.settings import Settings
-from desktop_app.store.project import Project
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.eval.prediction_panel import PredictionPanel
 from desktop_app.ui.eval.runs_panel import RunsPanel

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
 
 from desktop_app import api
 from desktop_app.probes import LEVELS, probe_changes
-from desktop_app.store import edits
 from desktop_app.ui.fit import open_at
 
 OPTIONS = ("A", "B", "C", "D")
@@ -44,7 +43,7 @@ class EditProbe(QUndoCommand):
 
     def _apply(self, values: dict) -> None:
         try:
-            edits.update_episode(self.editor.project, self.episode_id, values, self.editor.actor)
+            api.edit_episode(self.editor.project, self.episode_id, values, self.editor.actor)
         except Exception as exc:  # a failed write: say so, show what is stored
             self.setObsolete(True)
             self.editor.status.setText(f"Could not save the probe: {exc}")

@@ -13,12 +13,10 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from desktop_app import api
+from desktop_app.api.projects import Project, ProjectError, is_project_folder
 from desktop_app.formats.folder_open import source_folder
 from desktop_app.secrets import redact
 from desktop_app.settings import annotator_name, save_settings
-from desktop_app.store.label_set import labels
-from desktop_app.store.project import Project, ProjectError, is_project_folder
-from desktop_app.store.queries import last_edited_by
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.folder_wiring import FolderWiring
 from desktop_app.ui.open_project import Change, OpenProject
@@ -51,7 +49,7 @@ class ProjectWiring(QObject):
         self.current = opened = OpenProject(project, settings, window)
         ws, browser = opened.ws, opened.browser
         opened.changed.connect(self._changed)
-        window.scene.set_own_labels(labels(project.engine)[3:])
+        window.scene.set_own_labels(api.labels(project)[3:])
         window.left_tabs.insertTab(0, browser, "Samples")
         window.left_tabs.insertTab(1, opened.grid, "Thumbnails")
         opened.grid.opened.connect(lambda _id: window.view.setFocus())
@@ -81,8 +79,7 @@ class ProjectWiring(QObject):
         window.project_shown(True)
         window.status.show_identity(project.identity, project.on_server)
         window.status.set_saved(True)
-        with project.reading() as session:  # back to the screen this annotator changed last
-            last = last_edited_by(session, ws.actor)
+        last = api.last_edited(project, ws.actor)  # back to the screen this annotator changed last
         row = browser.model.row_of(last) if last is not None else None
         browser.select_row(row or 0)
         if browser.model.rowCount() == 0:

@@ -22,9 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.store.attributes import attributes_of, with_attributes
-from desktop_app.store.label_set import labels
-from desktop_app.store.models import ACTION_TYPES
+from desktop_app.api.boxes import ACTION_TYPES, box_attributes, labels, with_attributes
 from desktop_app.ui.fit import ElidedLabel, fit_combo
 from desktop_app.ui.palette import label_color
 from desktop_app.ui.workspace import Workspace
@@ -143,7 +141,7 @@ class PropertiesPanel(QWidget):
 
     def reload_labels(self) -> None:
         """The project's label set (store/label_set.py): gold, distracted, other and its own."""
-        self.labels = labels(self.ws.project.engine)
+        self.labels = labels(self.ws.project)
         self.label.clear()
         for label in self.labels:
             self.label.addItem(self._swatch(label), label, label)
@@ -226,7 +224,7 @@ class PropertiesPanel(QWidget):
 
     def _show_attributes(self, box) -> None:
         self._syncing = True
-        shown = attributes_of(box.meta) if box is not None else {}
+        shown = box_attributes(box) if box is not None else {}
         self.attributes.setRowCount(len(shown) + (1 if box is not None else 0))
         for row, (name, value) in enumerate([*shown.items(), ("", "")][:self.attributes.rowCount()]):
             self.attributes.setItem(row, 0, QTableWidgetItem(name))
@@ -243,9 +241,9 @@ class PropertiesPanel(QWidget):
             name, value = (self.attributes.item(row, c) for c in (0, 1))
             if name is not None and name.text().strip():
                 typed[name.text().strip()] = value.text() if value is not None else ""
-        if typed and not any(typed.values()) and not attributes_of(box.meta):
+        if typed and not any(typed.values()) and not box_attributes(box):
             return  # a name typed, its value not yet
-        changes = {**{k: None for k in attributes_of(box.meta) if k not in typed}, **typed}
+        changes = {**{k: None for k in box_attributes(box) if k not in typed}, **typed}
         try:
             meta = with_attributes(box.meta, changes)
         except ValueError as exc:

@@ -26,8 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.store.queries import review_items_of
-from desktop_app.store.review import REJECT_REASONS, decide, review_counts
+from desktop_app.api.review import REJECT_REASONS, decide_review, review_counts, review_items
 from desktop_app.synth.editing import editable_texts, with_texts
 from desktop_app.synth.save import REVIEW_KIND, rerender_episode
 from desktop_app.ui.fit import FlowLayout
@@ -105,7 +104,7 @@ class Verdicts:
 
     def decide(self, episode_id: int, decision: str, reason: str = "") -> str:
         """Record the verdict in the store; returns the status stored."""
-        return decide(self.ws.project, episode_id, decision, self.ws.actor, reason)[0]
+        return decide_review(self.ws.project, episode_id, decision, self.ws.actor, reason)
 
     def accept_current(self) -> None:
         if not self.can_decide():
@@ -303,8 +302,7 @@ class ReviewPanel(Verdicts, QWidget):
         episode = self.ws.episode
         if episode is None:
             return
-        with self.ws.project.reading() as s:
-            items = review_items_of(s, episode.id)
+        items = review_items(self.ws.project, episode.id)
         dialog = QDialog(self)
         dialog.setWindowTitle(f"Provenance of {episode.key}")
         dialog.resize(760, 560)

@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from desktop_app.api.projects import SERVER_URL_EXAMPLE as EXAMPLE
+from desktop_app.api.projects import server_url, store_password
 from desktop_app.settings import Settings
-from desktop_app.store.db import SERVER_URL_EXAMPLE as EXAMPLE
-from desktop_app.store.db import server_url, store_password
 
 SHARED_FOLDER = "the team's shared folder (empty if the images are in the database)"
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 
-from desktop_app.store.queries import EpisodeFilter
+from desktop_app.api.samples import EpisodeFilter
 from desktop_app.ui.canvas.prefetch import Prefetch, decode
 from desktop_app.ui.workspace import AFTER_SHOWN_MS
 

@@ -7,8 +7,8 @@ and a row chosen anywhere else (keys A/D, the list) is the grid's current cell t
 Built for 100,000 samples: the cells sit on a fixed grid, so where a row is drawn is arithmetic, not a layout
 of every row (Qt's QListView lays out all rows on each reset, resize or change: a tenth of a second or
 more at that size). A paint touches only the rows on show; their first screens come a page of rows at a
-time (store.queries.first_screens); their thumbnails are decoded off the UI thread, already scaled down by
-QImageReader, and kept in a bounded LRU, with a grey box of the right shape until they arrive.
+time (api.samples.first_screens: one query); their thumbnails are decoded off the UI thread, already scaled
+down by QImageReader, and kept in a bounded LRU, with a grey box of the right shape until they arrive.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.store.queries import first_screens
+from desktop_app.api.samples import first_screens
 from desktop_app.ui.browser import PAGE
 from desktop_app.ui.palette import label_color
 
@@ -224,8 +224,7 @@ class ThumbnailSource(QObject):
     def _fetch(self, page: int) -> dict[int, tuple]:
         last = min(self.model.rowCount(), (page + 1) * PAGE)
         ids = [i for i in (self.model.episode_id_at(row) for row in range(page * PAGE, last)) if i is not None]
-        with self.project.reading() as s:
-            return first_screens(s, ids)
+        return first_screens(self.project, ids)
 
     def pixmap(self, ref: ScreenRef, size: QSize):
         """The thumbnail, BROKEN, or None while it is not decoded yet."""

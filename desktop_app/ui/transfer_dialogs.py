@@ -32,6 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.api.projects import Project
+from desktop_app.api.samples import EpisodeFilter
 from desktop_app.formats import FORMATS
 from desktop_app.formats.box_layout import DIALOG_FIELD, LAYOUTS
 from desktop_app.formats.detect import detect_format
@@ -40,8 +42,6 @@ from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import detected_format, export_path, import_path
 from desktop_app.images import IMAGE_SUFFIXES
 from desktop_app.settings import Settings, load_settings, save_settings
-from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui.fit import fit_combo
 from desktop_app.ui.tasks import Task
 

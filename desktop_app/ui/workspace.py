@@ -4,7 +4,8 @@ signals that keep the canvas, the properties panel and the browser in step.
 Every edit the window makes goes through here as an undoable command (ui/commands.py) over the store's
 edit functions; the rules of an edit (where a pasted or nudged box may go, what the clipboard may hold,
 what snapping and a drawn box do) are Qt-free functions of the core (store/box_clipboard.py,
-store/box_placement.py, ocr/screen_reading.py), so a script gets the same boxes.
+store/box_placement.py through api/boxes.py, ocr/screen_reading.py), so a script gets the same boxes. What a
+screen shows is read through api/samples.py, one session per screen.
 """
 
 from __future__ import annotations
@@ -15,16 +16,15 @@ import time
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
+from desktop_app.api import boxes as box_api
+from desktop_app.api import samples
+from desktop_app.api.boxes import ActionBox, StaleEdit
+from desktop_app.api.projects import Project, is_connection_lost
+from desktop_app.api.samples import Episode, Screen, Step
+from desktop_app.api.teams import Reviewed
 from desktop_app.ocr.screen_reading import ScreenReading, accepted_box, drawn_box, siblings, snapped
 from desktop_app.ocr.suggested_box import Piece
-from desktop_app.store import box_clipboard, box_placement
-from desktop_app.store.edits import StaleEdit
-from desktop_app.store.models import ActionBox, Episode, Screen, Step
-from desktop_app.store.project import Project, is_connection_lost
-from desktop_app.store.queries import episode_and_steps, screen_and_boxes
 from desktop_app.teams import assignment
-from desktop_app.teams.views import own_copy_in
-from desktop_app.teams.work_review import Reviewed, open_return_in
 from desktop_app.ui import commands
 from desktop_app.ui.tasks import run_in_background
 
@@ -79,20 +79,13 @@ class Workspace(QObject):
             self.version, self.own_copy, self.open_return = None, None, None
             self.stepLoaded.emit()
             return
-        with self.project.reading() as s:  # one session for all a screen needs: on a server, one round of reads
-            self.episode, self.steps = episode_and_steps(s, episode_id)
-            self.version = self.episode.version if self.episode is not None else None
-            # a sample the person labels blind on a copy: an annotator on a server never sees such an
-            # original before their copy is finished, so only staff and local projects need to ask
-            asks = self.episode is not None and self.episode.kind == "sample" and (
-                not self.project.on_server or self.project.identity.is_staff)
-            self.own_copy = own_copy_in(s, episode_id, self.actor) if asks else None
-            self.open_return = open_return_in(s, episode_id) if self.episode is not None else None
-            index = min(step_index, max(len(self.steps) - 1, 0))
-            if self.steps:
-                self.step = self.steps[index]
-                self.screen, rows = screen_and_boxes(s, self.step)
-                self.boxes = {b.id: b for b in rows}
+        # one session for all a screen needs: on a server, one round of reads
+        view = samples.open_episode(self.project, episode_id, self.actor, step_index)
+        self.episode, self.steps = view.episode, view.steps
+        self.version = view.episode.version if view.episode is not None else None
+        self.own_copy, self.open_return = view.own_copy, view.open_return
+        if view.step is not None:
+            self.step, self.screen, self.boxes = view.step, view.screen, {b.id: b for b in view.boxes}
         if not self.steps:
             self.load_step(0)
             return
@@ -104,8 +97,7 @@ class Workspace(QObject):
             self.stepLoaded.emit()
             return
         self.step = self.steps[index]
-        with self.project.reading() as s:
-            self.screen, rows = screen_and_boxes(s, self.step)
+        self.screen, rows = samples.screen_and_boxes(self.project, self.step)
         self.boxes = {b.id: b for b in rows}
         self.stepLoaded.emit()
 
@@ -305,23 +297,23 @@ class Workspace(QObject):
 
     def copied(self, ids: list[int]) -> list[dict]:
         """What copying these boxes puts on the clipboard (store/box_clipboard.py)."""
-        return box_clipboard.copied(self.boxes[i] for i in ids if i in self.boxes)
+        return box_api.copied_boxes(self.boxes[i] for i in ids if i in self.boxes)
 
     def paste(self, values: list[dict]) -> None:
         """Copied boxes as new boxes here, in place but inside this screen (it may be smaller)."""
         width, height = self.image_size()
-        self.add_boxes([box_placement.pasted(v, width, height) for v in values], "Paste boxes")
+        self.add_boxes([box_api.pasted_box(v, width, height) for v in values], "Paste boxes")
 
     def duplicate(self, ids: list[int]) -> None:
         width, height = self.image_size()
         values = self.copied(ids)
         if values:
-            self.add_boxes([box_placement.duplicated(v, width, height) for v in values], "Duplicate boxes")
+            self.add_boxes([box_api.duplicated_box(v, width, height) for v in values], "Duplicate boxes")
 
     def nudge(self, ids: list[int], dx: float, dy: float) -> None:
         """Move boxes by (dx, dy), never past the image's edge; held arrow keys are one undo step."""
         width, height = self.image_size()
-        moved = box_placement.nudged([self.boxes[i] for i in ids if i in self.boxes], dx, dy, width, height)
+        moved = box_api.nudged_boxes([self.boxes[i] for i in ids if i in self.boxes], dx, dy, width, height)
         self.change_boxes(moved, "Nudge", merge=commands.NUDGE_ID)
 
     def snap(self, ids: list[int], reading: ScreenReading) -> list[str]:

@@ -19,7 +19,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QImage, QImageReader
 
-from desktop_app.store.queries import step_screen_at
+from desktop_app.api.samples import step_screen_at
 from desktop_app.ui.canvas.placement import InkMap
 from desktop_app.ui.tasks import run_in_background
 
@@ -80,8 +80,7 @@ class Prefetch(QObject):
         self._asked.add((episode_id, step_index))
 
         def work() -> Decoded | None:
-            with project.reading() as s:
-                screen = step_screen_at(s, episode_id, step_index)
+            screen = step_screen_at(project, episode_id, step_index)
             if screen is None:
                 return None
             path = str(project.image_path(screen))

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.api.projects import Project
 from desktop_app.evaluation import tables
 from desktop_app.evaluation.chart import SUBPLOT_MIN, min_plot_size
 from desktop_app.evaluation.metrics import row_flags
@@ -44,7 +45,6 @@ from desktop_app.evaluation.rules import RULES
 from desktop_app.evaluation.rules.envdistraction import TEXT_METRIC_HELP, EnvDistractionRules
 from desktop_app.evaluation.tables import ALL, METRIC_VERDICT, Table
 from desktop_app.runs.evaluate import list_runs
-from desktop_app.store.project import Project
 from desktop_app.ui.eval.plots import Bar, draw_table
 from desktop_app.ui.eval.results_model import ResultsTableModel
 from desktop_app.ui.fit import ElidedLabel, FlowLayout

@@ -32,10 +32,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_app import api
 from desktop_app.agents.profiles import AgentProfile
+from desktop_app.api.projects import Project
+from desktop_app.api.samples import EpisodeFilter
 from desktop_app.runs.engine import USER_ERRORS
 from desktop_app.runs.state import RunProgress
-from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter
 from desktop_app.ui import busy_worker
 from desktop_app.ui.tasks import Task
 

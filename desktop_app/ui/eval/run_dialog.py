@@ -46,11 +46,11 @@ from desktop_app.agents.profiles import (
     load_profiles,
     resolve_api_key,
 )
+from desktop_app.api.projects import Project
+from desktop_app.api.samples import EpisodeFilter, splits
 from desktop_app.runs.engine import Plan, RunRequest
 from desktop_app.runs.protocols import PROTOCOLS
 from desktop_app.runs.selection import DEFAULT_STATUSES, with_default_statuses
-from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter, splits
 from desktop_app.ui.eval.browse_options import BrowseOptionsBox
 from desktop_app.ui.fit import fit_combo, open_at, scrolled
 from desktop_app.ui.tasks import run_in_background
@@ -396,8 +396,7 @@ class RunDialog(QDialog):
         return self._estimate
 
     def _splits(self) -> list[str]:
-        with self.project.reading() as s:
-            return [v for v in splits(s) if v]
+        return [v for v in splits(self.project) if v]
 
     def _changed(self, *_) -> None:
         for check in self.pattern_checks.values():

@@ -32,13 +32,13 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
+from desktop_app.api.projects import Project
+from desktop_app.api.samples import EpisodeFilter, runs_with_tallies
 from desktop_app.runs.endpoint_problem import problem_line, run_endpoints
 from desktop_app.runs.engine import RunRequest, error_kinds
 from desktop_app.runs.evaluate import summary_lines
 from desktop_app.runs.protocols import PROTOCOLS
 from desktop_app.runs.state import RESUMABLE, RunState, error_summary
-from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter, runs_with_tallies
 from desktop_app.ui.eval.colours import run_colour, swatch
 from desktop_app.ui.eval.run_controller import RunController
 from desktop_app.ui.tasks import run_in_background
@@ -102,9 +102,8 @@ class RunRow:
 
 def load_run_rows(project: Project) -> list[RunRow]:
     """Every run with its prediction tally: a few grouped queries, no predictions loaded."""
-    with project.reading() as s:
-        rows = [RunRow(run.id, run.name, run.agent, run.pattern, run.model, run.status, run.samples,
-                       tally, run.failure, run.protocol, excluded=run.excluded) for run, tally in runs_with_tallies(s)]
+    rows = [RunRow(run.id, run.name, run.agent, run.pattern, run.model, run.status, run.samples,
+                   tally, run.failure, run.protocol, excluded=run.excluded) for run, tally in runs_with_tallies(project)]
     kinds = error_kinds(project, [r.id for r in rows])
     endpoints = run_endpoints(project, [r.id for r in rows])
     for row in rows:

@@ -50,8 +50,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
-from desktop_app.store.models import ActionBox
-from desktop_app.store.project import Project
+from desktop_app.api.boxes import ActionBox
+from desktop_app.api.projects import Project
 from desktop_app.teams.adjudication import Version
 from desktop_app.teams.views import SampleHead, StepScreen, sample_heads, version_screens
 from desktop_app.ui.canvas.items import MissingImageItem

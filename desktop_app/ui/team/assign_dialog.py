@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
-from desktop_app.store.project import Project
+from desktop_app.api.projects import Project
 from desktop_app.teams.assignment import AssignReport
 from desktop_app.ui.plain import PlainLabel
 from desktop_app.ui.team.common import LEFT, error_label, fill, fit_rows, item, show_error, table

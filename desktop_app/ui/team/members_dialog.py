@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
-from desktop_app.store.project import Project
-from desktop_app.store.server_roles import ROLES
+from desktop_app.api.projects import Project
+from desktop_app.api.teams import ROLES
 from desktop_app.teams.members import member_url
 from desktop_app.ui.team.common import ERROR_COLOUR, LEFT, item, table
 

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
+from desktop_app.api.projects import Project
 from desktop_app.runs.text import NO_DATA, pct
-from desktop_app.store.project import Project
 from desktop_app.ui.fit import open_at
 from desktop_app.ui.team.common import (
     LEFT,
