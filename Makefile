@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint guide bench demo system-deps clean
+.PHONY: run test lint guide bench demo system-deps clean snapshots
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ScreenLab needs Python >= 3.11 (set PYTHON=python3.11)")'
@@ -20,6 +20,11 @@ run: $(BIN)/.installed
 # QApplication and PostgreSQL server. 7.5 minutes on an idle 2-core machine (15 in one process).
 test: $(BIN)/.installed system-deps
 	$(BIN)/python -m pytest -n 3 --dist loadfile
+
+# The golden images of the canvas and the main window (tests/test_gui_snapshots.py), taken again on purpose after
+# a change of the layout that is meant: look at tests/data/snapshots/*.png before committing them.
+snapshots: $(BIN)/.installed
+	SCREENLAB_UPDATE_SNAPSHOTS=1 QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q tests/test_gui_snapshots.py
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check desktop_app tests benchmarks datasets docs packaging

@@ -48,6 +48,9 @@ class Settings:
     browser_path: str = ""  # a Chromium/Chrome/Edge to use when Playwright's own is absent
     # accepting an ambiguous task with an empty checklist or an unasked removed detail: "warn" or "block"
     ambiguous_problems: str = "warn"
+    list_columns: list[str] = field(default_factory=list)  # the sample list's columns shown (empty: the default)
+    # the New run dialog's last choices (agents, patterns, protocol, samples), offered again next time
+    new_run: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)  # keys later versions add, kept on save
 
     def add_recent(self, location: str) -> None:

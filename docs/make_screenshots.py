@@ -121,6 +121,43 @@ def shoot_grid(project: Path, out: Path) -> None:
     print(f"wrote {out}")
 
 
+def shoot_list_columns(project: Path, out: Path) -> None:
+    """The list's header menu of columns (Assignee ticked), at 1366x768, with Done, next unlabelled under the
+    properties: what labelme / CVAT users look for (issue 33, item 8)."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QContextMenuEvent, QPainter
+
+    from desktop_app.store.queries import EpisodeFilter
+    from desktop_app.teams import assignment
+
+    app = application()
+    apply_theme(app, "light")
+    with Project.open(project) as opened:
+        assignment.assign(opened, EpisodeFilter(scenarios=("popup",)), ["Ada"], lead="Lin")
+    window = MainWindow(Settings(annotator="Ada", show_suggestions=False, list_columns=["Id", "Goal", "State",
+                                                                                        "Assignee"]))
+    window.resize(1366, 768)
+    window.show()
+    window.open_project(project)
+    for _ in range(10):
+        QApplication.processEvents()
+    header = window.browser.table.horizontalHeader()
+    pos = QPoint(header.sectionViewportPosition(3) + 20, header.height() // 2)
+    QApplication.sendEvent(header.viewport(), QContextMenuEvent(QContextMenuEvent.Mouse, pos,
+                                                                header.viewport().mapToGlobal(pos)))
+    for _ in range(10):
+        QApplication.processEvents()
+    picture = window.grab()
+    menu = window.browser.column_menu  # a window of its own: drawn onto the picture where it opened
+    painter = QPainter(picture)
+    painter.drawPixmap(menu.pos() - window.mapToGlobal(QPoint(0, 0)), menu.grab())
+    painter.end()
+    picture.save(str(out))
+    menu.close()
+    window.close()
+    print(f"wrote {out}")
+
+
 def main() -> None:
     scratch = Path(tempfile.mkdtemp()) / "demo"
     with Project.init(scratch) as project:
@@ -130,6 +167,7 @@ def main() -> None:
     shoot_review(scratch, DOCS / "verification-queue.png")
     shoot_team(scratch, DOCS / "team-queue.png")
     shoot_grid(scratch, DOCS / "thumbnail-grid.png")
+    shoot_list_columns(scratch, DOCS / "list-columns.png")
 
 
 if __name__ == "__main__":

@@ -245,9 +245,11 @@ def iter_per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...]
 
 def write_report(project: Project, out: str | Path, runs: list[int] | None = None, plots: bool = True,
                  rules: tuple[str, ...] = DEFAULT_RULES, palette: str = "colorblind",
-                 text_metric: str = "auto") -> list[Path]:
+                 text_metric: str = "auto", on_progress: Callable[[str, int, int], None] | None = None) -> list[Path]:
+    """What `screenlab report` writes (summary.md, tables, plots) into `out`; returns the files. on_progress(what,
+    done, total) before each part, as the window's Runs > Write report shows it."""
     return _write_report(project, runs, out, plots=plots, palette=palette, rules=tuple(rules),
-                         text_metric=text_metric)
+                         text_metric=text_metric, on_progress=on_progress)
 
 
 # -- trajectories and judges (Agent-Eval-Refine) ------------------------------------------

@@ -15,6 +15,7 @@ Plots are drawn with Pillow (evaluation/chart_png.py): no window, no Qt.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from desktop_app.evaluation import tables
@@ -27,39 +28,54 @@ from desktop_app.store.project import Project
 
 def write_report(project: Project, run_ids: list[int] | None, out: Path | str, plots: bool = True,
                  palette: str = "colorblind", rules: tuple[str, ...] = DEFAULT_RULES,
-                 text_metric: str = "auto") -> list[Path]:
+                 text_metric: str = "auto", on_progress: Callable[[str, int, int], None] | None = None) -> list[Path]:
     """Everything `screenlab report` writes; returns the files. run_ids None: every run. text_metric: how the
-    envdistraction rules score text answers (auto, f1, result-id)."""
+    envdistraction rules score text answers (auto, f1, result-id). on_progress(what, done, total) is called
+    before each part (the summary, the page variants' files, the tables, each plot) and once at the end."""
     check_text_metric(rules, text_metric)
     runs = list_runs(project, run_ids)
     if not runs:
         raise ValueError("this project has no runs yet (start one with `screenlab run`)")
+    browse = {r.id: r.agent for r in runs if r.protocol == "browse"}
+    screen = [r.id for r in runs if r.protocol == "screen"]
+    charts = ["overall", "by_scenario", "by_pattern"] + (["by_rules"] if len(rules) > 1 else [])
+    parts = 1 + bool(browse) + (bool(screen) * (1 + len(charts) * plots))
+    done = 0
+
+    def step(what: str) -> None:
+        nonlocal done
+        if on_progress is not None:
+            on_progress(what, done, parts)
+        done += 1
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     summary = out / "summary.md"
+    step("summary.md")
     lines = ["# Runs", "", "```", *summary_lines(evaluate(project, [r.id for r in runs], rules, text_metric)), "```",
              ""]
     summary.write_text("\n".join(lines), encoding="utf-8")
     written.append(summary)
-    browse = {r.id: r.agent for r in runs if r.protocol == "browse"}
     if browse:
+        step("page variants")
         written += _vaf_files(project, browse, out, plots)
-    screen = [r.id for r in runs if r.protocol == "screen"]
-    if not screen:
-        return written
-    rows = [row for name in rules for row in rule_rows(project, screen, name, text_metric=text_metric)]
-    for name, table in tables.paper_tables(rows).items():
-        for fmt in ("csv", "md", "tex"):
-            written.append(tables.write(table, out / f"table_{name}.{fmt}"))
-    if plots:
-        first = [r for r in rows if r["rules"] == rules[0]]
-        charts = [("overall", tables.overall_table(first)), ("by_scenario", tables.breakdown_table(first, "scenario")),
-                  ("by_pattern", tables.breakdown_table(first, "pattern"))]
-        if len(rules) > 1:
-            charts.append(("by_rules", tables.breakdown_table(rows, "rules")))
-        for name, table in charts:
-            written.append(render_png(table, out / f"plot_{name}.png", palette))
+    if screen:
+        step("tables")
+        rows = [row for name in rules for row in rule_rows(project, screen, name, text_metric=text_metric)]
+        for name, table in tables.paper_tables(rows).items():
+            for fmt in ("csv", "md", "tex"):
+                written.append(tables.write(table, out / f"table_{name}.{fmt}"))
+        if plots:
+            first = [r for r in rows if r["rules"] == rules[0]]
+            made = {"overall": lambda: tables.overall_table(first),
+                    "by_scenario": lambda: tables.breakdown_table(first, "scenario"),
+                    "by_pattern": lambda: tables.breakdown_table(first, "pattern"),
+                    "by_rules": lambda: tables.breakdown_table(rows, "rules")}
+            for name in charts:
+                step(f"plot_{name}.png")
+                written.append(render_png(made[name](), out / f"plot_{name}.png", palette))
+    step("done")
     return written
 
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QMenu,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -36,7 +37,17 @@ MAX_PAGES = 64
 # filter: 0.65 s of counting; benchmarks/project_1m.py). The same walk notes the id each page starts at, so a
 # jump deep into the list reads its page by the index. Smaller projects count at once, as before.
 COUNT_IN_BACKGROUND_FROM = 100_000
-COLUMNS = ("Id", "Goal", "Scenario", "Status", "Actions", "State")
+COLUMNS = ("Id", "Goal", "Scenario", "Status", "Actions", "State", "Assignee")
+GOAL = 1
+# what the header's menu says of each column (right-click on the header: which columns to show)
+COLUMN_HELP = {"Id": "the file name, or the episode's id", "Goal": "the user's goal", "Scenario": "the kind of "
+               "distraction", "Status": "the sample's review status", "Actions": "boxes per label (gold, distracted, "
+               "other)", "State": "where the annotation stands", "Assignee": "who works on it"}
+# shown until the user chooses: with the Goal taking what the others leave, they fit a 400 px dock side by side
+DEFAULT_COLUMNS = ("Id", "Goal", "State")
+WIDTHS = {"Id": 110, "Goal": 190, "Scenario": 90, "Status": 70, "Actions": 70, "State": 100, "Assignee": 90}
+FINISHED = ("done", "skipped", "accepted")  # states "Done, next unlabelled" moves past
+LOOK_AHEAD = 5 * PAGE  # rows it reads at most to find one (pages read as scrolling reads them)
 STATE_MARKS = {"to do": "○ to do", "unlabelled": "○ unlabelled", "in progress": "◐ in progress", "done": "● done",
                "skipped": "⊘ skipped", "returned": "↩ returned", "accepted": "✔ accepted"}
 
@@ -167,6 +178,8 @@ class EpisodeTableModel(QAbstractTableModel):
     def headerData(self, section, orientation, role=Qt.DisplayRole):
         if role == Qt.DisplayRole:
             return COLUMNS[section] if orientation == Qt.Horizontal else str(section + 1)
+        if role == Qt.ToolTipRole and orientation == Qt.Horizontal:
+            return f"{COLUMN_HELP[COLUMNS[section]]} (right-click: choose the columns)"
         return None
 
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
@@ -182,6 +195,8 @@ class EpisodeTableModel(QAbstractTableModel):
             return None
         _, key, goal, scenario, status, counts, state, people = row
         column = index.column()
+        if column == 6:
+            return people
         if column == 5:
             if role == Qt.ToolTipRole:
                 return f"{state}" + (f" · {people}" if people else "")
@@ -205,11 +220,13 @@ def outcome_of(key: str | None) -> tuple:
 
 class SampleBrowser(QWidget):
     episodeSelected = Signal(object)  # episode id or None
+    columnsChosen = Signal(list)  # the names of the columns shown, after the user chose in the header's menu
     # Tab (+1) / Shift+Tab (-1) pressed in the list: the list has no use for them, and an annotator who just
     # picked a screen there means the screen's boxes (the canvas's Tab), not the next widget
     boxStep = Signal(int)
 
-    def __init__(self, project: Project, parent=None, annotator: str | None = None):
+    def __init__(self, project: Project, parent=None, annotator: str | None = None,
+                 columns: list[str] | tuple[str, ...] | None = None):
         super().__init__(parent)
         self.setObjectName("browser")
         self.project = project
@@ -259,9 +276,16 @@ class SampleBrowser(QWidget):
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)  # no per-row measuring at 100k rows
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.Interactive)
+        # the goal takes the width the other columns leave: the columns shown fit the dock, no sideways scroll
+        header.setSectionResizeMode(GOAL, QHeaderView.Stretch)
         header.setStretchLastSection(False)
-        for column, width in enumerate((120, 190, 90, 70, 70, 90)):
-            self.table.setColumnWidth(column, width)
+        header.setMinimumSectionSize(40)
+        for column, name in enumerate(COLUMNS):
+            self.table.setColumnWidth(column, WIDTHS[name])
+        header.setContextMenuPolicy(Qt.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._column_menu)
+        self.column_menu: QMenu | None = None  # the header's menu while it is open
+        self.show_columns(columns or DEFAULT_COLUMNS)
         self.table.setFocusPolicy(Qt.ClickFocus)
         self.table.installEventFilter(self)
         self.count_label = QLabel(wordWrap=True)  # "· <the bar clicked in the dashboard> show all" may be long
@@ -307,6 +331,35 @@ class SampleBrowser(QWidget):
         if self.current_filter() != self.model.filter:  # the list starts on the person's own queue
             self.model.set_filter(self.current_filter())
         self._update_count()
+
+    # columns ------------------------------------------------------------------
+    def shown_columns(self) -> list[str]:
+        return [name for column, name in enumerate(COLUMNS) if not self.table.isColumnHidden(column)]
+
+    def show_columns(self, names) -> None:
+        """Show these columns (names of COLUMNS; unknown ones are ignored, and none known means the default)."""
+        wanted = {n for n in names if n in COLUMNS} or set(DEFAULT_COLUMNS)
+        for column, name in enumerate(COLUMNS):
+            self.table.setColumnHidden(column, name not in wanted)
+
+    def _column_menu(self, pos) -> None:
+        """Right-click on the header: every column with a tick, to show or hide it (the last one stays)."""
+        menu = QMenu(self)
+        shown = self.shown_columns()
+        for name in COLUMNS:
+            action = menu.addAction(f"{name}: {COLUMN_HELP[name]}")
+            action.setCheckable(True)
+            action.setChecked(name in shown)
+            action.setEnabled(shown != [name])
+            action.toggled.connect(lambda on, name=name: self._toggle_column(name, on))
+        menu.setAttribute(Qt.WA_DeleteOnClose)
+        self.column_menu = menu
+        menu.popup(self.table.horizontalHeader().mapToGlobal(pos))
+
+    def _toggle_column(self, name: str, on: bool) -> None:
+        shown = set(self.shown_columns()) | {name} if on else set(self.shown_columns()) - {name}
+        self.show_columns([n for n in COLUMNS if n in shown])
+        self.columnsChosen.emit(self.shown_columns())
 
     def reload_choices(self) -> None:
         found = samples.filter_choices(self.project)
@@ -488,6 +541,17 @@ class SampleBrowser(QWidget):
             self.table.selectionModel().blockSignals(True)
             self.select_row(row)
             self.table.selectionModel().blockSignals(False)
+
+    def next_unfinished(self, start: int) -> int | None:
+        """The first row from `start` on, then from the top, whose screen is not finished (done, skipped,
+        accepted, as the State column says); None when none is within LOOK_AHEAD rows."""
+        count = self.model.rowCount()
+        for i in range(min(count, LOOK_AHEAD)):
+            row = (start + i) % count
+            data = self.model.row_data(row)
+            if data is not None and data[6] not in FINISHED:
+                return row
+        return None
 
     def step(self, delta: int) -> None:
         self.select_row(max(self.current_row(), 0) + delta)

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
 
 from desktop_app.api.projects import Project
-from desktop_app.settings import Settings
+from desktop_app.settings import Settings, save_settings
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.eval.prediction_panel import PredictionPanel
 from desktop_app.ui.eval.runs_panel import RunsPanel
@@ -31,6 +31,14 @@ from desktop_app.ui.thumbnail_grid import ThumbnailGrid
 from desktop_app.ui.workspace import Workspace
 
 log = logging.getLogger(__name__)
+
+
+def _remember(settings: Settings, **values) -> None:
+    """A choice the window keeps for next time (the list's columns, the New run dialog's last choices): saved
+    at once, so a window that is killed keeps it too."""
+    for name, value in values.items():
+        setattr(settings, name, value)
+    save_settings(settings)
 
 
 class Change(enum.Enum):
@@ -50,12 +58,15 @@ class OpenProject(QObject):
         # what follows an edit (re-scoring) runs off the UI thread; the views look again when it ends
         project.run_after_edit = after_edit_runner(self, lambda: self.notify(Change.VERDICTS))
         self.ws = Workspace(project, project.user, self)
-        self.browser = SampleBrowser(project, annotator=self.ws.actor)
+        self.browser = SampleBrowser(project, annotator=self.ws.actor, columns=settings.list_columns)
+        self.browser.columnsChosen.connect(lambda names: _remember(settings, list_columns=names))
         self.properties = PropertiesPanel(self.ws, settings.palette)
         self.filmstrip = Filmstrip(self.ws)
         # the same samples as thumbnails: the list's own model and selection, so either one moves the other
         self.grid = ThumbnailGrid(self.browser, settings.palette)
         self.runs = RunsPanel(project)
+        self.runs.last_choices = dict(settings.new_run)  # the New run dialog offers the last choices again
+        self.runs.runChosen.connect(lambda choices: _remember(settings, new_run=choices))
         self.prediction_panel = PredictionPanel()
         self.dashboard = None  # made when first shown (make_dashboard): pyqtgraph is slow to import
         self.side_windows: dict[str, QWidget] = {}  # windows beside the main one that read this project

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -119,6 +120,8 @@ class PropertiesPanel(QWidget):
         layout.addWidget(episode_box)
         layout.addWidget(box_box)
         layout.addWidget(list_box, 1)
+        self.buttons = QHBoxLayout()  # the window's buttons for this screen (ui/team_menu.py: Done, next unlabelled)
+        layout.addLayout(self.buttons)
 
         self.goal.committed.connect(self._commit_goal)
         self.scenario.activated.connect(self._commit_scenario)

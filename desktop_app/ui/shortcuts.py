@@ -50,7 +50,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("nav.prev_step", "Previous step of the episode", ("Ctrl+Left",), "Navigate"),
     ActionSpec("nav.next_step", "Next step of the episode", ("Ctrl+Right",), "Navigate"),
     ActionSpec("nav.search", "Search goals", ("Ctrl+F",), "Navigate"),
-    ActionSpec("work.done", "Mark done and go to the next screen", ("Ctrl+Return", "Ctrl+Enter"), "Work"),
+    ActionSpec("work.done", "Done, next unlabelled", ("Ctrl+Return", "Ctrl+Enter"), "Work"),
     ActionSpec("work.skip", "Skip this screen (with a reason) and go to the next", ("Ctrl+Shift+Return",), "Work"),
     ActionSpec("work.reopen", "Mark the screen in progress again", ("Ctrl+Shift+Backspace",), "Work"),
     # a reviewer's or lead's decision on an annotator's finished work (teams/work_review.py)

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 
 from desktop_app import api
 from desktop_app.teams.assignment import SKIP_REASONS
+from desktop_app.ui.action_button import ActionButton
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -44,6 +45,10 @@ class TeamWiring(QObject):
         for key, action in self._by_role.items():
             action.setEnabled(offered.get(key, True))
             action.setToolTip("" if offered.get(key, True) else f"Not for your role ({me.role})")
+        # the annotator's main step, in view with its key (as labelme's and CVAT's "next" buttons are)
+        self.window.properties.buttons.addWidget(ActionButton(
+            self.window.actions_by_id["work.done"], "Mark this screen done and open the next one in the list that "
+                                                    "is not done or skipped"))
         ws.stepLoaded.connect(lambda: self.window.review_banner.show_for(ws.open_return, ws.step_index,
                                                                          self.window.scene, ws.boxes))
         ws.redirected.connect(self.open_own_copy)
@@ -58,12 +63,16 @@ class TeamWiring(QObject):
 
     # marking work (the actions are greyed out while no project is open) -----------------------------------
     def _after_mark(self) -> None:
+        """On to the next screen in the list that is not finished (done, skipped, accepted), past those that are."""
         browser = self.window.browser
         row, marked = browser.current_row(), self.window.ws.episode.id
         browser.refresh()
         # a state filter may have dropped the marked row: then the next one already stands at its place
-        still_there = browser.model.episode_id_at(row) == marked
-        browser.select_row(row + 1 if still_there else row)
+        start = row + 1 if browser.model.episode_id_at(row) == marked else row
+        found = browser.next_unfinished(start)
+        if found is None:
+            self.window.status.show_message("Every screen in this list is done or skipped.", 8000)
+        browser.select_row(start if found is None else found)
 
     def done_and_next(self) -> None:
         if self.window.ws.mark("done"):

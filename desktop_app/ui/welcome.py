@@ -22,7 +22,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QDialog, QDialogButtonBox, QLabel, QVBoxLayout
 
 from desktop_app.settings import Settings
-from desktop_app.ui.shortcuts import keys_for
+from desktop_app.ui.shortcuts import BY_ID, keys_for
 
 DISMISSED_KEY = "welcome_dismissed"
 
@@ -53,6 +53,9 @@ def welcome_rows(overrides: dict[str, str] | None = None) -> list[tuple[str, str
                                    f"{_keys('ocr.accept', o, 'Enter')} (or double-click one); "
                                    f"{_keys('ocr.toggle', o, 'O')} shows or hides them"),
         ("Move between screens", f"{_keys('nav.prev', o, 'A')} previous, {_keys('nav.next', o, 'D')} next"),
+        ("Finish a screen", f"{_keys('work.done', o, 'Ctrl+Return')} (or the <b>{escape(BY_ID['work.done'].text)}"
+                            "</b> button under the properties) marks it done and opens the next one not done yet; "
+                            f"{_keys('work.skip', o, 'Ctrl+Shift+Return')} skips it with a reason"),
         ("Verify generated samples", f"{_keys('review.mode', o, 'Ctrl+Shift+V')} opens the verification "
                                      f"queue: {_keys('review.accept', o, 'Y')} accept, "
                                      f"{_keys('review.reject', o, 'N')} reject (with a reason)"),

@@ -27,7 +27,7 @@ NEEDS_PROJECT = frozenset({
 UNDO = ("edit.undo", "edit.redo")
 # the menu items of make_menus that act on the open project, by their name in its result
 NAMED_NEEDS_PROJECT = ("labels", "observe", "grounding_tasks", "grounding_instructions", "probes", "profile",
-                       "variants")
+                       "variants", "new_run", "report")
 
 
 def handlers(w: MainWindow) -> dict:
@@ -171,6 +171,14 @@ def make_menus(w: MainWindow) -> dict[str, QAction]:
     for key in ("nav.prev", "nav.next", "nav.prev_step", "nav.next_step", "nav.search",
                 "edit.next_box", "edit.prev_box"):
         menu.addAction(a[key])
+
+    menu = bar.addMenu("&Runs")  # agents' runs on the samples (the Runs tab beside the list)
+    named["new_run"] = menu.addAction("New run…")
+    named["new_run"].triggered.connect(lambda: (w.left_tabs.setCurrentWidget(w.runs), w.runs.new_button.click()))
+    named["report"] = menu.addAction("Write report (plots and summary.md)…")
+    named["report"].setToolTip("What `screenlab report` writes, of every run: summary.md, the tables (CSV, Markdown, "
+                               "LaTeX) and the plots, into a folder you choose")
+    named["report"].triggered.connect(w.reports.choose)
 
     menu = bar.addMenu("&Capability")  # recorded app screens (Sphinx)
     menu.addAction("Show accessibility tree").triggered.connect(w.show_a11y)

@@ -7,7 +7,8 @@ many requests and tokens that is before anything is sent.
 
 runs() gives one RunRequest per run: every ticked agent x every ticked pattern (baselines run
 once: their clicks do not depend on the prompt), with the protocol (automatic: the one the samples
-fit) and its options. The sample count, what is left out and why (no goal, no labelled action),
+fit) and its options. `last` is what choices() gave the time before (the agents, patterns, protocol and
+samples chosen then): the dialog opens with them, where they still exist. The sample count, what is left out and why (no goal, no labelled action),
 and the token estimate (desktop_app/agents/estimate.py) are computed off the UI thread, a moment
 after the last change.
 """
@@ -84,7 +85,7 @@ class RunDialog(QDialog):
 
     def __init__(self, project: Project, current_filter: EpisodeFilter | None = None,
                  episode_ids: list[int] | None = None, profiles: dict[str, AgentProfile] | None = None,
-                 parent=None):
+                 parent=None, last: dict | None = None):
         super().__init__(parent)
         self.setWindowTitle("New evaluation run")
         self.project = project
@@ -251,6 +252,8 @@ class RunDialog(QDialog):
         self._debounce.setInterval(DEBOUNCE_MS)
         self._debounce.timeout.connect(self._count)
         self.reload_profiles(profiles)
+        if last:
+            self.restore(last)
         open_at(self, 900, 580)
 
     # agents ---------------------------------------------------------------------------
@@ -387,6 +390,30 @@ class RunDialog(QDialog):
                 [replace(profile, pattern=p) for p in patterns]  # baselines once: their clicks ignore the prompt
             out += [RunRequest(p, flt, protocol, options, include) for p in variants]
         return out
+
+    # the choices kept for next time ------------------------------------------------------------
+    def choices(self) -> dict:
+        """What was chosen, as plain values (Settings keeps them): agents, patterns, protocol and samples."""
+        return {"agents": self.checked_agent_names(), "patterns": self.patterns(),
+                "protocol": self.protocol_choice() or "auto", "source": self.source(),
+                "split": self.split_combo.currentText(), "statuses": self.status_combo.currentData()}
+
+    def restore(self, last: dict) -> None:
+        """Choose again what choices() gave: only what still exists (an agent deleted since, a split gone, no
+        episode selected now) is left as the dialog would have it."""
+        self.set_agents(n for n in last.get("agents") or [] if n in self._profiles)
+        patterns = last.get("patterns")
+        if patterns is None or isinstance(patterns, list):
+            self.set_patterns(patterns if patterns is None else [p for p in patterns if p in self.pattern_checks])
+        if last.get("protocol") in self.protocol_buttons:
+            self.set_protocol(last["protocol"])
+        source, split = last.get("source"), last.get("split")
+        if source == "split" and self.split_combo.findText(split or "") >= 0:
+            self.set_source("split", split)
+        elif source in self.source_buttons and source != "split" and self.source_buttons[source].isEnabled():
+            self.set_source(source)
+        if self.status_combo.findData(last.get("statuses")) >= 0:
+            self.set_statuses(last["statuses"])
 
     # the estimate -----------------------------------------------------------------------
     def selection(self) -> Selection | None:

@@ -134,12 +134,14 @@ class RunsPanel(QWidget):
     predictionsChanged(int run_id)      new predictions of a run are stored (throttled, <= 10/s per run)
     runsVisibilityChanged(list[int])    the runs ticked for the canvas overlay changed
     runSelected(int run_id)             the current row changed (0: none)
+    runChosen(dict choices)             the New run dialog started runs with these choices (RunDialog.choices)
     """
 
     runFinished = Signal(int)
     predictionsChanged = Signal(int)
     runsVisibilityChanged = Signal(list)
     runSelected = Signal(int)
+    runChosen = Signal(dict)
 
     def __init__(self, project: Project | None = None, parent=None):
         super().__init__(parent)
@@ -152,6 +154,7 @@ class RunsPanel(QWidget):
         self._baseline: dict[int, dict[str, int]] = {}  # verdicts stored before the current execution
         self._loading = False
         self._provider: Callable[[], tuple[EpisodeFilter | None, list[int] | None]] | None = None
+        self.last_choices: dict = {}  # the New run dialog's last choices, offered again (the window keeps them)
 
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(COLUMNS))
@@ -520,10 +523,12 @@ class RunsPanel(QWidget):
 
         if self.project is None:
             return []
-        dialog = RunDialog(self.project, current_filter, episode_ids, parent=self)
+        dialog = RunDialog(self.project, current_filter, episode_ids, parent=self, last=self.last_choices)
         try:
             if dialog.exec() != RunDialog.Accepted:
                 return []
+            self.last_choices = dialog.choices()
+            self.runChosen.emit(self.last_choices)
             return self.start_runs(dialog.runs(), dialog.run_name())
         finally:
             dialog.deleteLater()
