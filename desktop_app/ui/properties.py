@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from desktop_app.store.attributes import attributes_of, with_attributes
 from desktop_app.store.label_set import labels
 from desktop_app.store.models import ACTION_TYPES
+from desktop_app.store.work_states import skip_note
 from desktop_app.ui.fit import ElidedLabel, fit_combo
 from desktop_app.ui.palette import label_color
 from desktop_app.ui.workspace import Workspace
@@ -82,6 +83,10 @@ class PropertiesPanel(QWidget):
         form.addRow("Goal", self.goal)
         form.addRow("Scenario", self.scenario)
         form.addRow("Review", self.status)
+        # why the screen was skipped (Team > Skip): kept with it, and shown while it is open
+        self.skip_note = QLabel(wordWrap=True, textFormat=Qt.PlainText)
+        form.addRow(self.skip_note)
+        self.skip_note.hide()
 
         self.label = fit_combo(QComboBox())  # a project's own labels may be long
         self.reload_labels()
@@ -139,6 +144,7 @@ class PropertiesPanel(QWidget):
         ws.boxesPut.connect(lambda *_: self.refresh_boxes())
         ws.boxesRemoved.connect(lambda *_: self.refresh_boxes())
         ws.episodeChanged.connect(lambda *_: self.refresh_episode())
+        ws.stateChanged.connect(lambda *_: self.show_skipped())
         self.refresh()
 
     def reload_labels(self) -> None:
@@ -176,6 +182,13 @@ class PropertiesPanel(QWidget):
         self.scenario.setCurrentText(episode.scenario)
         self.scenario.lineEdit().setCursorPosition(0)  # a long scenario shows its start, not its end
         self.status.setText(episode.review_status)
+        self.show_skipped()
+
+    def show_skipped(self) -> None:
+        note = skip_note(self.ws.skipped) if self.ws.episode is not None else ""
+        self.skip_note.setText(f"⊘ {note}")
+        self.skip_note.setToolTip(note)
+        self.skip_note.setVisible(bool(note))
 
     def refresh_boxes(self) -> None:
         self._syncing = True

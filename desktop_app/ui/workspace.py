@@ -22,6 +22,7 @@ from desktop_app.store.edits import StaleEdit
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
 from desktop_app.store.project import Project, is_connection_lost
 from desktop_app.store.queries import episode_and_steps, screen_and_boxes
+from desktop_app.store.work_states import skip_reasons
 from desktop_app.teams import assignment
 from desktop_app.teams.views import own_copy_in
 from desktop_app.teams.work_review import Reviewed, open_return_in
@@ -69,6 +70,7 @@ class Workspace(QObject):
         # reviewer's comment returning the work labelled here (teams/work_review.py)
         self.own_copy: int | None = None
         self.open_return: Reviewed | None = None
+        self.skipped: list[tuple[str, str]] = []  # who skipped the loaded episode, and why (store/work_states.py)
 
     # loading ----------------------------------------------------------------
     def load_episode(self, episode_id: int | None, step_index: int = 0) -> None:
@@ -76,7 +78,7 @@ class Workspace(QObject):
             self.end_visit(background=True)  # the next screen does not wait for a statistic
         if episode_id is None:
             self.episode, self.steps, self.step, self.screen, self.boxes = None, [], None, None, {}
-            self.version, self.own_copy, self.open_return = None, None, None
+            self.version, self.own_copy, self.open_return, self.skipped = None, None, None, []
             self.stepLoaded.emit()
             return
         with self.project.reading() as s:  # one session for all a screen needs: on a server, one round of reads
@@ -88,6 +90,7 @@ class Workspace(QObject):
                 not self.project.on_server or self.project.identity.is_staff)
             self.own_copy = own_copy_in(s, episode_id, self.actor) if asks else None
             self.open_return = open_return_in(s, episode_id) if self.episode is not None else None
+            self.skipped = skip_reasons(s, [episode_id]).get(episode_id, [])
             index = min(step_index, max(len(self.steps) - 1, 0))
             if self.steps:
                 self.step = self.steps[index]
@@ -216,6 +219,8 @@ class Workspace(QObject):
         except Exception as exc:
             self.writeFailed.emit(f"Could not mark the screen {state}: {exc}")
             return False
+        self.skipped = [(who, why) for who, why in self.skipped if who != self.actor] + \
+            ([(self.actor, reason.strip())] if state == "skipped" else [])
         self.stateChanged.emit(self.episode.id, state)
         return True
 
