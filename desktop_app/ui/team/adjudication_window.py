@@ -59,6 +59,7 @@ from desktop_app.ui.fit import open_at
 from desktop_app.ui.palette import label_color
 from desktop_app.ui.plain import PlainLabel
 from desktop_app.ui.team.common import ERROR_COLOUR, RefreshedOnReshow
+from desktop_app.ui.tool_window import EscapeCloses
 
 HIT_SLACK_PX = 4  # a click this close outside a thin box still picks it
 NOTHING_WAITS = ("No sample waits for adjudication.\n\nA sample appears here once both of its annotators "
@@ -257,7 +258,7 @@ def _swatch(color: QColor) -> QIcon:
     return QIcon(pixmap)
 
 
-class AdjudicationWindow(RefreshedOnReshow, QWidget):
+class AdjudicationWindow(EscapeCloses, RefreshedOnReshow, QWidget):
     """adjudicated(episode_id) after each decision that was stored."""
 
     adjudicated = Signal(int)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from desktop_app.ui.fit import open_at
 from desktop_app.ui.shortcuts import default_key
+from desktop_app.ui.tool_window import EscapeCloses
 from desktop_app.ui.vaf.page_tab import PageTargetTab
 from desktop_app.ui.vaf.results_tab import ResultsTab
 from desktop_app.ui.vaf.variant_table import VariantTableTab
@@ -23,7 +24,7 @@ from desktop_app.ui.vaf.verify_tab import VerifyTab
 PAGE, TABLE, VERIFY, RESULTS = range(4)
 
 
-class VafWindow(QWidget):
+class VafWindow(EscapeCloses, QWidget):
     def __init__(self, project, render_service, reviewer: str = "", parent=None):
         super().__init__(parent, Qt.Window)
         self.setWindowTitle("Page variants (VAF)")
