@@ -107,7 +107,7 @@ def plan_run(project: Project, flt: EpisodeFilter, protocol: str | None = None,
 def cached_answers(project: Project, profile: AgentProfile, flt: EpisodeFilter, protocol: str | None = None,
                    include_unlabelled: bool = False, options: dict | None = None) -> int:
     """How many of the steps plan_run counts this agent would answer from the response cache, asking nobody
-    (a repeated run): the estimate counts only the others. Offline baselines ask nobody anyway (0). Reads
+    (a repeated run): the estimate counts only the others. Offline baselines ask nobody anyway: none. Reads
     the cache only: no key is looked up, nothing is sent."""
     if profile.kind != "openai":
         return 0

@@ -28,12 +28,13 @@ from desktop_app.store.models import ACTION_TYPES
 from desktop_app.store.work_states import skip_note
 from desktop_app.ui.fit import ElidedLabel, fit_combo
 from desktop_app.ui.palette import label_color
+from desktop_app.ui.shortcuts import key_name, pressed
 from desktop_app.ui.workspace import Workspace
 
 
 class GoalEdit(QPlainTextEdit):
-    """Commits when typing pauses (PAUSE_MS), when focus leaves, or on Ctrl+Enter; Esc restores the stored
-    goal. The pause commit is what keeps typed text when the program is killed before focus ever leaves
+    """Commits when typing pauses (PAUSE_MS), when focus leaves, or on Ctrl+Enter (goal.commit in
+    ui/shortcuts.py; an edit is taken back with Ctrl+Z like any other). The pause commit is what keeps typed text when the program is killed before focus ever leaves
     (the status bar said "saved" while the text lived only in the widget)."""
 
     committed = Signal(str)
@@ -49,7 +50,7 @@ class GoalEdit(QPlainTextEdit):
         self.textChanged.connect(lambda: self._pause.start() if self.hasFocus() else None)
 
     def keyPressEvent(self, event) -> None:
-        if event.key() in (Qt.Key_Return, Qt.Key_Enter) and event.modifiers() & Qt.ControlModifier:
+        if pressed(event, "goal.commit"):
             self.committed.emit(self.toPlainText())
             return
         super().keyPressEvent(event)
@@ -219,7 +220,7 @@ class PropertiesPanel(QWidget):
             widget.setEnabled(single is not None)
         self._show_attributes(single)
         if not boxes:
-            self.box_info.setText("Select a box, or press W and drag to draw one")
+            self.box_info.setText(f"Select a box, or press {key_name('edit.draw')} and drag to draw one")
             self.element_text.clear()
             self.type_text.clear()
             return
