@@ -14,6 +14,9 @@
   crash (segfault in a C extension, abort in Qt) still leaves the Python stack of every thread.
   The file is removed at a normal exit when nothing was dumped into it; `previous_hard_crashes()`
   lists the ones left behind by earlier sessions that died hard (for a notice at the next start).
+* `note(line)` writes how far the session got into that log (STARTING: the window's display is being opened,
+  STARTED: it is open) and what Qt said meanwhile, so that the next start tells a window that could not start
+  (no display, no platform plugin: Qt aborts) from a crash: `previous_session_notice()`.
 
 What a log never contains: environment variables, API keys, project contents. Exception messages
 are written, with anything that looks like a key (`sk-...`, `gsk_...`, `Bearer ...`, the value of an
@@ -37,6 +40,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -121,6 +125,56 @@ def register_window_dialog(show: Callable[[Path, str], None] | None) -> None:
 
 def log_dir() -> Path | None:
     return _state.log_dir
+
+
+# how far a session got, noted in its hard-crash log (ui/app.py notes them)
+STARTING = "starting the window's display"
+STARTED = "the window's display is open"
+_NOTE = "note: "
+
+
+def note(line: str) -> None:
+    """Add a line to this session's hard-crash log: how far it got, or what Qt said while it started. Part of
+    the log's header: a session that ends normally still leaves nothing behind."""
+    fh = _state.fault_file
+    if fh is None:
+        return
+    text = "".join(f"{_NOTE}{part}\n" for part in redact(line).splitlines() if part.strip())
+    with _state.lock, contextlib.suppress(OSError, ValueError):
+        fh.write(text)
+        fh.flush()
+        _state.fault_header += len(text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class SessionNotice:
+    """What the next start tells about a session that died hard."""
+
+    title: str
+    text: str
+    log: Path
+
+
+def previous_session_notice(folder: Path | None = None) -> SessionNotice | None:
+    """The newest hard crash of an earlier session (previous_hard_crashes), worded for the person: a window
+    whose display never opened is "the window could not start: <what Qt said>", not a crash."""
+    found = previous_hard_crashes(folder)
+    if not found:
+        return None
+    log = found[-1]
+    try:
+        notes = [line[len(_NOTE):] for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
+                 if line.startswith(_NOTE)]
+    except OSError:
+        notes = []
+    if STARTING in notes and STARTED not in notes:
+        said = list(dict.fromkeys(n for n in notes if n not in (STARTING, STARTED)))  # Qt's words, in order
+        reason = "\n".join(said) or "the session stopped while its display was being opened"
+        return SessionNotice("ScreenLab's window could not start last time",
+                             f"The window could not start: {reason}\n\nWhat was known about it is in:\n{log}", log)
+    return SessionNotice("ScreenLab stopped unexpectedly last time",
+                         f"The last session ended in a crash. What was known about it is in:\n{log}\n\n"
+                         "Your edits up to that moment were saved.", log)
 
 
 def write_crash_log(exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None,

@@ -60,9 +60,10 @@ def make_image(path: Path, size=(200, 100), color="white", fmt=None) -> Path:
     return path
 
 
-def ambiguous_tasks_project(tmp_path: Path) -> Path:
+def ambiguous_tasks_project(tmp_path: Path, model_wrote: bool = True) -> Path:
     """Two pending ambiguous tasks of three steps (the shoe size taken out, asked for at step 2); the second
-    also lost its delivery date, which no question asks for. Returns the project folder."""
+    also lost its delivery date, which no question asks for. Returns the project folder. model_wrote=False:
+    tasks written by hand (as the demo's), with no model texts or step types to compare the reviewers' with."""
     import json
 
     from desktop_app.formats.transfer import import_path
@@ -79,7 +80,7 @@ def ambiguous_tasks_project(tmp_path: Path) -> Path:
         kinds = ["transactional", "informative", "transactional"]
         navi = {"original_task": "Order the blue shoes in size 42 from Stride" + (" on 12 May" if e else ""),
                 "ambiguous_task": "Order the blue shoes from Stride", "step_kinds": kinds,
-                "llm": {"step_kinds": kinds, "ambiguous_task": "Order the blue shoes from Stride"},
+                "llm": {"step_kinds": kinds, "ambiguous_task": "Order the blue shoes from Stride"} if model_wrote else {},
                 "qa_pairs": [{"ask_step": 1, "removed_step": 1, "question": "Which size?", "answer": "Size 42.",
                               "overlap": "in size 42", "llm": {"question": "Which size?", "answer": "Size 42."}}]}
         lines.append({"id": f"shoes-{e}-ambiguous", "goal": navi["ambiguous_task"], "scenario": "ambiguous",

@@ -23,16 +23,23 @@ def test_add_an_agent_run_it_and_read_the_scores(tmp_path, capsys, monkeypatch):
         assert "uitars-1.5" in listing and "local" in listing and "env:TEST_KEY" in listing
         assert main(["run", str(project), "--agent", "local", "--where", "scenario=popup|chat"]) == 0
         out = capsys.readouterr().out
-        assert "run 1:" in out and "0 failed" in out
+        assert "run 1:" in out and "0 failed" in out and "cached" not in out.split("\n")[1]
+        # the same again: the plan says nothing is left to ask
+        asked = len(server.requests)
+        assert main(["run", str(project), "--agent", "local", "--where", "scenario=popup|chat"]) == 0
+        plan = capsys.readouterr().out.splitlines()
+        steps = int(plan[0].split(", ")[1].split()[0])
+        assert f"  0 to ask: {steps} of {steps} answers are cached" in plan and len(server.requests) == asked
     assert main(["eval", str(project), "--json"]) == 0
     metrics = json.loads(capsys.readouterr().out)
     run = metrics["runs"]["1"]
+    assert metrics["runs"]["2"]["metrics"] == run["metrics"]  # the cached answers, scored alike
     assert (run["protocol"], run["status"], run["agent"]) == ("screen", "done", "local")
     overall = run["metrics"]["screenlab"]["overall"]
     assert overall["n"] > 0 and set(run["metrics"]["screenlab"]["by_scenario"]) == {"popup", "chat"}
     assert abs(overall["acc_gold"] + overall["acc_dist"] + overall["acc_other"] + overall["acc_inv"] - 1) < 1e-9
     assert main(["eval", str(project), "--per-sample"]) == 0
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rows = [r for r in (json.loads(line) for line in capsys.readouterr().out.splitlines()) if r["run"] == 1]
     assert len(rows) == overall["n"]
     assert {"episode", "goal", "point", "verdict", "wrong_format"} <= set(rows[0])
     assert rows[0]["episode"].startswith("demo-") and rows[0]["point"] == [640, 400]

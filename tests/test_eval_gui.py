@@ -15,8 +15,9 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QGraphicsScene
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from desktop_app import api
 from desktop_app.agents.profiles import BASELINES, AgentProfile, load_profiles
 from desktop_app.evaluation import tables
 from desktop_app.evaluation.step_predictions import step_prediction_rows
@@ -389,3 +390,44 @@ def test_layer_places_text_answers_and_unplaceable_ones():
     painter = QPainter(image)
     scene.render(painter, QRectF(image.rect()), QRectF(0, 0, 1000, 600))
     painter.end()  # painting never raises, whatever the marks
+
+
+def test_a_repeated_run_is_estimated_at_the_answers_not_cached(qtbot, project):
+    """A run repeated on the same samples makes no request (every answer is cached): its estimate said
+    "146 requests ~133k tokens" all the same."""
+    with project.reading() as s:
+        ids = list(s.execute(select(m.Episode.id).where(m.Episode.review_status == "accepted")
+                             .order_by(m.Episode.id).limit(6)).scalars())
+    with FakeOpenAI(lambda body, n: Response(text='{"action_type": "click", "point": [10, 10]}')) as server:
+        def agent(pattern: str) -> AgentProfile:
+            return AgentProfile(name="gpt", base_url=server.base_url, model="m", convention="json-text",
+                                pattern=pattern, max_retries=0, timeout_s=5)
+
+        first = ids[:4]
+        for pattern in ("direct", "cot"):
+            execute(project, create_run(project, agent(pattern), EpisodeFilter(ids=tuple(first))))
+        asked = len(server.requests)
+
+        def estimate(pattern: str, episodes: list[int]):
+            dialog = RunDialog(project, episode_ids=episodes, profiles={"gpt": agent(pattern)})
+            qtbot.addWidget(dialog)
+            dialog.set_agents(["gpt"])
+            dialog.set_patterns([pattern])
+            qtbot.waitUntil(lambda: dialog.counted, timeout=10000)
+            return dialog
+
+        for pattern in ("direct", "cot"):
+            dialog = estimate(pattern, first)
+            steps = dialog.selection().steps
+            assert dialog.estimate().requests == 0 and dialog.estimate().prompt_tokens == 0, pattern
+            assert f"0 requests: all {steps} answers are cached" in dialog.summary.text(), pattern
+        # two more episodes: only their steps are asked (and cot asks twice)
+        dialog = estimate("cot", ids)
+        new = dialog.selection().steps  # every step of the six
+        with project.reading() as s:
+            fresh = s.execute(select(func.count(m.Step.id)).where(m.Step.episode_id.in_(ids[4:]))).scalar_one()
+        assert dialog.estimate().requests == fresh * 2 and dialog.estimate().prompt_tokens > 0
+        assert f"{fresh * 2} requests ({new - fresh} of {new} answers cached)" in dialog.summary.text()
+        # the same through the API: the answers a run would find in the cache
+        assert api.cached_answers(project, agent("direct"), EpisodeFilter(ids=tuple(ids))) == new - fresh
+        assert len(server.requests) == asked  # estimating asks nobody

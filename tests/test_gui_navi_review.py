@@ -87,3 +87,19 @@ def test_a_task_with_problems_is_refused_when_the_setting_says_block(qtbot, ambi
     key(window, "Y")
     assert _status(window, second) == "pending" and panel.confirm is None
     assert "Not accepted: 'on 12 May' was removed" in window.statusBar().currentMessage()
+
+
+def test_the_header_counts_a_reviewed_task_even_without_the_models_step_types(qtbot, tmp_path):
+    """Tasks written by hand (the demo's) have no model step types to compare with: after accepting one the
+    header said "No ambiguous task reviewed yet" under "1 of 2 reviewed"."""
+    window = open_window(qtbot, ambiguous_tasks_project(tmp_path, model_wrote=False))
+    key(window, "Ctrl+Shift+V")
+    panel = window.review
+    assert "0 of 2 reviewed" in panel.progress.text()
+    for check in panel.checks.values():
+        check.setChecked(True)
+    key(window, "Y")
+    text = panel.progress.text()
+    assert "1 of 2 reviewed" in text
+    assert "No ambiguous task reviewed yet" not in text and "No ambiguous task accepted yet" not in text
+    assert "none of the 1 accepted task has the model's step types to compare with" in text

@@ -3,6 +3,7 @@ with a reason, the list shows each screen's state and filters by it and by queue
 the open screen makes the next edit refused (not written over theirs) and the screen reloads with it."""
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QInputDialog
 
 from desktop_app.settings import Settings
@@ -44,6 +45,15 @@ def test_done_and_skip_move_on_and_the_list_shows_and_filters_states(qtbot, demo
         done = [r for r in assignment_rows(project) if r.annotator == "ann"]
     assert {(r.episode_id, r.state, r.reason) for r in done} == {
         (first, "done", ""), (second, "skipped", "screen is blank or broken")}
+    # the reason is shown: in the State cell's tooltip, and in the properties panel when the screen is back
+    model = window.browser.model
+    assert "ann: screen is blank or broken" in model.data(model.index(1, 5), Qt.ToolTipRole)
+    window.browser.select_row(1)
+    assert window.ws.episode.id == second
+    note = window.properties.skip_note
+    assert note.isVisibleTo(window.properties) and "ann: screen is blank or broken" in note.text()
+    window.browser.select_row(0)
+    assert window.ws.episode.id == first and not window.properties.skip_note.isVisibleTo(window.properties)
 
     # the list filtered to done shows exactly the one screen
     combo = window.browser.work_state

@@ -143,6 +143,63 @@ def test_segfault_leaves_a_faulthandler_log_that_the_next_start_reports(tmp_path
     assert crash.previous_hard_crashes(tmp_path) == []
 
 
+def _next_start_says(qtbot, monkeypatch, log_dir: Path) -> tuple[str, str]:
+    """What the next start's window tells about the last session (its box's title and text), closed after."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+
+    from desktop_app.ui.app import report_previous_hard_crash
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    seen = []
+
+    def read_and_close():  # the box may be modal (exec): read it from the event loop it runs
+        box = next((w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()), None)
+        if box is None:
+            QTimer.singleShot(50, read_and_close)
+            return
+        seen.append((box.windowTitle(), box.text()))
+        box.close()
+
+    monkeypatch.setenv("SCREENLAB_LOG_DIR", str(log_dir))  # the next start's log folder
+    QTimer.singleShot(0, read_and_close)
+    report_previous_hard_crash(parent)
+    qtbot.waitUntil(lambda: bool(seen), timeout=5000)
+    return seen[0]
+
+
+@pytest.mark.gui
+def test_a_window_that_could_not_start_is_not_reported_as_a_crash(qtbot, monkeypatch, tmp_path):
+    """A display that would not open (here: a platform plugin that does not exist; under X a display that is
+    not there) aborts inside Qt. The next start said "The last session ended in a crash"."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "nosuchdisplay", "SCREENLAB_LOG_DIR": str(tmp_path / "log"),
+           "SCREENLAB_DATA_DIR": str(tmp_path / "data"), "SCREENLAB_CONFIG_DIR": str(tmp_path / "config")}
+    failed = subprocess.run([sys.executable, "-m", "desktop_app", "gui"], env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert failed.returncode != 0 and "nosuchdisplay" in failed.stderr  # Qt's own words still reach the terminal
+    title, text = _next_start_says(qtbot, monkeypatch, tmp_path / "log")
+    assert "ended in a crash" not in text and "crash" not in title.lower()
+    assert text.startswith("The window could not start: ") and "nosuchdisplay" in text
+    [log] = _logs(tmp_path / "log")
+    assert str(log) in text
+
+
+@pytest.mark.gui
+def test_a_crash_after_the_window_was_up_is_still_reported_as_a_crash(qtbot, monkeypatch, tmp_path):
+    result = _run_python("""
+        import faulthandler
+        from desktop_app import crash
+        crash.install({log!r})
+        crash.note(crash.STARTING)
+        crash.note(crash.STARTED)
+        faulthandler._sigsegv()
+    """, tmp_path)
+    assert result.returncode != 0
+    title, text = _next_start_says(qtbot, monkeypatch, tmp_path)
+    assert text.startswith("The last session ended in a crash.") and "could not start" not in text
+
+
 @pytest.mark.gui
 def test_crash_dialog_opens_from_the_event_loop_and_points_to_the_log(qtbot, tmp_path):
     from desktop_app.ui import crash_dialog

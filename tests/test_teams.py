@@ -375,3 +375,22 @@ def test_time_spent_gives_up_quickly_behind_another_writer_and_the_connection_ke
         assert s.execute(text("PRAGMA busy_timeout")).scalar() == 10000
     assignment.note_work(project, episode.id, 12.0, edited=True, annotator="ann", wait_s=0.2)
     assert {p.annotator: p.seconds for p in progress.progress(project)} == {"ann": 12.0}
+
+
+def test_a_skip_reason_is_given_by_the_api_and_printed_by_the_queue_command(project, tmp_path, capsys):
+    from desktop_app import api
+    from desktop_app.cli.main import main
+
+    for i in range(2):
+        make_image(tmp_path / "shots" / f"s{i}.png", size=(200, 100), color=(i * 90, 40, 90))
+    import_path(project, tmp_path / "shots", "images")
+    with project.reading() as s:
+        first, second = [e.id for e in list_episodes(s, EpisodeFilter())]
+    assignment.set_state(project, first, "skipped", reason="the page did not load")
+    assignment.set_state(project, second, "done")
+    assert api.skip_reasons(project, [first, second]) == {first: [("tester", "the page did not load")]}
+    assert main(["team", "queue", str(project.folder)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    [skipped] = [line for line in lines if "skipped" in line]
+    assert "tester: the page did not load" in skipped
+    assert not any("did not load" in line for line in lines if line is not skipped)

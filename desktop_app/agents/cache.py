@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from desktop_app.agents.client import Reply
@@ -38,6 +39,20 @@ class ProjectResponseCache:
             return None
         r = row.response
         return Reply(r["text"], r.get("prompt_tokens"), r.get("completion_tokens"), 0.0, 0, r.get("finish_reason", ""))
+
+    def get_many(self, keys: list[str]) -> dict[str, Reply]:
+        """The cached answers among `keys`, by key, in a few queries (a run's estimate looks up every sample)."""
+        if not self.enabled or not keys:
+            return {}
+        found = {}
+        with self.project.reading() as s:
+            for start in range(0, len(keys), 500):
+                for row in s.execute(select(ResponseCache).where(ResponseCache.key.in_(keys[start:start + 500])))\
+                        .scalars():
+                    r = row.response
+                    found[row.key] = Reply(r["text"], r.get("prompt_tokens"), r.get("completion_tokens"), 0.0, 0,
+                                           r.get("finish_reason", ""))
+        return found
 
     def put(self, key: str, model: str, reply: Reply) -> None:
         if not self.enabled or len(reply.text) > KEPT_CHARS:  # a cut answer would parse differently on a rerun

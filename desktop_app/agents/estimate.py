@@ -13,6 +13,8 @@ A rough, documented estimate, meant for "is this 10 cents or 100 dollars":
   element list (~COT_LIST_TOKENS).
 * completion tokens: ACT_COMPLETION per action answer (a JSON action is ~30-80 tokens; reasoning
   models write more) and COT_LIST_TOKENS per element list, each capped by the profile's max_tokens.
+* answers already in the response cache (a repeated run: runs/engine.cached_answers) cost no request and
+  no token: only the others are counted.
 """
 
 from __future__ import annotations
@@ -51,10 +53,14 @@ class Estimate:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0  # from the profiles' prices; 0 when none are set
+    asked_samples: int = 0  # samples a model answers (offline baselines ask nobody)
+    cached: int = 0  # of those, answered from the response cache: no request
 
     def add(self, other: Estimate) -> None:
         self.runs += other.runs
         self.samples += other.samples
+        self.asked_samples += other.asked_samples
+        self.cached += other.cached
         self.requests += other.requests
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
@@ -106,19 +112,24 @@ def prompt_text_tokens(convention: str, pattern: str) -> tuple[int, int]:
     return act // CHARS_PER_TOKEN, listing // CHARS_PER_TOKEN
 
 
-def estimate_run(profile: AgentProfile, selection: Selection) -> Estimate:
+def estimate_run(profile: AgentProfile, selection: Selection, cached: int = 0) -> Estimate:
+    """`cached`: how many of the samples the response cache answers (runs/engine.cached_answers)."""
     est = Estimate(runs=1, samples=selection.steps)
     if profile.kind != "openai":
         return est  # offline baselines ask nobody
+    est.asked_samples = selection.steps
+    est.cached = min(max(cached, 0), selection.steps)
+    asked = selection.steps - est.cached
+    share = asked / selection.steps if selection.steps else 0.0  # the screens asked: the uncached share
     calls = 2 if profile.pattern == "cot" else 1
-    est.requests = selection.steps * calls
+    est.requests = asked * calls
     images = sum(image_tokens(w, h, profile.image_detail) * n for w, h, n in selection.sizes)
     act_text, list_text = prompt_text_tokens(profile.convention, profile.pattern)
     goal = int(selection.goal_chars / CHARS_PER_TOKEN)
     list_out = min(COT_LIST_TOKENS, profile.max_tokens) if calls == 2 else 0
     per_sample_text = act_text + goal + (list_text + list_out if calls == 2 else 0)
-    est.prompt_tokens = images * calls + per_sample_text * selection.steps
-    est.completion_tokens = (min(ACT_COMPLETION, profile.max_tokens) + list_out) * selection.steps
+    est.prompt_tokens = round(images * calls * share) + per_sample_text * asked
+    est.completion_tokens = (min(ACT_COMPLETION, profile.max_tokens) + list_out) * asked
     est.cost = (est.prompt_tokens * profile.price_in_per_mtok + est.completion_tokens * profile.price_out_per_mtok) / 1e6
     return est
 

@@ -49,10 +49,7 @@ class OpenAIAgent:
         sampling = sampling or {}
         temperature = sampling.get("temperature", p.temperature)
         top_p = sampling.get("top_p")
-        params = {"temperature": temperature, "max_tokens": p.max_tokens, "extra_body": p.extra_body,
-                  "base_url": p.base_url}
-        params.update({k: sampling[k] for k in ("top_p", "draw") if k in sampling})
-        key = self.cache.key(p.model, messages, sha256s, params)
+        key = self._key(messages, sha256s, sampling)
         hit = await asyncio.to_thread(self.cache.get, key)  # database work stays off the event loop
         if hit is not None:
             return hit, True
@@ -61,6 +58,30 @@ class OpenAIAgent:
                            limiter=self.limiter, estimated_tokens=p.max_tokens + 1500, top_p=top_p)
         await asyncio.to_thread(self.cache.put, key, p.model, reply)
         return reply, False
+
+    def _key(self, messages: list[dict], sha256s: list[str], sampling: dict | None = None) -> str:
+        """The cache key of one request: everything that decides its answer."""
+        p = self.profile
+        sampling = sampling or {}
+        params = {"temperature": sampling.get("temperature", p.temperature), "max_tokens": p.max_tokens,
+                  "extra_body": p.extra_body, "base_url": p.base_url}
+        params.update({k: sampling[k] for k in ("top_p", "draw") if k in sampling})
+        return self.cache.key(p.model, messages, sha256s, params)
+
+    def cached_samples(self, samples: list[Sample]) -> set[int]:
+        """The step ids of the samples act() would answer from the cache alone, asking nobody (a run's
+        estimate). The images are keyed by their hash: the samples need no image bytes."""
+        p = self.profile
+        elements: dict[int, list[str] | None] = {s.step_id: None for s in samples}
+        if p.pattern == "cot":  # the second call's prompt holds the first call's answer
+            keys = {s.step_id: self._key(listing_messages(s, p.image_detail), [s.sha256]) for s in samples}
+            listed = self.cache.get_many(list(keys.values()))
+            elements = {i: parse_element_list(listed[k].text) for i, k in keys.items() if k in listed}
+        keys = {s.step_id: self._key(action_messages(s, p.pattern, self.instruction, p.image_detail,
+                                                     elements[s.step_id], self.allow_ask), [s.sha256])
+                for s in samples if s.step_id in elements}
+        found = self.cache.get_many(list(keys.values()))
+        return {i for i, k in keys.items() if k in found}
 
     async def act(self, sample: Sample) -> Answer:
         p = self.profile

@@ -119,7 +119,7 @@ from desktop_app.vaf.study import variants as _variants
 from desktop_app.vaf.study import verify_variant as _verify_variant
 
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "RunProgress", "agent",
-           "create_run", "evaluate", "execute_run", "export_data", "import_data", "open_folder",
+           "cached_answers", "create_run", "evaluate", "execute_run", "export_data", "import_data", "open_folder",
            "iter_per_sample", "per_sample", "plan_run", "run", "runs", "where", "write_report",
            "agreement", "disagreements", "export_evals", "export_judge_csv", "export_passed", "export_steps",
            "import_judge_verdicts", "judge_runs", "judges_in_file", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
@@ -185,6 +185,14 @@ def plan_run(project: Project, where: Where = None, protocol: str | None = None,
              include_unlabelled: bool = False, **options) -> Plan:
     """What a run would ask before anything is sent: the protocol, samples, and what is left out and why."""
     return engine.plan_run(project, _filter(where), protocol, include_unlabelled, options or None)
+
+
+def cached_answers(project: Project, agent: AgentProfile | str, where: Where = None, protocol: str | None = None,
+                   include_unlabelled: bool = False, **options) -> int:
+    """How many of the samples plan_run counts this agent would answer from the response cache (a repeated
+    run asks only the others). Sends nothing."""
+    profile = get_profile(agent) if isinstance(agent, str) else agent
+    return engine.cached_answers(project, profile, _filter(where), protocol, include_unlabelled, options or None)
 
 
 def create_run(project: Project, agent: AgentProfile | str, where: Where = None, protocol: str | None = None,

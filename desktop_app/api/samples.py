@@ -11,13 +11,14 @@ and a call is one round of reads on a server as it was when the widgets made the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from desktop_app.store import queries as _q
 from desktop_app.store.models import EPISODE_REVIEW_STATUSES, ActionBox, Episode, Run, Screen, Step
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.store.work_states import STATES as WORK_STATES
+from desktop_app.store.work_states import skip_reasons
 from desktop_app.teams.views import own_copy_in
 from desktop_app.teams.work_review import Reviewed, open_return_in
 
@@ -125,6 +126,7 @@ class EpisodeView:
     boxes: list[ActionBox]  # the step's, in the order they were made
     own_copy: int | None  # this person's private copy of the sample, where their edits of it belong
     open_return: Reviewed | None  # a reviewer's comment returning the work labelled here
+    skipped: list = field(default_factory=list)  # (who, why) of each skip of it (store/work_states.skip_reasons)
 
 
 def open_episode(project: Project, episode_id: int, person: str, step_index: int = 0) -> EpisodeView:
@@ -137,11 +139,12 @@ def open_episode(project: Project, episode_id: int, person: str, step_index: int
             not project.on_server or project.identity.is_staff)
         own_copy = own_copy_in(s, episode_id, person) if asks else None
         open_return = open_return_in(s, episode_id) if episode is not None else None
+        skipped = skip_reasons(s, [episode_id]).get(episode_id, []) if episode is not None else []
         step, screen, boxes = None, None, []
         if steps:
             step = steps[min(step_index, len(steps) - 1)]
             screen, boxes = _q.screen_and_boxes(s, step)
-    return EpisodeView(episode, steps, step, screen, boxes, own_copy, open_return)
+    return EpisodeView(episode, steps, step, screen, boxes, own_copy, open_return, skipped)
 
 
 def screen_and_boxes(project: Project, step: Step) -> tuple[Screen | None, list[ActionBox]]:

@@ -10,7 +10,8 @@ from desktop_app.store.models import Adjudication, Assignment, Episode
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter, list_episodes
 from desktop_app.store.server_roles import ROLES, Identity
-from desktop_app.store.work_states import states_of
+from desktop_app.store.work_states import skip_note, states_of
+from desktop_app.store.work_states import skip_reasons as work_skip_reasons
 from desktop_app.teams import adjudication as team_adjudication
 from desktop_app.teams import assignment as team_assignment
 from desktop_app.teams import members as team_members
@@ -24,7 +25,8 @@ from desktop_app.teams.work_review import Acceptance, Pin, Reviewed
 
 __all__ = ["ROLES", "Acceptance", "Added", "Member", "PasswordNotKept", "Pin", "Reviewed", "acceptance", "add_member", "adjudicate", "assign",
            "awaiting_adjudication", "awaiting_review", "change_password", "members", "progress", "queue",
-           "remove_member", "reset_password", "review_work", "set_member_role", "set_state", "states",
+           "remove_member", "reset_password", "review_work", "set_member_role", "set_state", "skip_note",
+           "skip_reasons", "states",
            "team_agreement", "versions", "whoami", "work_reviews"]
 
 
@@ -104,6 +106,12 @@ def states(project: Project, episode_ids: list[int], annotator: str | None = Non
     """Per episode: (state as shown, who works on it)."""
     with project.reading() as s:
         return states_of(s, episode_ids, annotator)
+
+
+def skip_reasons(project: Project, episode_ids: list[int]) -> dict[int, list[tuple[str, str]]]:
+    """Per episode someone skipped: (annotator, the reason they gave), by name; the others are left out."""
+    with project.reading() as s:
+        return work_skip_reasons(s, episode_ids)
 
 
 def progress(project: Project) -> list[AnnotatorProgress]:

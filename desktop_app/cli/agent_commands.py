@@ -150,6 +150,10 @@ def _run(args, cancel: threading.Event) -> int:
                   f"unit{'s' if plan.units != 1 else ''}")
             if plan.excluded:
                 print(f"  {plan.excluded_text} (--include-unlabelled keeps them)")
+            cached = 0 if args.no_cache else api.cached_answers(project, profile, flt, plan.protocol,
+                                                                 args.include_unlabelled, **options)
+            if cached:
+                print(f"  {plan.steps - cached} to ask: {cached} of {plan.steps} answers are cached")
         try:
             status = api.execute_run(project, run_id, agent=profile, cancel=cancel, concurrency=args.concurrency,
                                      on_progress=lambda st: bar("asking agent", st.skipped + st.done, st.total),

@@ -47,12 +47,15 @@ def cmd_assign(project, args) -> int:
 
 def cmd_queue(project, args) -> int:
     from desktop_app import api
+    from desktop_app.store.work_states import skip_note
 
     who = args.annotator or project.user
     rows = api.queue(project, who, tuple(args.state or ()), limit=args.limit)
     shown = api.states(project, [e.id for e in rows], who)
+    why = api.skip_reasons(project, [e.id for e in rows])
     for e in rows:
-        print(f"{e.id:>7}  {shown[e.id][0]:<12} {e.key[:40]:<40} {e.goal[:60]}")
+        note = skip_note([(name, reason) for name, reason in why.get(e.id, ()) if name == who])
+        print(f"{e.id:>7}  {shown[e.id][0]:<12} {e.key[:40]:<40} {e.goal[:60]}" + (f"  ({note})" if note else ""))
     print(f"{len(rows)} in {who}'s queue" + (f" ({', '.join(args.state)})" if args.state else ""))
     return 0
 

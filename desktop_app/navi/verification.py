@@ -89,25 +89,33 @@ def record_checklist(project: Project, episode_id: int, checklist: dict[str, boo
 @dataclass(frozen=True)
 class StepTypesKept:
     kept: int  # steps whose type the reviewers left as the model gave it
-    total: int  # steps of reviewed (accepted or edited) ambiguous tasks
+    total: int  # steps of reviewed (accepted or edited) ambiguous tasks the model gave step types for
+    accepted: int = 0  # accepted (or edited) ambiguous tasks, whether or not the model wrote their step types
 
     def sentence(self) -> str:
-        if not self.total:
-            return "No ambiguous task reviewed yet."
+        if not self.accepted:
+            return "No ambiguous task accepted yet."
+        if not self.total:  # written by hand or imported (the demo's): nothing of the model's to compare with
+            tasks = "task has" if self.accepted == 1 else "tasks have"
+            return (f"Step types kept: none of the {self.accepted} accepted {tasks} the model's step types to "
+                    "compare with.")
         return (f"Reviewers kept the model's step type (informative or not) on {self.kept / self.total:.0%} "
                 f"of {self.total} steps; the Navi-plus authors' reviewers kept {PAPER_STEP_TYPES_KEPT:.0%}.")
 
 
 def step_types_kept(project: Project) -> StepTypesKept:
-    kept = total = 0
+    kept = total = accepted = 0
     with project.reading() as s:
         rows = s.execute(select(m.Episode).where(m.Episode.scenario == SCENARIO,
                                                  m.Episode.review_status.in_(("accepted", "edited")))).scalars()
         for episode in rows:
             navi = navi_of(episode)
-            original = (navi.llm or {}).get("step_kinds") if navi else None
+            if navi is None or not navi.ambiguous_task:
+                continue  # an original task (the source of variants) is not one to verify
+            accepted += 1
+            original = (navi.llm or {}).get("step_kinds")
             if not original:
                 continue
             total += len(original)
             kept += sum(1 for x, y in zip(original, navi.step_kinds, strict=False) if x == y)
-    return StepTypesKept(kept, total)
+    return StepTypesKept(kept, total, accepted)

@@ -29,6 +29,7 @@ from desktop_app.llm_retry import openai_client
 from desktop_app.runs.context import Progress, RunContext
 from desktop_app.runs.imported_verdicts import IMPORTED
 from desktop_app.runs.protocols import OptionsError, SampleSummary, get_protocol, suggest
+from desktop_app.runs.protocols.base import Protocol
 from desktop_app.runs.selection import RunSelection, describe_excluded, with_default_statuses
 from desktop_app.runs.state import RunProgress, RunState, error_kind
 from desktop_app.runs.work import item_chunks
@@ -101,6 +102,27 @@ def plan_run(project: Project, flt: EpisodeFilter, protocol: str | None = None,
         steps += sum(len(u.items) for u in chunk_units)
         excluded.update(chunk_excluded)
     return Plan(chosen.name, suggested, units, steps, dict(excluded))
+
+
+def cached_answers(project: Project, profile: AgentProfile, flt: EpisodeFilter, protocol: str | None = None,
+                   include_unlabelled: bool = False, options: dict | None = None) -> int:
+    """How many of the steps plan_run counts this agent would answer from the response cache, asking nobody
+    (a repeated run): the estimate counts only the others. Offline baselines ask nobody anyway: none. Reads
+    the cache only: no key is looked up, nothing is sent."""
+    if profile.kind != "openai":
+        return 0
+    flt = with_default_statuses(flt)
+    chosen = get_protocol(protocol or suggest(summarize_samples(project, flt)))
+    if type(chosen).cached_steps is Protocol.cached_steps:
+        return 0  # it cannot tell before it runs: no sample is loaded for nothing
+    typed = chosen.options(options)
+    agent = KINDS[profile.kind](profile=profile, client=None, limiter=None, cache=ProjectResponseCache(project),
+                                allow_ask=chosen.offers_ask(typed))
+    cached = 0
+    for chunk in item_chunks(project, replace(flt, kind=chosen.episode_kind)):
+        units, _ = chosen.units(chunk, include_unlabelled, typed)
+        cached += len(chosen.cached_steps(project, agent, units))
+    return cached
 
 
 def default_name(profile: AgentProfile, flt: EpisodeFilter, protocol: str) -> str:

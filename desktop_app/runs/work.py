@@ -61,9 +61,10 @@ class WorkItem:
         return tuple(Target(a.id, scoring_label(a.label), a.text, a.box, a.meta.get("role", ""),
                             bool(a.meta.get("out_of_screen"))) for a in self.actions)
 
-    def sample(self, project: Project) -> Sample:
-        """What the prompt may show: the image and goal, and the annotated texts shuffled, labels hidden."""
-        image = project.media.read(self.sha256, self.ext)
+    def sample(self, project: Project, image: bool = True) -> Sample:
+        """What the prompt may show: the image and goal, and the annotated texts shuffled, labels hidden.
+        image=False: without the image's bytes (a cache lookup keys images by their hash)."""
+        image = project.media.read(self.sha256, self.ext) if image else b""
         return Sample(self.episode_id, self.step_id, self.episode_key, self.goal, self.scenario, self.sha256,
                       self.width, self.height, image, MIME[self.ext], self.instruction,
                       shuffled_choices([a.text for a in self.actions], f"{self.episode_key}:{self.step_id}"))

@@ -160,8 +160,8 @@ def largest_episode_id(session: Session) -> int:
 def episode_rows(session: Session, flt: EpisodeFilter, offset: int, limit: int,
                  annotator: str | None = None, after_id: int | None = None) -> list[tuple]:
     """One page of the sample list: (id, key, goal, scenario, review status, boxes per label, annotation
-    state as `annotator` sees it, who works on it), in three queries whatever the page size. after_id: as
-    list_episodes."""
+    state as `annotator` sees it, who works on it, why it was skipped), in four queries whatever the page size.
+    after_id: as list_episodes."""
     episodes = list_episodes(session, flt, offset, limit, after_id)
     ids = [e.id for e in episodes]
     counts: dict[int, dict[str, int]] = {i: {} for i in ids}
@@ -172,7 +172,9 @@ def episode_rows(session: Session, flt: EpisodeFilter, offset: int, limit: int,
         for episode_id, label, n in rows:
             counts[episode_id][label] = n
     states = work_states.states_of(session, ids, annotator)
-    return [(e.id, e.key, e.goal, e.scenario, e.review_status, counts[e.id], *states[e.id]) for e in episodes]
+    skipped = work_states.skip_reasons(session, ids)
+    return [(e.id, e.key, e.goal, e.scenario, e.review_status, counts[e.id], *states[e.id],
+             work_states.skip_note(skipped.get(e.id, ()))) for e in episodes]
 
 
 def annotators(session: Session) -> list[str]:

@@ -155,6 +155,29 @@ def states_of(session: Session, ids: Sequence[int], annotator: str | None = None
     return out
 
 
+def skip_reasons(session: Session, ids: Sequence[int]) -> dict[int, list[tuple[str, str]]]:
+    """Per episode id that someone skipped (in place, or on their copy): (annotator, the reason they gave), by
+    name. Episodes nobody skipped are left out."""
+    if not ids:
+        return {}
+    ids = list(ids)
+    rows = session.execute(select(Assignment.episode_id, Assignment.copy_id, Assignment.annotator, Assignment.reason)
+                           .where(or_(Assignment.episode_id.in_(ids), Assignment.copy_id.in_(ids)),
+                                  Assignment.state == "skipped")
+                           .order_by(Assignment.annotator)).all()
+    wanted, out = set(ids), {}
+    for episode_id, copy_id, annotator, reason in rows:
+        for shown in {episode_id, copy_id} & wanted:  # the sample, and the copy it was skipped on
+            out.setdefault(shown, []).append((annotator, reason or ""))
+    return out
+
+
+def skip_note(reasons: Sequence[tuple[str, str]]) -> str:
+    """ "Skipped by ana: the page did not load; ben: ..." for a tooltip or a panel ("" when nobody skipped)."""
+    return ("Skipped by " + "; ".join(f"{who}: {why or '(no reason given)'}" for who, why in reasons)) \
+        if reasons else ""
+
+
 def _shown(row) -> str:
     """One person's work as shown: its state, or returned / accepted after a review."""
     for state, (decision, stored) in REVIEWED.items():

@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 
 from desktop_app.api.projects import is_project_folder, is_url
@@ -105,13 +106,37 @@ def show_welcome_once(window: MainWindow) -> None:
 
 
 def report_previous_hard_crash(window: MainWindow) -> None:
+    """The last session died hard: a crash, or a window whose display never opened (crash.previous_session_notice)."""
     from desktop_app import crash
 
-    found = crash.previous_hard_crashes()
-    if found:
-        QMessageBox.warning(window, "ScreenLab stopped unexpectedly last time",
-                            f"The last session ended in a crash. What was known about it is in:\n{found[-1]}\n\n"
-                            "Your edits up to that moment were saved.")
+    notice = crash.previous_session_notice()
+    if notice is not None:
+        QMessageBox.warning(window, notice.title, notice.text)
+
+
+def _qt_said_while_starting(kind, context, message: str) -> None:
+    """Qt's messages while the display opens: printed as Qt prints them, and noted in the hard-crash log, so
+    that a display that cannot open (Qt then aborts) is told apart from a crash at the next start."""
+    from desktop_app import crash
+
+    category = context.category if context is not None and context.category not in (None, "", "default") else ""
+    print(f"{category}: {message}" if category else message, file=sys.stderr, flush=True)
+    if kind != QtMsgType.QtDebugMsg and (kind == QtMsgType.QtFatalMsg or category.startswith("qt.qpa")):
+        crash.note(message.strip().splitlines()[0] if message.strip() else "")
+
+
+def open_display() -> QApplication:
+    """The application object, its display opened; how far that got is noted for the next start (crash.py)."""
+    from desktop_app import crash
+
+    crash.note(crash.STARTING)
+    qInstallMessageHandler(_qt_said_while_starting)
+    try:
+        app = application()
+    finally:
+        qInstallMessageHandler(None)  # Qt's own handler again
+    crash.note(crash.STARTED)
+    return app
 
 
 def run_gui(project: str | None = None, media: str | None = None, smoke: bool = False) -> int:
@@ -123,7 +148,7 @@ def run_gui(project: str | None = None, media: str | None = None, smoke: bool = 
     except OSError as exc:  # an unwritable log folder must not stop the app
         print(f"ScreenLab: crash logging is off ({exc})", file=sys.stderr)
     crash.register_window_dialog(show_crash_dialog)
-    app = application()
+    app = open_display()
     window = build_window(project, media)
     window.show()
     if smoke:

@@ -193,13 +193,13 @@ class EpisodeTableModel(QAbstractTableModel):
             return None  # the server is away (the banner says so): a blank cell, read again on the next paint
         if row is None:
             return None
-        _, key, goal, scenario, status, counts, state, people = row
+        _, key, goal, scenario, status, counts, state, people, skipped = row
         column = index.column()
         if column == 6:
             return people
         if column == 5:
             if role == Qt.ToolTipRole:
-                return f"{state}" + (f" · {people}" if people else "")
+                return f"{state}" + (f" · {people}" if people else "") + (f"\n{skipped}" if skipped else "")
             return STATE_MARKS.get(state, state)
         if column == 4:
             text = " ".join(f"{counts.get(k, 0)}{k[0]}" for k in ("gold", "distracted", "other"))

@@ -1,7 +1,7 @@
 """Verification of grounding tasks (Sphinx): the model's one-line instruction beside the screen and its box.
 
-Same keys as the other queues: A accept, R reject with a reason, E edit the instruction, Ctrl+Enter save
-it, N / P next / previous. The box is fixed on the canvas as usual (Capability > Snap to node / Promote to
+Same keys as the other queues: Y accept, N reject with a reason, E edit the instruction, Ctrl+Enter save
+it, A / D previous / next. The box is fixed on the canvas as usual (Capability > Snap to node / Promote to
 clickable ancestor). Whether an accepted task counts as revised is read from the store, so it survives a
 restart; the progress line gives the paper's provenance counts.
 """
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from desktop_app import api
 from desktop_app.ui.plain import PlainLabel
 from desktop_app.ui.review_panel import RejectDialog, Verdicts, key_buttons
+from desktop_app.ui.shortcuts import hint
 from desktop_app.ui.workspace import Workspace
 
 REJECT_REASONS = ("unclear screenshot", "inaccurate instruction", "wrong ground-truth element",
@@ -43,7 +44,8 @@ class GroundingReviewPanel(Verdicts, QWidget):
         self.written = PlainLabel()
         self.written.setTextFormat(Qt.PlainText)  # a model's words are data, never markup
         self.written.setStyleSheet("color: gray")
-        self.instruction = QLineEdit(placeholderText="the one-line instruction (E to edit, Ctrl+Enter to save)")
+        self.instruction = QLineEdit(placeholderText="the one-line instruction ("
+                                     f"{hint(('review.edit', 'to edit'), ('review.apply', 'to save'))})")
         self.instruction.returnPressed.connect(self.save_instruction)
         self.source = PlainLabel()
         self.source.setTextFormat(Qt.PlainText)

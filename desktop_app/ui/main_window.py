@@ -128,7 +128,10 @@ class MainWindow(QMainWindow):
             tabs.setElideMode(Qt.ElideRight)
             tabs.setUsesScrollButtons(False)
             dock.setWidget(tabs)
-            dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+            # closable: View > Samples / Properties (their toggle actions) hide and show them; without it Qt
+            # greys those toggles out
+            dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable
+                             | QDockWidget.DockWidgetClosable)
             self.addDockWidget(area, dock)
         # evaluation: runs beside the samples, each agent's answer beside the properties, and the
         # dashboard below the canvas when asked for (View > Dashboard): the canvas keeps its room

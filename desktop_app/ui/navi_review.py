@@ -35,6 +35,7 @@ from desktop_app.navi.model import CHECKLIST, NaviInfo, QAPair, navi_of, with_na
 from desktop_app.navi.verification import problems, step_types_kept
 from desktop_app.synth.ambiguous import REVIEW_KIND
 from desktop_app.ui.review_panel import Verdicts, key_buttons
+from desktop_app.ui.shortcuts import hint
 from desktop_app.ui.workspace import Workspace
 
 
@@ -114,7 +115,7 @@ class NaviReviewPanel(Verdicts, QWidget):
         outer.setContentsMargins(4, 4, 4, 4)
         outer.addWidget(self.progress)
         outer.addWidget(compare)
-        outer.addWidget(QLabel("Ambiguous task (E to edit):"))
+        outer.addWidget(QLabel(f"Ambiguous task ({hint(('review.edit', 'to edit'))}):"))
         outer.addWidget(self.task)
         outer.addWidget(steps_box)
         outer.addWidget(self.pairs_box)

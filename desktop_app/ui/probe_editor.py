@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from desktop_app import api
 from desktop_app.probes import LEVELS, probe_changes
 from desktop_app.ui.fit import open_at
+from desktop_app.ui.shortcuts import BY_ID, key_name
 
 OPTIONS = ("A", "B", "C", "D")
 LEVEL_TEXT = {"goal": "goal: what the user wants", "app": "app: knowledge of the app"}
@@ -87,14 +88,16 @@ class ProbeEditor(QDialog):
         form.addRow("Category", self.category)
         form.addRow("Status", self.state)
         buttons = QHBoxLayout()
-        for text, keys, slot in (("New", "Alt+N", self.new_probe), ("Save", "Ctrl+S", self.save),
-                                 ("Accept", "Ctrl+Return", self.accept_probe),
-                                 ("Reject…", "Ctrl+Shift+R", self.reject_probe),
-                                 ("Undo", "Ctrl+Z", self.undo_stack.undo), ("Redo", "Ctrl+Shift+Z", self.undo_stack.redo)):
-            button = QPushButton(f"{text} ({keys})")
+        for text, action_id, slot in (("New", "probes.new", self.new_probe), ("Save", "probes.save", self.save),
+                                      ("Accept", "probes.accept", self.accept_probe),
+                                      ("Reject…", "probes.reject", self.reject_probe),
+                                      ("Undo", "probes.undo", self.undo_stack.undo),
+                                      ("Redo", "probes.redo", self.undo_stack.redo)):
+            button = QPushButton(f"{text} ({key_name(action_id)})")  # the keys of ui/shortcuts.py's table
             button.clicked.connect(slot)
             buttons.addWidget(button)
-            QShortcut(QKeySequence(keys), self, activated=slot)
+            for key in BY_ID[action_id].keys:
+                QShortcut(QKeySequence(key), self, activated=slot)
         self.status = QLabel(wordWrap=True)
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.list)

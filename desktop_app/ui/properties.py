@@ -24,14 +24,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.api.boxes import ACTION_TYPES, box_attributes, labels, with_attributes
+from desktop_app.api.teams import skip_note
 from desktop_app.ui.fit import ElidedLabel, fit_combo
 from desktop_app.ui.palette import label_color
+from desktop_app.ui.shortcuts import key_name, pressed
 from desktop_app.ui.workspace import Workspace
 
 
 class GoalEdit(QPlainTextEdit):
-    """Commits when typing pauses (PAUSE_MS), when focus leaves, or on Ctrl+Enter; Esc restores the stored
-    goal. The pause commit is what keeps typed text when the program is killed before focus ever leaves
+    """Commits when typing pauses (PAUSE_MS), when focus leaves, or on Ctrl+Enter (goal.commit in
+    ui/shortcuts.py; an edit is taken back with Ctrl+Z like any other). The pause commit is what keeps typed text when the program is killed before focus ever leaves
     (the status bar said "saved" while the text lived only in the widget)."""
 
     committed = Signal(str)
@@ -47,7 +49,7 @@ class GoalEdit(QPlainTextEdit):
         self.textChanged.connect(lambda: self._pause.start() if self.hasFocus() else None)
 
     def keyPressEvent(self, event) -> None:
-        if event.key() in (Qt.Key_Return, Qt.Key_Enter) and event.modifiers() & Qt.ControlModifier:
+        if pressed(event, "goal.commit"):
             self.committed.emit(self.toPlainText())
             return
         super().keyPressEvent(event)
@@ -81,6 +83,10 @@ class PropertiesPanel(QWidget):
         form.addRow("Goal", self.goal)
         form.addRow("Scenario", self.scenario)
         form.addRow("Review", self.status)
+        # why the screen was skipped (Team > Skip): kept with it, and shown while it is open
+        self.skip_note = QLabel(wordWrap=True, textFormat=Qt.PlainText)
+        form.addRow(self.skip_note)
+        self.skip_note.hide()
 
         self.label = fit_combo(QComboBox())  # a project's own labels may be long
         self.reload_labels()
@@ -140,6 +146,7 @@ class PropertiesPanel(QWidget):
         ws.boxesPut.connect(lambda *_: self.refresh_boxes())
         ws.boxesRemoved.connect(lambda *_: self.refresh_boxes())
         ws.episodeChanged.connect(lambda *_: self.refresh_episode())
+        ws.stateChanged.connect(lambda *_: self.show_skipped())
         self.refresh()
 
     def reload_labels(self) -> None:
@@ -177,6 +184,13 @@ class PropertiesPanel(QWidget):
         self.scenario.setCurrentText(episode.scenario)
         self.scenario.lineEdit().setCursorPosition(0)  # a long scenario shows its start, not its end
         self.status.setText(episode.review_status)
+        self.show_skipped()
+
+    def show_skipped(self) -> None:
+        note = skip_note(self.ws.skipped) if self.ws.episode is not None else ""
+        self.skip_note.setText(f"⊘ {note}")
+        self.skip_note.setToolTip(note)
+        self.skip_note.setVisible(bool(note))
 
     def refresh_boxes(self) -> None:
         self._syncing = True
@@ -207,7 +221,7 @@ class PropertiesPanel(QWidget):
             widget.setEnabled(single is not None)
         self._show_attributes(single)
         if not boxes:
-            self.box_info.setText("Select a box, or press W and drag to draw one")
+            self.box_info.setText(f"Select a box, or press {key_name('edit.draw')} and drag to draw one")
             self.element_text.clear()
             self.type_text.clear()
             return

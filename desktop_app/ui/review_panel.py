@@ -31,7 +31,7 @@ from desktop_app.synth.editing import editable_texts, with_texts
 from desktop_app.synth.save import REVIEW_KIND, rerender_episode
 from desktop_app.ui.fit import FlowLayout
 from desktop_app.ui.plain import PlainLabel
-from desktop_app.ui.shortcuts import default_key
+from desktop_app.ui.shortcuts import default_key, hint, key_name, printed
 from desktop_app.ui.workspace import Workspace
 
 
@@ -66,7 +66,7 @@ def key_buttons(entries) -> tuple[FlowLayout, dict[str, QPushButton]]:
     cut off at the dock's edge)."""
     row, buttons = FlowLayout(), {}
     for action_id, text, slot in entries:
-        key = default_key(action_id).replace("Return", "Enter")  # the key's name as printed on keyboards
+        key = printed(default_key(action_id))  # the key's name as printed on keyboards
         button = QPushButton(f"{text} ({key})")
         button.clicked.connect(slot)
         row.addWidget(button)
@@ -93,7 +93,8 @@ class Verdicts:
         size = f"{waiting:,}+ samples" if counting else f"{waiting:,} sample{'s' if waiting != 1 else ''}"
         counted = " (counting...)" if counting else ""
         if waiting == 0:
-            self.queue_state.setText("<b>Queue done</b>: no sample waits for review. Ctrl+Shift+V leaves the queue.")
+            self.queue_state.setText(f"<b>Queue done</b>: no sample waits for review. {key_name('review.mode')} "
+                                     "leaves the queue.")
         elif not shown:
             self.queue_state.setText(f"{size} wait for review{counted}: choose one in the list.")
         else:
@@ -179,7 +180,7 @@ class ReviewPanel(Verdicts, QWidget):
 
         self.texts_box = QGroupBox("Texts on the screen")  # the keys under the title, wrapped: in it, they
         self.texts_form = QFormLayout(self.texts_box)  # widened the panel
-        self.texts_form.addRow(QLabel("E to edit, Ctrl+Enter to re-render", wordWrap=True))
+        self.texts_form.addRow(QLabel(hint(("review.edit", "to edit"), ("review.apply", "to re-render")), wordWrap=True))
         self.text_edits: list[tuple[tuple, QLineEdit]] = []
         self.apply_button = QPushButton("Apply texts and re-render")
         self.apply_button.clicked.connect(self.apply_texts)

@@ -1,8 +1,14 @@
-"""Every keyboard action of the window, with its default key; users rebind them in Settings."""
+"""Every key ScreenLab answers to, in one table: the main window's actions with their default keys (users
+rebind them in Settings), and the fixed keys of the tool windows and pages (WINDOW_KEYS). Every message,
+tooltip, docstring and guide line that names a key is generated from here or checked against it
+(tests/test_key_names.py), so a text never says "A accept" where A moves to the previous screen.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from desktop_app.judging.vocabulary import STEP_LABELS
 
 
 @dataclass(frozen=True)
@@ -11,7 +17,8 @@ class ActionSpec:
     text: str
     keys: tuple[str, ...]  # default key sequences (portable text)
     group: str
-    mode: str = "annotate"  # "review": only active in the verification queue, where its keys win
+    mode: str = "annotate"  # "review": only active in the verification queue, where its keys win;
+    # "window": a tool window's or a page's own key (WINDOW_KEYS), fixed
 
 
 ACTIONS: tuple[ActionSpec, ...] = (
@@ -25,7 +32,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("edit.redo", "Redo", ("Ctrl+Shift+Z", "Ctrl+Y"), "Edit"),
     ActionSpec("edit.draw", "Draw a box (drag)", ("W", "R"), "Edit"),
     ActionSpec("edit.select_mode", "Stop drawing / clear selection", ("Esc",), "Edit"),
-    ActionSpec("edit.delete", "Delete selected boxes", ("Del", "Backspace"), "Edit"),
+    ActionSpec("edit.delete", "Delete selected boxes (selected suggestions: dismiss them)", ("Del", "Backspace"),
+               "Edit"),
     ActionSpec("edit.duplicate", "Duplicate selected boxes", ("Ctrl+D",), "Edit"),
     ActionSpec("edit.copy", "Copy boxes", ("Ctrl+C",), "Edit"),
     ActionSpec("edit.paste", "Paste boxes", ("Ctrl+V",), "Edit"),
@@ -72,7 +80,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("review.accept", "Accept sample", ("Y",), "Review", "review"),
     ActionSpec("review.reject", "Reject sample (with a reason)", ("N",), "Review", "review"),
     ActionSpec("review.edit", "Edit the sample's texts", ("E",), "Review", "review"),
-    ActionSpec("review.apply", "Apply edited texts (re-render)", ("Ctrl+Return",), "Review", "review"),
+    ActionSpec("review.apply", "Save the edited texts (re-render)", ("Ctrl+Return",), "Review", "review"),
     ActionSpec("review.regenerate", "Regenerate sample", ("G",), "Review", "review"),
     ActionSpec("judge.label", "Label trajectories", ("Ctrl+Shift+J",), "Trajectories"),
     ActionSpec("judge.agreement", "Judge agreement", ("Ctrl+Shift+K",), "Trajectories"),
@@ -81,15 +89,145 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("tree.flag", "Flag the tree node's clickable value as wrong", ("Ctrl+Shift+L",), "Tree"),
 )
 
-BY_ID = {a.id: a for a in ACTIONS}
+# The fixed keys of the tool windows and of the pages that take the canvas's place, by the window (group):
+# each window binds its keys from here (or reads them here to draw its buttons and hints).
+_OUTCOMES = (("success", "Success", "S"), ("failure", "Failure", "F"), ("impossible", "Impossible", "I"),
+             ("unsure", "Unsure", "U"), ("emulator_error", "Emulator error", "E"))
+
+
+def _window(id_: str, text: str, keys: tuple[str, ...], group: str) -> ActionSpec:
+    return ActionSpec(id_, text, keys, group, "window")
+
+
+WINDOW_KEYS: tuple[ActionSpec, ...] = (
+    _window("window.close", "Close the tool window", ("Esc",), "Tool windows"),
+    # labelling trajectories (ui/judge/trajectory_view.py): plain keys, the view's while it has the focus
+    *(_window(f"judge.outcome.{name}", f"Outcome of the trajectory: {text}", (key,), "Trajectory labelling")
+      for name, text, key in _OUTCOMES),
+    *(_window(f"judge.step.{name}", f"Label the selected step {name}: {meaning}", (str(i + 1),),
+              "Trajectory labelling") for i, (name, (meaning, _reward)) in enumerate(STEP_LABELS.items())),
+    _window("judge.step.clear", "Clear the selected step's label", ("0", "Backspace"), "Trajectory labelling"),
+    _window("judge.step.prev", "Select the previous step", ("Left",), "Trajectory labelling"),
+    _window("judge.step.next", "Select the next step", ("Right",), "Trajectory labelling"),
+    _window("judge.step.first", "Select the first step", ("Home",), "Trajectory labelling"),
+    _window("judge.step.last", "Select the final step", ("End",), "Trajectory labelling"),
+    _window("judge.save_next", "Save the label and go to the next trajectory", ("Return", "Enter"),
+            "Trajectory labelling"),
+    _window("judge.next", "Next trajectory, without saving (skip)", ("N", "PgDown"), "Trajectory labelling"),
+    _window("judge.prev", "Previous trajectory, without saving (skip)", ("P", "PgUp"), "Trajectory labelling"),
+    _window("judge.filter", "Filter the queue by text", ("/",), "Trajectory labelling"),
+    _window("judge.leave_field", "Leave a text field, back to the keys", ("Esc",), "Trajectory labelling"),
+    _window("judge.accept", "Accept the judge's verdict under review", ("A",), "Trajectory labelling"),
+    _window("judge.keep", "Keep the human label (the judge erred)", ("K",), "Trajectory labelling"),
+    # Team > Adjudicate (ui/team/adjudication_window.py)
+    _window("adjudication.take_first", "Take the first version", ("1",), "Adjudication"),
+    _window("adjudication.take_second", "Take the second version", ("2",), "Adjudication"),
+    _window("adjudication.next", "Next sample", ("Down",), "Adjudication"),
+    _window("adjudication.prev", "Previous sample", ("Up",), "Adjudication"),
+    # Capability > Knowledge probes (ui/probe_editor.py): a window of its own, so Ctrl+N stays New project
+    _window("probes.new", "New probe", ("Alt+N",), "Knowledge probes"),
+    _window("probes.save", "Save the probe", ("Ctrl+S",), "Knowledge probes"),
+    _window("probes.accept", "Accept the probe", ("Ctrl+Return",), "Knowledge probes"),
+    _window("probes.reject", "Reject the probe (with a reason)", ("Ctrl+Shift+R",), "Knowledge probes"),
+    _window("probes.undo", "Undo an edit of the probes", ("Ctrl+Z",), "Knowledge probes"),
+    _window("probes.redo", "Redo an edit of the probes", ("Ctrl+Shift+Z",), "Knowledge probes"),
+    _window("probes.prev", "Previous probe in the list", ("Up",), "Knowledge probes"),
+    _window("probes.next", "Next probe in the list", ("Down",), "Knowledge probes"),
+    # Variants > Page variants: a trial's replay (ui/vaf/replay.py) and the page pictures (ui/vaf/page_view.py)
+    _window("replay.prev", "Previous step of the trial", ("Left",), "Replay"),
+    _window("replay.next", "Next step of the trial", ("Right",), "Replay"),
+    _window("page.zoom_in", "Zoom in on the page", ("Ctrl++", "Ctrl+="), "Page pictures"),
+    _window("page.zoom_out", "Zoom out of the page", ("Ctrl+-",), "Page pictures"),
+    _window("page.fit", "Fit the page to the view", ("Ctrl+0",), "Page pictures"),
+    # the goal being typed in the Properties panel (ui/properties.py)
+    _window("goal.commit", "Save the goal being typed", ("Ctrl+Return", "Ctrl+Enter"), "Goal field"),
+    # mouse with a key, on the canvas
+    _window("canvas.add", "Add a suggestion or a box to the selection (select several)", ("Shift+click",),
+            "Canvas"),
+    # `screenlab` in a terminal: a run or an import stops cleanly, and goes on when run again
+    _window("terminal.stop", "Stop the command cleanly: a run is marked cancelled (--resume goes on), an import "
+            "keeps what it stored", ("Ctrl+C",), "Terminal"),
+)
+ALL_KEYS = ACTIONS + WINDOW_KEYS
+MAIN = "main window"
+# where a window's own keys apply, besides the main window's everywhere: the source files that are the window,
+# and the guide's paragraphs that name it
+SCOPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "Canvas": (("desktop_app/",), ("",)),
+    "Tool windows": (("desktop_app/ui/tool_window.py", "desktop_app/ui/vaf/", "desktop_app/ui/team/",
+                      "desktop_app/ui/capability_view.py", "desktop_app/ui/observation_view.py",
+                      "desktop_app/ui/probe_editor.py"), ("tool window",)),
+    "Trajectory labelling": (("desktop_app/ui/judge/",), ("trajector", "judge")),
+    "Adjudication": (("desktop_app/ui/team/adjudication_window.py",), ("adjudicat",)),
+    "Knowledge probes": (("desktop_app/ui/probe_editor.py",), ("probe",)),
+    "Replay": (("desktop_app/ui/vaf/replay.py", "desktop_app/ui/vaf/results_tab.py"), ("replay",)),
+    "Page pictures": (("desktop_app/ui/vaf/page_view.py",), ("page picture",)),
+    "Goal field": (("desktop_app/ui/properties.py",), ("goal field",)),
+    "Terminal": (("desktop_app/cli/", "desktop_app/crash.py"), ("screenlab ", "terminal", "command", "--resume")),
+}
+
+
+def scope_of(spec: ActionSpec) -> str:
+    return spec.group if spec.mode == "window" else MAIN
+
+
+def scopes_for_source(path: str) -> frozenset[str]:
+    """The parts of the table a source file (a path under the repository) may speak of."""
+    return frozenset({MAIN, *(g for g, (files, _) in SCOPES.items() if path.startswith(files))})
+
+
+def scopes_for_text(text: str) -> frozenset[str]:
+    """The parts of the table a guide paragraph may speak of: the main window's, and the windows it names."""
+    lower = text.lower()
+    return frozenset({MAIN, *(g for g, (_, names) in SCOPES.items() if any(n in lower for n in names))})
+
+
+BY_ID = {a.id: a for a in ALL_KEYS}
 WINDOW_GROUPS = ("File", "Help", "Trajectories")  # keys that act on the window, not on the canvas
 NUDGES = {"nudge.left": (-1, 0), "nudge.right": (1, 0), "nudge.up": (0, -1), "nudge.down": (0, 1),
           "nudge.left10": (-10, 0), "nudge.right10": (10, 0), "nudge.up10": (0, -10), "nudge.down10": (0, 10)}
 
 
 def default_key(action_id: str) -> str:
-    """The first default key of an action, as a button's label shows it ("Accept (Y)")."""
+    """The first default key of an action, as a key sequence ("Ctrl+Return")."""
     return BY_ID[action_id].keys[0]
+
+
+def printed(key: str) -> str:
+    """A key as a text names it: as printed on keyboards (Return is "Enter")."""
+    return key.replace("Return", "Enter")
+
+
+def key_name(action_id: str, overrides: dict[str, str] | None = None) -> str:
+    """The key a text names for an action: the user's binding if any, else its first default ("unbound" when
+    the user took its key away)."""
+    keys = keys_for(action_id, overrides or {}) if BY_ID[action_id].mode != "window" else BY_ID[action_id].keys
+    return printed(keys[0]) if keys else "unbound"
+
+
+def key_names(action_id: str, overrides: dict[str, str] | None = None, joiner: str = " / ") -> str:
+    """Every key of an action, as texts name them ("N / PgDown")."""
+    keys = keys_for(action_id, overrides or {}) if BY_ID[action_id].mode != "window" else BY_ID[action_id].keys
+    return joiner.join(dict.fromkeys(printed(k) for k in keys)) or "unbound"
+
+
+def pressed(event, action_id: str) -> bool:
+    """Whether a key event is one of the action's keys: for a widget that reads its own keys in keyPressEvent.
+    Shift is let go where a key needs it to be typed (Ctrl++, a capital letter); the keypad's Enter is Enter."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QKeySequence
+
+    modifiers = event.modifiers() & ~Qt.KeypadModifier
+    tried = {QKeySequence(event.key() | modifiers.value).toString(QKeySequence.PortableText)}
+    if modifiers & Qt.ShiftModifier:
+        tried.add(QKeySequence(event.key() | (modifiers & ~Qt.ShiftModifier).value).toString(QKeySequence.PortableText))
+    wanted = {QKeySequence(k).toString(QKeySequence.PortableText) for k in BY_ID[action_id].keys}
+    return bool(tried & wanted)
+
+
+def hint(*pairs: tuple[str, str], overrides: dict[str, str] | None = None, sep: str = ", ") -> str:
+    """ "Y accept, N reject" from (action id, what it does) pairs."""
+    return sep.join(f"{key_name(a, overrides)} {does}" for a, does in pairs)
 
 
 def keys_for(action_id: str, overrides: dict[str, str]) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from desktop_app.api.samples import EpisodeFilter
 from desktop_app.ui.canvas.prefetch import Prefetch, decode
+from desktop_app.ui.shortcuts import key_name
 from desktop_app.ui.workspace import AFTER_SHOWN_MS
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class StepView(QObject):
         QTimer.singleShot(AFTER_SHOWN_MS, lambda: self._decode_ahead(shown))
 
     def _decode_ahead(self, shown) -> None:
-        """The screens likely next: this episode's next step, and the next sample in the list (D)."""
+        """The screens likely next: this episode's next step, and the next sample in the list."""
         window, ws = self.window, self.window.ws
         if ws is None or ws.step is not shown:  # moved on meanwhile
             return
@@ -79,9 +80,11 @@ class StepView(QObject):
         if browser is None or browser.model.rowCount() > 0:
             return "No episode selected"
         if self.window.review_mode:
-            return "Queue done: no sample waits for review (Ctrl+Shift+V leaves the queue)"
+            keys = self.window.settings.shortcuts
+            return f"Queue done: no sample waits for review ({key_name('review.mode', keys)} leaves the queue)"
         if browser.current_filter() == EpisodeFilter():
-            return "This project is empty.\nFile > Import… (Ctrl+I) adds screenshots or a dataset."
+            return (f"This project is empty.\nFile > Import… ({key_name('file.import', self.window.settings.shortcuts)}) "
+                    "adds screenshots or a dataset.")
         return "No sample matches the list's filter"
 
     # edits landing --------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
+from desktop_app.ui.shortcuts import key_name
 from desktop_app.ui.workspace import Workspace
 
 PASS, FAIL = "#067647", "#b42318"
@@ -204,7 +205,7 @@ class TaskPanel(QWidget):
         meta.setdefault("capability", {})["evaluators"] = value
         self.ws.edit_episode({"meta": meta}, "Edit evaluators")
         self.show_task()  # what is stored now, laid out; an undo later replaces it again
-        self.verdict.setText("Saved (Ctrl+Z undoes).")
+        self.verdict.setText(f"Saved ({key_name('edit.undo')} undoes).")
 
     def _completion_chosen(self, _index: int) -> None:
         value = self.completion.currentData()

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QInputDialog, QMessageBox
 from desktop_app import api
 from desktop_app.teams.assignment import SKIP_REASONS
 from desktop_app.ui.action_button import ActionButton
+from desktop_app.ui.tool_window import bring_forward
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -173,8 +174,7 @@ class TeamWiring(QObject):
         if widget is None:
             widget = make(opened.project, self.window)
             opened.keep_beside(name, widget)
-        widget.show()
-        widget.raise_()
+        bring_forward(widget)  # in front, with the keys: Esc closes it (ui/tool_window.py)
 
     def change_password(self) -> None:
         """A new password for one's own login, kept in this computer's keyring (shown if it cannot be). Asks

@@ -22,7 +22,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QDialog, QDialogButtonBox, QLabel, QVBoxLayout
 
 from desktop_app.settings import Settings
-from desktop_app.ui.shortcuts import BY_ID, keys_for
+from desktop_app.ui.shortcuts import BY_ID, default_key, key_name, keys_for
 
 DISMISSED_KEY = "welcome_dismissed"
 
@@ -31,34 +31,35 @@ def should_show_welcome(settings: Settings) -> bool:
     return not settings.extra.get(DISMISSED_KEY, False)
 
 
-def _keys(action_id: str, overrides: dict[str, str], fallback: str) -> str:
+def _keys(action_id: str, overrides: dict[str, str]) -> str:
+    """The keys bound to an action (ui/shortcuts.py, with the user's own); its default when the user unbound it."""
     bound = keys_for(action_id, overrides)
-    return " or ".join(f"<b>{escape(k)}</b>" for k in bound) if bound else f"<b>{escape(fallback)}</b> (unbound)"
+    return " or ".join(f"<b>{escape(k)}</b>" for k in bound) if bound else \
+        f"<b>{escape(default_key(action_id))}</b> (unbound)"
 
 
 def welcome_rows(overrides: dict[str, str] | None = None) -> list[tuple[str, str]]:
     """(what, how) pairs shown in the dialog, with the keys currently bound."""
     o = overrides or {}
-    labels = " / ".join(_keys(a, o, k) for a, k in (("label.gold", "1"), ("label.distracted", "2"),
-                                                      ("label.other", "3")))
+    labels = " / ".join(_keys(a, o) for a in ("label.gold", "label.distracted", "label.other"))
     return [
         ("Look at your screenshots", "File &gt; Open Screenshots Folder… "
-                                     f"({_keys('file.open_folder', o, 'Ctrl+Shift+O')}): the first one shows at "
+                                     f"({_keys('file.open_folder', o)}): the first one shows at "
                                      "once, the rest come in behind it"),
-        ("Draw a box", f"press {_keys('edit.draw', o, 'W')}, then drag on the screen; "
-                       f"{_keys('edit.select_mode', o, 'Esc')} stops drawing"),
+        ("Draw a box", f"press {_keys('edit.draw', o)}, then drag on the screen; "
+                       f"{_keys('edit.select_mode', o)} stops drawing"),
         ("Label it", f"{labels}: <b>gold</b> (serves the goal) / <b>distracted</b> (follows the "
                      "distraction) / <b>other</b>"),
-        ("Accept OCR suggestions", f"click a dashed suggestion (Shift+click for more), then press "
-                                   f"{_keys('ocr.accept', o, 'Enter')} (or double-click one); "
-                                   f"{_keys('ocr.toggle', o, 'O')} shows or hides them"),
-        ("Move between screens", f"{_keys('nav.prev', o, 'A')} previous, {_keys('nav.next', o, 'D')} next"),
-        ("Finish a screen", f"{_keys('work.done', o, 'Ctrl+Return')} (or the <b>{escape(BY_ID['work.done'].text)}"
+        ("Accept OCR suggestions", f"click a dashed suggestion ({key_name('canvas.add')} for more), then press "
+                                   f"{_keys('ocr.accept', o)} (or double-click one); "
+                                   f"{_keys('ocr.toggle', o)} shows or hides them"),
+        ("Move between screens", f"{_keys('nav.prev', o)} previous, {_keys('nav.next', o)} next"),
+        ("Finish a screen", f"{_keys('work.done', o)} (or the <b>{escape(BY_ID['work.done'].text)}"
                             "</b> button under the properties) marks it done and opens the next one not done yet; "
-                            f"{_keys('work.skip', o, 'Ctrl+Shift+Return')} skips it with a reason"),
-        ("Verify generated samples", f"{_keys('review.mode', o, 'Ctrl+Shift+V')} opens the verification "
-                                     f"queue: {_keys('review.accept', o, 'Y')} accept, "
-                                     f"{_keys('review.reject', o, 'N')} reject (with a reason)"),
+                            f"{_keys('work.skip', o)} skips it with a reason"),
+        ("Verify generated samples", f"{_keys('review.mode', o)} opens the verification "
+                                     f"queue: {_keys('review.accept', o)} accept, "
+                                     f"{_keys('review.reject', o)} reject (with a reason)"),
     ]
 
 
@@ -78,8 +79,9 @@ class WelcomeDialog(QDialog):
         self.keys.setWordWrap(True)
         self.keys.setTextFormat(Qt.RichText)
         outro = QLabel("<p>There is no Save button: every edit is written to the project immediately, and "
-                       "Ctrl+Z undoes it. All keys are listed under Help &gt; Keyboard shortcuts (F1) and can "
-                       "be changed in Edit &gt; Settings.</p>")
+                       f"{key_name('edit.undo', overrides)} undoes it. All keys are listed under Help &gt; Keyboard "
+                       f"shortcuts ({key_name('help.shortcuts', overrides)}) and can be changed in Edit &gt; "
+                       "Settings.</p>")
         outro.setWordWrap(True)
         self.dont_show = QCheckBox("Don't show this again")
         buttons = QDialogButtonBox(QDialogButtonBox.Ok)

@@ -17,6 +17,7 @@ from desktop_app.settings import save_settings
 from desktop_app.ui.settings_dialog import SettingsDialog, ShortcutsDialog
 from desktop_app.ui.tasks import run_in_background
 from desktop_app.ui.theme import apply_theme
+from desktop_app.ui.tool_window import bring_forward
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -120,7 +121,7 @@ class WindowDialogs(QObject):
         project keeps it under `attr` (MainWindow.vaf_window and the like read it)."""
         window = make()
         window.setAttribute(Qt.WA_DeleteOnClose)
-        window.show()
+        bring_forward(window)  # in front, with the keys: Esc closes it (ui/tool_window.py)
         self.window.opened.keep_beside(attr, window)  # it reads this project: it closes with it
 
     def show_observation(self) -> None:
@@ -149,8 +150,7 @@ class WindowDialogs(QObject):
 
         window = self.window  # the menu item is greyed out while no project is open
         if window.vaf_window is not None:  # one per project: a study being generated keeps its progress bar
-            window.vaf_window.raise_()
-            window.vaf_window.activateWindow()
+            bring_forward(window.vaf_window)
             return
         self._open_beside("vaf_window", lambda: VafWindow(window.project, window.render_service,
                                                           window.annotator_name(), window))

@@ -8,7 +8,15 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
-from desktop_app.ui.shortcuts import ACTIONS, NUDGES, WINDOW_GROUPS, keys_for, review_keys
+from desktop_app.ui.shortcuts import (
+    ACTIONS,
+    NUDGES,
+    WINDOW_GROUPS,
+    key_name,
+    key_names,
+    keys_for,
+    review_keys,
+)
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -156,9 +164,10 @@ def make_menus(w: MainWindow) -> dict[str, QAction]:
         menu.addAction(a[key])
     suggestions = named["model_suggestions"] = menu.addAction("Suggestions from the shown runs' answers")
     suggestions.setCheckable(True)
-    suggestions.setToolTip("Pre-labelling: run your grounding model on the samples (Runs > New "
-                                          "run…), tick its run, and its answers are offered here as boxes to accept "
-                                          "(Enter) or dismiss (Backspace)")
+    keys = w.settings.shortcuts
+    suggestions.setToolTip("Pre-labelling: run your grounding model on the samples (Runs > New run…), tick its run, "
+                           "and its answers are offered here as boxes to accept "
+                           f"({key_name('ocr.accept', keys)}) or dismiss ({key_names('edit.delete', keys, ' or ')})")
     suggestions.toggled.connect(lambda _on: w.suggestions.refresh())
     menu.addSeparator()
     menu.addAction(w.left.toggleViewAction())

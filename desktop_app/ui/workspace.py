@@ -69,6 +69,7 @@ class Workspace(QObject):
         # reviewer's comment returning the work labelled here (teams/work_review.py)
         self.own_copy: int | None = None
         self.open_return: Reviewed | None = None
+        self.skipped: list[tuple[str, str]] = []  # who skipped the loaded episode, and why (store/work_states.py)
 
     # loading ----------------------------------------------------------------
     def load_episode(self, episode_id: int | None, step_index: int = 0) -> None:
@@ -76,14 +77,14 @@ class Workspace(QObject):
             self.end_visit(background=True)  # the next screen does not wait for a statistic
         if episode_id is None:
             self.episode, self.steps, self.step, self.screen, self.boxes = None, [], None, None, {}
-            self.version, self.own_copy, self.open_return = None, None, None
+            self.version, self.own_copy, self.open_return, self.skipped = None, None, None, []
             self.stepLoaded.emit()
             return
         # one session for all a screen needs: on a server, one round of reads
         view = samples.open_episode(self.project, episode_id, self.actor, step_index)
         self.episode, self.steps = view.episode, view.steps
         self.version = view.episode.version if view.episode is not None else None
-        self.own_copy, self.open_return = view.own_copy, view.open_return
+        self.own_copy, self.open_return, self.skipped = view.own_copy, view.open_return, view.skipped
         if view.step is not None:
             self.step, self.screen, self.boxes = view.step, view.screen, {b.id: b for b in view.boxes}
         if not self.steps:
@@ -208,6 +209,8 @@ class Workspace(QObject):
         except Exception as exc:
             self.writeFailed.emit(f"Could not mark the screen {state}: {exc}")
             return False
+        self.skipped = [(who, why) for who, why in self.skipped if who != self.actor] + \
+            ([(self.actor, reason.strip())] if state == "skipped" else [])
         self.stateChanged.emit(self.episode.id, state)
         return True
 

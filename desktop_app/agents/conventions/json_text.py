@@ -55,7 +55,7 @@ def parse(text: str) -> Found | None:
 CONVENTIONS = [
     make(
         "json-text", "EnvDistraction element text", "text",
-        "Names the element to act on, e.g. {\"action_type\": \"click\", \"element\": \"Close (X)\"}; "
+        "Names the element to act on, e.g. {\"action_type\": \"click\", \"element\": \"Close (X)\"}; "  # not a key
         "also {\"action\": \"Click result 3\"} on search/shopping pages. Scored by text match, no point.",
         "Reply with one JSON object and nothing after it. To click, write "
         "{\"action_type\": \"click\", \"element\": \"<the element's visible text or icon>\"}. To type into a "

@@ -34,7 +34,7 @@ LABEL_DELETIONS = ("Button", "button", "<", ">", "input", "Input", "click", "Cli
 CLOSE_LABELS = ("Button <cross>", "Button <icon-cross>")
 # Synonyms appended for a close label given as a [text, box] pair: each gets the pair's box.
 # "×" is listed twice (once as U+00D7 spelled out); duplicates never change a result.
-CLOSE_SYNONYMS_FOR_PAIRS = ("Close", "X", "x", "close (X)", "\u2716", "\u2716\uFE0F", "\u274C", "close",
+CLOSE_SYNONYMS_FOR_PAIRS = ("Close", "X", "x", "close (X)", "\u2716", "\u2716\uFE0F", "\u274C", "close",  # not a key
                             "close icon", "\u00D7", "\u00D7")
 # For a close label given as a plain string they append the same list plus "cross mark".
 CLOSE_SYNONYMS_FOR_STRINGS = (*CLOSE_SYNONYMS_FOR_PAIRS, "cross mark")

@@ -99,6 +99,12 @@ class Protocol:
         """A unit that needs no request on resume (done_steps: what done() returned)."""
         return all(i.step_id in done_steps for i in unit.items)
 
+    def cached_steps(self, project, agent, units: list[WorkUnit]) -> set[int]:
+        """The step ids of these units whose answers the agent would take from the response cache, asking
+        nobody (a run's estimate counts only the rest). By default none: a protocol whose prompts depend on
+        earlier answers (history, judges, trials) cannot tell before it runs."""
+        return set()
+
     # -- reporting -----------------------------------------------------------------
     def evaluate(self, project, runs: list, rules: tuple[str, ...], text_metric: str = "auto") -> dict[int, dict]:
         """Per run (store.models.Run rows of this protocol): its metrics as JSON-ready dicts. text_metric: how

@@ -36,6 +36,12 @@ class ScreenProtocol(Protocol):
               options=None) -> tuple[list[WorkUnit], Counter]:
         return step_units(items, include_unlabelled)
 
+    def cached_steps(self, project, agent, units: list[WorkUnit]) -> set[int]:
+        # one request per step, made of the step alone: its cache key is known before the run
+        if not hasattr(agent, "cached_samples"):
+            return set()
+        return agent.cached_samples([unit.items[0].sample(project, image=False) for unit in units])
+
     async def act(self, ctx: RunContext, unit: WorkUnit) -> None:
         (item,) = unit.items
         try:

@@ -438,19 +438,23 @@ class RunDialog(QDialog):
         flt = with_default_statuses(self.selection_filter())
         project, protocol, include = self.project, self.protocol_choice(), self.include_unlabelled.isChecked()
         profiles = [self._profiles[n] for n in self.checked_agent_names()]
+        requests = self.runs()
         options = self.browse_options.options() if protocol == BROWSE else {}  # trials: units per variant
 
         def count():
             selection = count_selection(project, flt)
             any_status = count_selection(project, replace(flt, review_statuses=()))
-            return (selection, api.plan_run(project, flt, protocol, include, **options),
-                    any_status.episodes - selection.episodes, key_problems(profiles))
+            plan = api.plan_run(project, flt, protocol, include, **options)
+            cached = {(r.profile.name, r.profile.pattern): api.cached_answers(project, r.profile, flt, plan.protocol,
+                                                                              include, **options)
+                      for r in requests if r.profile.kind == "openai"}  # a repeated run: what it will not ask
+            return selection, plan, any_status.episodes - selection.episodes, key_problems(profiles), cached
 
         run_in_background(self, count, lambda found: self._counted(generation, *found),
                           lambda exc: self._count_failed(generation, exc))
 
     def _counted(self, generation: int, selection: Selection, plan: Plan, by_status: int = 0,
-                 problems: list[str] | None = None) -> None:
+                 problems: list[str] | None = None, cached: dict | None = None) -> None:
         if generation != self._generation:
             return  # the choices changed while counting
         self._selection, self._plan = selection, plan
@@ -458,7 +462,8 @@ class RunDialog(QDialog):
         asked = planned_selection(selection, plan)
         total = Estimate()
         for request in self.runs():
-            total.add(estimate_run(request.profile, asked))
+            p = request.profile
+            total.add(estimate_run(p, asked, (cached or {}).get((p.name, p.pattern), 0)))
         self._estimate = total
         self.counted = True
         self._update_summary()
@@ -498,7 +503,12 @@ class RunDialog(QDialog):
                      "(pending or rejected)")
         if plan.excluded:
             text += f" · {plan.excluded_text}"
-        text += f" · {est.requests} requests"
+        if est.asked_samples and est.cached == est.asked_samples:
+            text += f" · 0 requests: all {est.cached} answers are cached"
+        elif est.cached:
+            text += f" · {est.requests} requests ({est.cached} of {est.asked_samples} answers cached)"
+        else:
+            text += f" · {est.requests} requests"
         if est.requests:
             text += (f" · ≈ {human_tokens(est.prompt_tokens)} prompt tokens, "
                      f"≈ {human_tokens(est.completion_tokens)} completion tokens")

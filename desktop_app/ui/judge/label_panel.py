@@ -25,14 +25,21 @@ from PySide6.QtWidgets import (
 
 from desktop_app.judging.labels import OUTCOMES, REVIEW_TAGS, STEP_LABELS, Label
 from desktop_app.ui.judge.filmstrip_frames import SHORT
+from desktop_app.ui.shortcuts import key_name, key_names
 
-# outcome -> (button text, key); keys are handled by the view, the buttons by the mouse
-OUTCOME_KEYS = {"success": ("Success", "S"), "failure": ("Failure", "F"), "impossible": ("Impossible", "I"),
-                "unsure": ("Unsure", "U"), "emulator_error": ("Emulator error", "E")}
-STEP_KEYS = {str(i + 1): name for i, name in enumerate(STEP_LABELS)}  # 1-4, in STEP_LABELS' order
+# outcome -> (button text, key) and key -> step label; the keys are ui/shortcuts.py's (judge.outcome.*,
+# judge.step.*), read by the view (trajectory_view.py), the buttons by the mouse
+OUTCOME_TEXT = {"success": "Success", "failure": "Failure", "impossible": "Impossible", "unsure": "Unsure",
+                "emulator_error": "Emulator error"}
+OUTCOME_KEYS = {name: (text, key_name(f"judge.outcome.{name}")) for name, text in OUTCOME_TEXT.items()}
+STEP_KEYS = {key_name(f"judge.step.{name}"): name for name in STEP_LABELS}  # 1-4, in STEP_LABELS' order
 NO_ANNOTATOR = "Set your annotator name in Edit > Settings to label trajectories."
-KEYS_HELP = ("S / F / I / U / E outcome · 1-4 label the selected step (0 clears) · ← → step · "
-             "Enter save and next · N / P or PgDn / PgUp skip without saving · / filter")
+KEYS_HELP = (f"{' / '.join(key for _text, key in OUTCOME_KEYS.values())} outcome · "
+             f"{min(STEP_KEYS)}-{max(STEP_KEYS)} label the selected step ({key_names('judge.step.clear')} clears) · "
+             f"{key_name('judge.step.prev')} / {key_name('judge.step.next')} step · "
+             f"{key_name('judge.save_next')} save and next · {key_names('judge.next', joiner=' or ')} / "
+             f"{key_names('judge.prev', joiner=' or ')} next / previous without saving · "
+             f"{key_name('judge.filter')} filter")
 
 
 def _status(text: str, error: bool) -> str:
@@ -84,13 +91,14 @@ class LabelPanel(QWidget):
             steps.addWidget(button)
             self.step_buttons[name] = button
 
-        self.comment = QLineEdit(placeholderText="Comment (optional); Enter saves")
+        self.comment = QLineEdit(placeholderText=f"Comment (optional); {key_name('judge.save_next')} saves")
         self.comment.textEdited.connect(self._edited)
         self.comment.setFocusPolicy(Qt.ClickFocus)
-        self.save_button = QPushButton("Save and next (Enter)")
+        self.save_button = QPushButton(f"Save and next ({key_name('judge.save_next')})")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.saveRequested)
-        previous, following = QPushButton("Previous (P)"), QPushButton("Next (N)")
+        previous = QPushButton(f"Previous ({key_name('judge.prev')})")
+        following = QPushButton(f"Next ({key_name('judge.next')})")
         previous.clicked.connect(lambda: self.navigate.emit(-1))
         following.clicked.connect(lambda: self.navigate.emit(1))
         moves = QHBoxLayout()
@@ -129,8 +137,8 @@ class LabelPanel(QWidget):
         self.review_note.setFocusPolicy(Qt.ClickFocus)
         review.addWidget(self.review_note)
         decide = QHBoxLayout()
-        self.accept_button = QPushButton("Accept judge (A)")
-        self.keep_button = QPushButton("Keep human label (K)")
+        self.accept_button = QPushButton(f"Accept judge ({key_name('judge.accept')})")
+        self.keep_button = QPushButton(f"Keep human label ({key_name('judge.keep')})")
         self._tips = {self.accept_button: "The judge was right: the reference label becomes its verdict",
                       self.keep_button: "The judge erred: the human label stands (tick what went wrong)"}
         for button, decision in ((self.accept_button, "accept"), (self.keep_button, "override")):

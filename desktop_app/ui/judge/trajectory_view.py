@@ -29,22 +29,21 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
-from desktop_app.judging.labels import LabelError
+from desktop_app.judging.labels import STEP_LABELS, LabelError
 from desktop_app.ui.judge.filmstrip_frames import FrameLoader
 from desktop_app.ui.judge.label_panel import (
     NO_ANNOTATOR,
     OUTCOME_KEYS,
-    STEP_KEYS,
     LabelPanel,
     others_html,
     review_html,
 )
 from desktop_app.ui.judge.queue_panel import QueuePanel
 from desktop_app.ui.judge.trajectory_display import TrajectoryDisplay
+from desktop_app.ui.shortcuts import key_name, pressed
 
 EMPTY = ("This project has no trajectories yet. Import trajectories (File > Import, format unified-trajectory) "
          "or make them from episodes / an agent run with `screenlab judge from-episodes` / `from-run`.")
-KEY_OUTCOMES = {key: outcome for outcome, (_text, key) in OUTCOME_KEYS.items()}
 PLAIN = Qt.ControlModifier | Qt.AltModifier | Qt.MetaModifier  # keys with these stay the window's shortcuts
 TRAJECTORY_CACHE = 8
 
@@ -184,7 +183,7 @@ class TrajectoryView(QWidget):
             self._say("End of the queue" if delta > 0 else "Start of the queue")
             return
         if self.panel.dirty:
-            self._say("The label you changed was not saved (Enter saves)")
+            self._say(f"The label you changed was not saved ({key_name('judge.save_next')} saves)")
         self._select_row(row)
 
     # showing a trajectory --------------------------------------------------------------------
@@ -373,41 +372,44 @@ class TrajectoryView(QWidget):
         return super().event(event)
 
     def keyPressEvent(self, event) -> None:
-        key, text = event.key(), event.text().upper()
+        key = event.key()
         focus = QApplication.focusWidget()
         if focus in (self.filter, self.panel.review_note) and key in (Qt.Key_Return, Qt.Key_Enter, Qt.Key_Escape,
                                                                      Qt.Key_Down):
             self.setFocus()  # Enter ends the filter or the note; it saves a label only from the comment field
             return
+        # the keys are the table's (ui/shortcuts.py, "Trajectory labelling"): the panel's buttons and hints say them
+        outcome = next((o for o in OUTCOME_KEYS if pressed(event, f"judge.outcome.{o}")), None)
+        step_label = next((n for n in STEP_LABELS if pressed(event, f"judge.step.{n}")), None)
         if event.modifiers() & PLAIN:
             super().keyPressEvent(event)
-        elif key == Qt.Key_Escape:
+        elif pressed(event, "judge.leave_field"):
             self.setFocus()
-        elif key in (Qt.Key_Return, Qt.Key_Enter):
+        elif pressed(event, "judge.save_next"):
             self.save_and_next()
-        elif key in (Qt.Key_PageDown,) or text == "N":
+        elif pressed(event, "judge.next"):
             self.step_queue(1)
-        elif key in (Qt.Key_PageUp,) or text == "P":
+        elif pressed(event, "judge.prev"):
             self.step_queue(-1)
-        elif key == Qt.Key_Left:
+        elif pressed(event, "judge.step.prev"):
             self.select_step(self.selected - 1)
-        elif key == Qt.Key_Right:
+        elif pressed(event, "judge.step.next"):
             self.select_step(self.selected + 1)
-        elif key == Qt.Key_Home:
+        elif pressed(event, "judge.step.first"):
             self.select_step(0)
-        elif key == Qt.Key_End:
+        elif pressed(event, "judge.step.last"):
             self.select_step(len(self.trajectory.steps) - 1 if self.trajectory else 0)
-        elif text == "/":
+        elif pressed(event, "judge.filter"):
             self.filter.setFocus()
             self.filter.selectAll()
-        elif text in ("A", "K") and self.review_run is not None:
-            self.review("accept" if text == "A" else "override")
-        elif text in KEY_OUTCOMES or text in STEP_KEYS or key in (Qt.Key_0, Qt.Key_Backspace):
+        elif self.review_run is not None and (pressed(event, "judge.accept") or pressed(event, "judge.keep")):
+            self.review("accept" if pressed(event, "judge.accept") else "override")
+        elif outcome or step_label or pressed(event, "judge.step.clear"):
             if not self.annotator:
                 self._say(NO_ANNOTATOR, error=True)
-            elif self.trajectory is not None and text in KEY_OUTCOMES:
-                self.panel.set_outcome(KEY_OUTCOMES[text])
+            elif self.trajectory is not None and outcome:
+                self.panel.set_outcome(outcome)
             elif self.trajectory is not None:
-                self.panel.set_step_label(STEP_KEYS.get(text, ""))
+                self.panel.set_step_label(step_label or "")
         else:
             super().keyPressEvent(event)

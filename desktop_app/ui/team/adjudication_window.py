@@ -58,7 +58,9 @@ from desktop_app.ui.canvas.items import MissingImageItem
 from desktop_app.ui.fit import open_at
 from desktop_app.ui.palette import label_color
 from desktop_app.ui.plain import PlainLabel
+from desktop_app.ui.shortcuts import BY_ID, key_name
 from desktop_app.ui.team.common import ERROR_COLOUR, RefreshedOnReshow
+from desktop_app.ui.tool_window import EscapeCloses
 
 HIT_SLACK_PX = 4  # a click this close outside a thin box still picks it
 NOTHING_WAITS = ("No sample waits for adjudication.\n\nA sample appears here once both of its annotators "
@@ -257,7 +259,7 @@ def _swatch(color: QColor) -> QIcon:
     return QIcon(pixmap)
 
 
-class AdjudicationWindow(RefreshedOnReshow, QWidget):
+class AdjudicationWindow(EscapeCloses, RefreshedOnReshow, QWidget):
     """adjudicated(episode_id) after each decision that was stored."""
 
     adjudicated = Signal(int)
@@ -293,7 +295,9 @@ class AdjudicationWindow(RefreshedOnReshow, QWidget):
         head.addWidget(self.refresh_button)
         column.addLayout(head)
         column.addWidget(self.list, 1)
-        hint = QLabel("Up / Down: next sample · 1 / 2: take the first / second version")
+        hint = QLabel(f"{key_name('adjudication.prev')} / {key_name('adjudication.next')}: previous / next sample · "
+                      f"{key_name('adjudication.take_first')} / {key_name('adjudication.take_second')}: take the "
+                      "first / second version")
         hint.setWordWrap(True)
         hint.setStyleSheet("color: gray")
         column.addWidget(hint)
@@ -348,9 +352,11 @@ class AdjudicationWindow(RefreshedOnReshow, QWidget):
         layout.addWidget(splitter, 1)
         layout.addWidget(self.status)
 
-        for keys, slot in (("1", lambda: self.take_index(0)), ("2", lambda: self.take_index(1)),
-                           ("Down", lambda: self.move(1)), ("Up", lambda: self.move(-1))):
-            QShortcut(QKeySequence(keys), self, activated=slot)
+        for action_id, slot in (("adjudication.take_first", lambda: self.take_index(0)),
+                                ("adjudication.take_second", lambda: self.take_index(1)),
+                                ("adjudication.next", lambda: self.move(1)), ("adjudication.prev", lambda: self.move(-1))):
+            for key in BY_ID[action_id].keys:  # the window's keys, from ui/shortcuts.py's table
+                QShortcut(QKeySequence(key), self, activated=slot)
         open_at(self, 1320, 820)
         self.refresh()
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QGraphicsEllipseItem, QGraphicsItem, QGraphicsRect
 
 from desktop_app.teams.work_review import Reviewed
 from desktop_app.ui.plain import PlainLabel
+from desktop_app.ui.shortcuts import key_name
 
 PIN_COLOUR = QColor("#EE7733")  # Tol orange: apart from the label colours of the boxes
 RING_PX = 18  # the ring around a pinned point, in screen pixels whatever the zoom
@@ -42,7 +43,7 @@ class ReviewBanner(QWidget):
             where = f" (on step {pin.step_index + 1}" + (", the ringed box)" if pin.box_id is not None else
                                                          ", the ringed point)" if pin.x is not None else ")")
         self.label.setText(f"Returned to {reviewed.annotator} by {reviewed.reviewer}{where}: {reviewed.comment}  "
-                           "— fix it, then mark it done again (Ctrl+Enter).")
+                           f"— fix it, then mark it done again ({key_name('work.done')}).")
         self.show()
         if pin is not None and pin.step_index == step_index:
             self._draw_pin(scene, pin, boxes)

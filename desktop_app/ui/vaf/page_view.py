@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QStyle,
 )
 
+from desktop_app.ui.shortcuts import pressed
+
 TARGET = "#e6a700"  # gold, as the canvas draws the target's box
 ITEM = "#6c8ebf"
 DRAG_SLOP = 4
@@ -171,11 +173,11 @@ class PageView(QGraphicsView):
             super().wheelEvent(event)
 
     def keyPressEvent(self, event) -> None:
-        if event.key() in (Qt.Key_Plus, Qt.Key_Equal) and event.modifiers() & Qt.ControlModifier:
+        if pressed(event, "page.zoom_in"):
             self.zoom(1.2)
-        elif event.key() == Qt.Key_Minus and event.modifiers() & Qt.ControlModifier:
+        elif pressed(event, "page.zoom_out"):
             self.zoom(1 / 1.2)
-        elif event.key() == Qt.Key_0 and event.modifiers() & Qt.ControlModifier:
+        elif pressed(event, "page.fit"):
             self.fit()
         else:
             super().keyPressEvent(event)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.ui.shortcuts import BY_ID, key_name
 from desktop_app.ui.vaf.page_view import ITEM, TARGET, PageView
 from desktop_app.vaf.figures import HIT, NOTHING, OTHER
 
@@ -70,14 +71,15 @@ class TrialReplay(QWidget):
         self.view = PageView("page")
         self.step_label = QLabel()
         self.step_label.setTextFormat(Qt.PlainText)
-        self.prev_button = QPushButton("◀ Previous step (Left)")
-        self.next_button = QPushButton("Next step (Right) ▶")
+        self.prev_button = QPushButton(f"◀ Previous step ({key_name('replay.prev')})")
+        self.next_button = QPushButton(f"Next step ({key_name('replay.next')}) ▶")
         self.prev_button.clicked.connect(lambda: self.go(-1))
         self.next_button.clicked.connect(lambda: self.go(1))
-        for key, delta in ((Qt.Key_Left, -1), (Qt.Key_Right, 1)):
-            shortcut = QShortcut(QKeySequence(key), keys_host or self)
-            shortcut.setContext(Qt.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(lambda d=delta: self.go(d))
+        for action_id, delta in (("replay.prev", -1), ("replay.next", 1)):
+            for key in BY_ID[action_id].keys:  # from ui/shortcuts.py's table
+                shortcut = QShortcut(QKeySequence(key), keys_host or self)
+                shortcut.setContext(Qt.WidgetWithChildrenShortcut)
+                shortcut.activated.connect(lambda d=delta: self.go(d))
         nav = QHBoxLayout()
         nav.addWidget(self.prev_button)
         nav.addWidget(self.step_label, 1, Qt.AlignCenter)

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app import api
+from desktop_app.ui.shortcuts import hint
 from desktop_app.ui.vaf.calls import error_text, in_browser
 from desktop_app.vaf.settings import FAMILIES, Setting, SettingsError, check
 from desktop_app.vaf.study import generate_study
@@ -316,7 +317,7 @@ class VariantTableTab(QWidget):
         if cancelled:
             lines.insert(0, "Cancelled: nothing was stored.")
         elif report.added:
-            lines.append("Verify them in the Verify tab (A accept, R reject).")
+            lines.append(f"Verify them in the Verify tab ({hint(('review.accept', 'accept'), ('review.reject', 'reject'))}).")
         self.report_text.setPlainText("\n".join(lines))
         self.progress_label.setText("Cancelled" if cancelled else f"Done: {len(report.added)} variants added")
         self.message.emit(lines[0])

@@ -1,7 +1,7 @@
 """Verify: the paper's human filter. The pending variants of a study one at a time, the original page and
 the variant side by side (fitted to width, scrolling together), the setting, the render's warnings (a font
 that is not installed, a target that is not visible) and the target's computed style beside the
-original's. Keys as in the other queues: A accept, R reject with a reason, N / P next / previous.
+original's. Keys as in the verification queue: Y accept, N reject with a reason, A / D previous / next.
 """
 
 from __future__ import annotations

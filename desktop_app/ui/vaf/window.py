@@ -4,7 +4,8 @@ tab per stage of a VAF study: Page & target, Variant table (and Generate), Verif
 It renders with the main window's browser thread (render_service: the RenderService, or the main window's
 function that gives the current one) and only wires the tabs together:
 a study generated is selected in Verify, a verdict given refreshes nothing else, Results reads the
-runs again each time it is shown. The Verify keys (A, R, N, P) work while the Verify tab is shown.
+runs again each time it is shown. The Verify keys, the verification queue's (Y accept, N reject, A / D
+previous / next), work while the Verify tab is shown.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from desktop_app.ui.fit import open_at
-from desktop_app.ui.shortcuts import default_key
+from desktop_app.ui.shortcuts import default_key, hint
+from desktop_app.ui.tool_window import EscapeCloses
 from desktop_app.ui.vaf.page_tab import PageTargetTab
 from desktop_app.ui.vaf.results_tab import ResultsTab
 from desktop_app.ui.vaf.variant_table import VariantTableTab
@@ -23,7 +25,7 @@ from desktop_app.ui.vaf.verify_tab import VerifyTab
 PAGE, TABLE, VERIFY, RESULTS = range(4)
 
 
-class VafWindow(QWidget):
+class VafWindow(EscapeCloses, QWidget):
     def __init__(self, project, render_service, reviewer: str = "", parent=None):
         super().__init__(parent, Qt.Window)
         self.setWindowTitle("Page variants (VAF)")
@@ -35,7 +37,9 @@ class VafWindow(QWidget):
         self.tabs = QTabWidget()
         for tab, title, tip in ((self.page, "1 · Page && target", "The page, its target item and the prompt's words"),
                                 (self.table, "2 · Variant table", "The settings to generate, and Generate variants"),
-                                (self.verify, "3 · Verify", "Accept or reject each variant (A / R, N / P)"),
+                                (self.verify, "3 · Verify", "Accept or reject each variant ("
+                                 + hint(("review.accept", "accept"), ("review.reject", "reject"), ("nav.prev", "previous"),
+                                        ("nav.next", "next")) + ")"),
                                 (self.results, "4 · Results", "Browse runs: TCR / TMR, heatmap, click map, replay")):
             self.tabs.addTab(tab, title)
             self.tabs.setTabToolTip(self.tabs.indexOf(tab), tip)
