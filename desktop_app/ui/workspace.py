@@ -15,7 +15,14 @@ import time
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QUndoStack
 
-from desktop_app.ocr.screen_reading import ScreenReading, accepted_box, drawn_box, siblings, snapped
+from desktop_app.ocr.screen_reading import (
+    ScreenReading,
+    accepted_box,
+    drawn_box,
+    missing_texts,
+    siblings,
+    snapped,
+)
 from desktop_app.ocr.suggested_box import Piece
 from desktop_app.store import box_clipboard, box_placement
 from desktop_app.store.edits import StaleEdit
@@ -69,6 +76,8 @@ class Workspace(QObject):
         # reviewer's comment returning the work labelled here (teams/work_review.py)
         self.own_copy: int | None = None
         self.open_return: Reviewed | None = None
+        # boxes drawn on a screen OCR had not read yet: they get the words inside them once it has (text_arrived)
+        self.drawn_before_ocr: set[int] = set()
 
     # loading ----------------------------------------------------------------
     def load_episode(self, episode_id: int | None, step_index: int = 0) -> None:
@@ -229,11 +238,13 @@ class Workspace(QObject):
                                             "edit was not made on the shared original)")
         return True
 
-    def add_boxes(self, values: list[dict], text: str = "Add box") -> None:
-        if self._labelled_elsewhere():
-            return
-        if self.step is not None and values:
-            self.undo_stack.push(commands.AddBoxes(self, self.step.id, values, text))
+    def add_boxes(self, values: list[dict], text: str = "Add box") -> list[int]:
+        """The ids of the boxes made ([] when none were)."""
+        if self._labelled_elsewhere() or self.step is None or not values:
+            return []
+        command = commands.AddBoxes(self, self.step.id, values, text)
+        self.undo_stack.push(command)
+        return list(getattr(command, "ids", []))  # no ids: the write failed (and was reported)
 
     def delete_boxes(self, ids: list[int]) -> None:
         if self._labelled_elsewhere():
@@ -333,8 +344,20 @@ class Workspace(QObject):
         return rules
 
     def add_drawn_box(self, corners: tuple, label: str, reading: ScreenReading, snap_on_draw: bool) -> None:
-        """A box the annotator drew: snapped when the settings ask for it, with the words inside it."""
-        self.add_boxes([drawn_box(corners, label, reading, siblings(self.boxes), snap_on_draw)])
+        """A box the annotator drew: snapped when the settings ask for it, with the words inside it (or, drawn
+        before OCR has read the screen, those it finds there later: text_arrived)."""
+        made = self.add_boxes([drawn_box(corners, label, reading, siblings(self.boxes), snap_on_draw)])
+        if reading.outcome is None:
+            self.drawn_before_ocr.update(made)
+
+    def text_arrived(self, reading: ScreenReading) -> None:
+        """OCR has read the current screen: the boxes drawn on it before then that still have no text get the
+        words inside them (the rule a box drawn now follows), as one undoable edit."""
+        waiting = [i for i in self.drawn_before_ocr if i in self.boxes]
+        if not waiting or reading.outcome is None:
+            return
+        self.drawn_before_ocr.difference_update(waiting)
+        self.change_boxes(missing_texts(self.boxes, waiting, reading), "Text from OCR")
 
     def accept_suggestions(self, pieces: list[Piece], label: str, reading: ScreenReading) -> None:
         """Accepted suggestions make one box (a word grows to its element or line)."""
