@@ -5,7 +5,9 @@ suggestions become one box."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from coloured_buttons import COLOURED_BUTTONS
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtWidgets import QApplication
 
 from desktop_app.ocr.elements import text_lines
 from desktop_app.ocr.suggested_box import FRAMED
@@ -158,3 +160,58 @@ def test_a_word_and_the_element_around_it_make_its_text_once(window, demo_copy):
     new = stored(demo_copy, episode)[made.pop()]
     assert new.element_text == element.text, (word.text, element.text)
     assert (new.x1, new.y1, new.x2, new.y2) == pytest.approx(element.box, abs=1)
+
+
+def _luminance(image, x: int, y: int) -> float:
+    c = image.pixelColor(x, y)
+    return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue()
+
+
+def _outline_contrast(shown, hidden, view, box) -> float:
+    """How much a suggestion's top edge changes what the annotator sees, in luminance levels (0-255), averaged
+    along the edge: the canvas grabbed with the suggestions shown against it grabbed without them. The top
+    edge, because a word's box meets its glyphs left, right and at the descenders, never above."""
+    from gui_helpers import to_view
+
+    left, top = to_view(view, box[0], box[1]).x(), to_view(view, box[0], box[1]).y()
+    right = to_view(view, box[2], box[1]).x()
+    steps = [max(abs(_luminance(shown, x, y) - _luminance(hidden, x, y)) for y in (top - 1, top, top + 1))
+             for x in range(left + 2, right - 1)]
+    return sum(steps) / len(steps)
+
+
+def test_light_text_on_coloured_buttons_gets_suggestions_the_annotator_can_see(qtbot, tmp_path, renderer):
+    """Issue 33 item 2: white-on-green "Save changes" had "no suggestion" while "Cancel" had one (11). OCR did read
+    it (its word boxes are in that screenshot, zoomed); their outline, cyan on the green, had the green's own
+    luminance and could not be seen."""
+    from desktop_app import api
+    from desktop_app.render.renderer import DESKTOP
+    from desktop_app.store.project import Project
+
+    page = renderer.render(COLOURED_BUTTONS, DESKTOP)
+    (tmp_path / "shots").mkdir()
+    (tmp_path / "shots" / "buttons.png").write_bytes(page.png)
+    with Project.init(tmp_path / "project") as project:
+        api.open_folder(tmp_path / "shots", project)
+    window = open_window(qtbot, tmp_path / "project", Settings(annotator="ann", show_suggestions=True))
+    layer = window.scene.suggestions
+    qtbot.waitUntil(lambda: bool(window.scene.suggestions.items), timeout=120000)
+    window.view.ensureVisible(QRectF(0, 0, 720, 130), 0, 0)
+    QApplication.processEvents()
+    shown = window.view.viewport().grab().toImage()
+    layer.setVisible(False)
+    QApplication.processEvents()
+    hidden = window.view.viewport().grab().toImage()
+    layer.setVisible(True)
+
+    for button in page.elements:
+        words = [s for s in layer.items if s.kind == "word" and button.box[0] <= _centre(s.box)[0] <= button.box[2]
+                 and button.box[1] <= _centre(s.box)[1] <= button.box[3]]
+        assert [w.text for w in words] == button.text.split(), button.text  # OCR read the label, word by word
+        assert any(s.kind == "button" and s.text == button.text and _iou(s.box, button.box) >= 0.8
+                   for s in layer.items), button.text  # and the button around it
+        for word in words:
+            contrast = _outline_contrast(shown, hidden, window.view, word.box)
+            assert contrast >= 30, f"the outline of {word.text!r} on {button.text!r} changes the screen by only " \
+                                   f"{contrast:.0f} levels of luminance"
+    window.close()
