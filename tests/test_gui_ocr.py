@@ -127,7 +127,7 @@ def held_ocr(tmp_path):
         os.kill(pid, signal.SIGCONT)  # never leave it stopped for the tests after this one
 
 
-@pytest.mark.skipif(not hasattr(os, "kill") or os.name != "posix", reason="holds the OCR process with SIGSTOP")
+@pytest.mark.skipif(os.name != "posix", reason="holds the OCR process with SIGSTOP")
 def test_a_box_drawn_while_ocr_runs_gets_its_text_when_ocr_ends_and_s_fills_an_empty_one(qtbot, demo_copy, held_ocr):
     """Issue 33 item 2: a box drawn before the screen's OCR had finished stayed "(no text)", and S did not fill it."""
     window = open_window(qtbot, demo_copy, Settings(annotator="ann", show_suggestions=True))
