@@ -15,7 +15,14 @@ from sqlalchemy import select
 
 from desktop_app import api
 from desktop_app.ocr.base import OcrOutcome, Word, quad_from_xyxy
-from desktop_app.ocr.screen_reading import ScreenReading, accepted_box, drawn_box, siblings, snapped
+from desktop_app.ocr.screen_reading import (
+    ScreenReading,
+    accepted_box,
+    drawn_box,
+    missing_texts,
+    siblings,
+    snapped,
+)
 from desktop_app.ocr.suggested_box import Piece
 from desktop_app.opening import keep_verdicts_current
 from desktop_app.store import edits
@@ -147,12 +154,37 @@ def test_snapping_selected_boxes_snaps_each_against_its_siblings():
             seen.append((corners, list(others)))
             return tuple(v + 1 for v in corners), "element"
 
-    boxes = {1: box(1, 0, 0, 10, 10), 2: box(2, 20, 20, 30, 30), 3: box(3, None, None, None, None)}
+        def text_in(self, corners):
+            return ""
+
+    boxes = {1: box(1, 0, 0, 10, 10, element_text=""), 2: box(2, 20, 20, 30, 30, element_text=""),
+             3: box(3, None, None, None, None, element_text="")}
     after, rules = snapped(boxes, [2, 3, 99], Reading())
     assert after == {2: {"x1": 21.0, "y1": 21.0, "x2": 31.0, "y2": 31.0}} and rules == ["element"]
     assert seen == [((20, 20, 30, 30), [(0, 0, 10, 10)])]  # its siblings, not itself nor the text-only box
     assert siblings(boxes) == [(0, 0, 10, 10), (20, 20, 30, 30)]
     assert snapped(boxes, [], Reading()) == ({}, [])
+
+
+def test_snapping_a_box_with_no_text_gives_it_the_words_inside():
+    """Issue 33 item 2: S on a box drawn before OCR had read the screen left it "(no text)"."""
+    reading = ScreenReading(_words(("Sign", (50, 40, 70, 50)), ("in", (75, 40, 85, 50))), _button_image)
+    boxes = {1: box(1, 35, 26, 126, 66, element_text=""), 2: box(2, 35, 26, 126, 66, element_text="Log in")}
+    after, _ = snapped(boxes, [1, 2], reading)
+    assert after[1] == {"x1": 40.0, "y1": 30.0, "x2": 121.0, "y2": 61.0, "element_text": "Sign in"}
+    assert "element_text" not in after[2]  # text the annotator gave (or an earlier read) stays
+
+
+def test_boxes_drawn_before_ocr_get_the_words_ocr_then_finds_inside_them():
+    reading = ScreenReading(_words(("Sign", (50, 40, 70, 50)), ("in", (75, 40, 85, 50)), ("Help", (150, 5, 180, 15))))
+    boxes = {1: box(1, 45, 35, 100, 55, element_text=""), 2: box(2, 140, 0, 190, 20, element_text="Support"),
+             3: box(3, 0, 80, 30, 99, element_text=""), 4: box(4, None, None, None, None, element_text="")}
+    # the same words a box drawn now would get; text already there, a box with no words and a text-only
+    # box are left alone
+    assert missing_texts(boxes, [1, 2, 3, 4, 99], reading) == {1: {"element_text": "Sign in"}}
+    assert missing_texts(boxes, [1], reading)[1]["element_text"] == drawn_box((45, 35, 100, 55), "gold",
+                                                                            reading)["element_text"]
+    assert missing_texts(boxes, [1], ScreenReading()) == {}  # OCR has not read the screen yet
 
 
 def test_accepted_suggestions_make_one_box_with_the_next_label():
@@ -162,6 +194,47 @@ def test_accepted_suggestions_make_one_box_with_the_next_label():
     assert values["label"] == "distracted" and values["element_text"] == "Sign in"
     assert (values["x1"], values["x2"], values["source"]) == (50.0, 85.0, "ocr")
     assert accepted_box([], "gold", reading) is None
+
+
+BUBBLE_TEXT = "Thanks for following FlashDeals! We send the best local offers every day."
+
+
+def _bubble_reading():
+    words = [("Thanks", (20, 20, 70, 34)), ("for", (74, 20, 96, 34)), ("following", (100, 20, 170, 34)),
+             ("FlashDeals!", (174, 20, 260, 34)), ("We", (264, 20, 290, 34)), ("send", (294, 20, 330, 34)),
+             ("the", (20, 40, 44, 54)), ("best", (48, 40, 80, 54)), ("local", (84, 40, 120, 54)),
+             ("offers", (124, 40, 170, 54)), ("every", (174, 40, 214, 54)), ("day.", (218, 40, 250, 54))]
+    return ScreenReading(_words(*words))
+
+
+def test_a_word_picked_with_the_element_around_it_is_not_repeated():
+    """Issue 33 item 2: Shift+click a word, then its chat bubble: "Thanks Thanks for following..." was made."""
+    reading = _bubble_reading()
+    word = Piece((20, 20, 70, 34), "Thanks", "word")
+    bubble = Piece((10, 12, 300, 62), BUBBLE_TEXT, "card")
+    for pieces in ([word, bubble], [bubble, word]):  # the order they were picked in does not matter
+        values = accepted_box(pieces, "gold", reading)
+        assert values["element_text"] == BUBBLE_TEXT
+        assert (values["x1"], values["y1"], values["x2"], values["y2"]) == (10.0, 12.0, 300.0, 62.0)
+    # several of its words picked with it: still each word once
+    values = accepted_box([Piece((174, 40, 214, 54), "every", "word"), bubble,
+                           Piece((218, 40, 250, 54), "day.", "word")], "gold", reading)
+    assert values["element_text"] == BUBBLE_TEXT
+
+
+def test_what_is_inside_a_picked_element_still_counts_when_the_element_does_not_say_it():
+    reading = _bubble_reading()
+    # an outlined icon with no text of its own around a word: the word is the text
+    icon = Piece((15, 15, 75, 39), "", "icon")
+    assert accepted_box([icon, Piece((20, 20, 70, 34), "Thanks", "word")], "gold", reading)["element_text"] == \
+        "Thanks"
+    # a model's answer around a word it does not name: both kept, each once
+    answer = Piece((15, 15, 100, 39), "Reply", "model")
+    text = accepted_box([answer, Piece((20, 20, 70, 34), "Thanks", "word")], "gold", reading)["element_text"]
+    assert sorted(text.split()) == ["Reply", "Thanks"]
+    # two separate elements with the same word: each says it (no word is dropped for being said elsewhere)
+    left, right = Piece((0, 0, 50, 20), "Save", "button"), Piece((60, 0, 110, 20), "Save", "button")
+    assert accepted_box([left, right], "gold", reading)["element_text"] == "Save Save"
 
 
 # -- re-scoring after an edit made anywhere ---------------------------------------------------------------------

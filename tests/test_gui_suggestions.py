@@ -5,7 +5,9 @@ suggestions become one box."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from coloured_buttons import COLOURED_BUTTONS
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtWidgets import QApplication
 
 from desktop_app.ocr.elements import text_lines
 from desktop_app.ocr.suggested_box import FRAMED
@@ -31,8 +33,9 @@ def _iou(a, b):
 @pytest.fixture
 def window(qtbot, demo_copy):
     window = open_window(qtbot, demo_copy, Settings(annotator="ann", show_suggestions=True))
+    # the first read starts the OCR process and loads its models: under a loaded machine, well over 30 s
     qtbot.waitUntil(lambda: window.scene.suggestions is not None and bool(window.scene.suggestions.items),
-                    timeout=30000)
+                    timeout=120000)
     yield window
     window.close()
 
@@ -118,3 +121,97 @@ def test_two_selected_suggestions_make_one_box_around_both(window, demo_copy):
              max(first.box[2], second.box[2]), max(first.box[3], second.box[3]))
     assert _iou((new.x1, new.y1, new.x2, new.y2), union) >= 0.95
     assert first.text in new.element_text and second.text in new.element_text
+
+
+def _spot_on(layer, index, boxes):
+    """A point that clicks suggestion `index` itself: inside it, in no smaller suggestion and no box."""
+    x1, y1, x2, y2 = layer.items[index].box
+    for y in range(int(y1) + 2, int(y2) - 1, 3):
+        for x in range(int(x1) + 2, int(x2) - 1, 3):
+            if layer.hit(QPointF(x, y)) == index and not any(b[0] - 2 <= x <= b[2] + 2 and b[1] - 2 <= y <= b[3] + 2
+                                                             for b in boxes):
+                return x, y
+    return None
+
+
+def test_a_word_and_the_element_around_it_make_its_text_once(window, demo_copy):
+    """Issue 33 item 2: Shift+click of a word, then of its bubble, made "Thanks Thanks for following ..."."""
+    layer, episode = window.scene.suggestions, window.ws.episode.key
+    boxes = [(b.x1, b.y1, b.x2, b.y2) for b in window.ws.boxes.values() if b.x1 is not None]
+
+    def inside(point, box):
+        return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+    # the smallest element of a few words around a word of letters (a bubble, a card), as the annotator saw it
+    by_size = sorted(range(len(layer.items)), key=lambda i: (layer.items[i].box[2] - layer.items[i].box[0])
+                     * (layer.items[i].box[3] - layer.items[i].box[1]))
+    pairs = ((i, w) for i in by_size if layer.items[i].kind != "word" and len(layer.items[i].text.split()) >= 3
+             for w in layer.items if w.kind == "word" and w.text.isalpha() and len(w.text) >= 3
+             and inside(_centre(w.box), layer.items[i].box) and w.text in layer.items[i].text.split()
+             and not any(inside(_centre(w.box), b) for b in boxes))
+    index, word, spot = next((i, w, s) for i, w in pairs if (s := _spot_on(layer, i, boxes)) is not None)
+    element = layer.items[index]
+    before = stored(demo_copy, episode)
+    click(window.view, *_centre(word.box))
+    click(window.view, *spot, Qt.ShiftModifier)
+    assert len(layer.selected) == 2
+    key(window.view, "Return")
+    made = set(stored(demo_copy, episode)) - set(before)
+    new = stored(demo_copy, episode)[made.pop()]
+    assert new.element_text == element.text, (word.text, element.text)
+    assert (new.x1, new.y1, new.x2, new.y2) == pytest.approx(element.box, abs=1)
+
+
+def _luminance(image, x: int, y: int) -> float:
+    c = image.pixelColor(x, y)
+    return 0.299 * c.red() + 0.587 * c.green() + 0.114 * c.blue()
+
+
+def _outline_contrast(shown, hidden, view, box) -> float:
+    """How much a suggestion's top edge changes what the annotator sees, in luminance levels (0-255), averaged
+    along the edge: the canvas grabbed with the suggestions shown against it grabbed without them. The top
+    edge, because a word's box meets its glyphs left, right and at the descenders, never above."""
+    from gui_helpers import to_view
+
+    left, top = to_view(view, box[0], box[1]).x(), to_view(view, box[0], box[1]).y()
+    right = to_view(view, box[2], box[1]).x()
+    steps = [max(abs(_luminance(shown, x, y) - _luminance(hidden, x, y)) for y in (top - 1, top, top + 1))
+             for x in range(left + 2, right - 1)]
+    return sum(steps) / len(steps)
+
+
+def test_light_text_on_coloured_buttons_gets_suggestions_the_annotator_can_see(qtbot, tmp_path, renderer):
+    """Issue 33 item 2: white-on-green "Save changes" had "no suggestion" while "Cancel" had one (11). OCR did read
+    it (its word boxes are in that screenshot, zoomed); their outline, cyan on the green, had the green's own
+    luminance and could not be seen."""
+    from desktop_app import api
+    from desktop_app.render.renderer import DESKTOP
+    from desktop_app.store.project import Project
+
+    page = renderer.render(COLOURED_BUTTONS, DESKTOP)
+    (tmp_path / "shots").mkdir()
+    (tmp_path / "shots" / "buttons.png").write_bytes(page.png)
+    with Project.init(tmp_path / "project") as project:
+        api.open_folder(tmp_path / "shots", project)
+    window = open_window(qtbot, tmp_path / "project", Settings(annotator="ann", show_suggestions=True))
+    layer = window.scene.suggestions
+    qtbot.waitUntil(lambda: bool(window.scene.suggestions.items), timeout=120000)
+    window.view.ensureVisible(QRectF(0, 0, 720, 130), 0, 0)
+    QApplication.processEvents()
+    shown = window.view.viewport().grab().toImage()
+    layer.setVisible(False)
+    QApplication.processEvents()
+    hidden = window.view.viewport().grab().toImage()
+    layer.setVisible(True)
+
+    for button in page.elements:
+        words = [s for s in layer.items if s.kind == "word" and button.box[0] <= _centre(s.box)[0] <= button.box[2]
+                 and button.box[1] <= _centre(s.box)[1] <= button.box[3]]
+        assert [w.text for w in words] == button.text.split(), button.text  # OCR read the label, word by word
+        assert any(s.kind == "button" and s.text == button.text and _iou(s.box, button.box) >= 0.8
+                   for s in layer.items), button.text  # and the button around it
+        for word in words:
+            contrast = _outline_contrast(shown, hidden, window.view, word.box)
+            assert contrast >= 30, f"the outline of {word.text!r} on {button.text!r} changes the screen by only " \
+                                   f"{contrast:.0f} levels of luminance"
+    window.close()

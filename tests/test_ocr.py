@@ -1,7 +1,7 @@
 """OCR, element proposals and the OCR cache, on screens rendered from our own templates.
 
 The truth (text and boxes) comes from the DOM; OCR is the real rapidocr with its bundled
-models. Only two screens are OCR'd for the whole module (plus one refresh), under 1 s each.
+models. Only three screens are OCR'd for the whole module (plus one refresh), under 1 s each.
 """
 
 from __future__ import annotations
@@ -16,14 +16,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from coloured_buttons import COLOURED_BUTTONS
 from PIL import Image
 
 from desktop_app.images import inspect_bytes
 from desktop_app.ocr import registry
 from desktop_app.ocr.base import OcrUnavailable, Proposal, Word, reading_order, split_line
-from desktop_app.ocr.cache import cached_outcome, ocr_project, ocr_screen
+from desktop_app.ocr.cache import analyse_image, cached_outcome, ocr_project, ocr_screen
 from desktop_app.ocr.easy import EasyOcrEngine, convert_easyocr
-from desktop_app.ocr.elements import box_iou, text_inside
+from desktop_app.ocr.elements import box_iou, contains, text_inside
+from desktop_app.ocr.ink import refine_words
 from desktop_app.ocr.rapid import RapidOcrEngine
 from desktop_app.ocr.tess import TesseractEngine, parse_tsv
 from desktop_app.render.renderer import VIEWPORTS
@@ -123,6 +125,37 @@ def test_button_texts_are_read_and_proposed_with_their_text(ocr_done, rendered):
             close = _element(rendered, key, "close")
             best = max(outcome.elements, key=lambda p: box_iou(p.box, close.box))
             assert box_iou(best.box, close.box) >= 0.9 and best.kind == "icon"
+
+
+def test_light_text_on_coloured_buttons_is_read_in_boxes_on_its_label(renderer):
+    """Issue 33 item 2: white on green and blue, light grey on white, each read word by word, each word's box on
+    its label (inside the button, apart from its neighbour), and the button proposed with its text."""
+    out = renderer.render(COLOURED_BUTTONS, VIEWPORTS["desktop"])
+    words, proposals = analyse_image(_rgb(out.png), registry.get_engine("rapidocr", "en"))
+    for button in out.elements:
+        inside = [w for w in words if contains(button.box, w.center)]
+        assert [w.text for w in inside] == button.text.split()
+        x1, y1, x2, y2 = button.box
+        for w in inside:
+            assert x1 - 1 <= w.xyxy[0] and y1 - 1 <= w.xyxy[1] and w.xyxy[2] <= x2 + 1 and w.xyxy[3] <= y2 + 1, \
+                (w.text, w.xyxy, button.box)
+        assert all(a.xyxy[2] <= b.xyxy[0] for a, b in zip(inside, inside[1:], strict=False)), \
+            [(w.text, w.xyxy) for w in inside]
+        assert any(p.kind == "button" and p.text == button.text and box_iou(p.box, button.box) >= 0.8
+                   for p in proposals), (button.text, [(p.kind, p.text) for p in proposals])
+
+
+def test_a_word_box_past_the_edge_of_its_button_still_fits_the_letters():
+    """The engine's box for a white word on a green button began a pixel above the button: that row (white
+    page against the green around it) counted as ink from end to end, and the word grew over its neighbour."""
+    image = np.full((120, 260, 3), 255, np.uint8)
+    image[40:84, 40:206] = (34, 170, 119)  # the button
+    for left in (62, 74, 84, 94):  # four letters, 2 px apart
+        image[52:71, left:left + 9] = 255
+    (word,) = refine_words(image, [Word.from_xyxy((62, 39, 109, 80), "Save")])
+    x1, y1, x2, y2 = word.xyxy
+    assert (x1, x2) == (62, 103)  # the letters' ink, not the region's width
+    assert 40 <= y1 < 52 and 71 < y2 <= 84  # the font's text box around them, inside the button
 
 
 def test_text_inside_takes_words_by_centre_in_reading_order():

@@ -51,6 +51,19 @@ def ink_mask(region: np.ndarray, background: np.ndarray, diff: int = INK_DIFF) -
     return np.abs(region.astype(np.int16) - background.astype(np.int16)).max(axis=2) > diff
 
 
+def glyph_ink(mask: np.ndarray) -> np.ndarray:
+    """The ink of a word's region that can be letters: a row or column inked from end to end is the edge of a
+    fill the region overhangs (the engine's box for a white word on a green button may begin a pixel above the
+    button, where the page shows against the green), not a glyph, which never spans the engine's whole box."""
+    rows, cols = mask.all(axis=1), mask.all(axis=0)
+    if not rows.any() and not cols.any():
+        return mask
+    mask = mask.copy()
+    mask[rows, :] = False
+    mask[:, cols] = False
+    return mask
+
+
 def content_extent(image: np.ndarray, box: Box, diff: int = INK_DIFF, min_pixels: int = 4) -> Box | None:
     """Tight box around the ink inside box, or None when there is (almost) none."""
     h, w = image.shape[:2]
@@ -112,7 +125,7 @@ def _refine_one(image: np.ndarray, word: Word, w: int, h: int) -> list[Word]:
         return [word]
     margin = 0.3 * bh
     x1, y1, x2, y2 = int_box((bx1 - margin, by1, bx2 + margin, by2), w, h)
-    mask = ink_mask(image[y1:y2, x1:x2], ring_background(image, (x1, y1, x2, y2)))
+    mask = glyph_ink(ink_mask(image[y1:y2, x1:x2], ring_background(image, (x1, y1, x2, y2))))
     cols = mask.any(axis=0)
     if not cols.any():
         return [word]
@@ -203,7 +216,7 @@ def fit_heights(image: np.ndarray, words: list[Word]) -> list[Word]:
         gx1 = min(words[i].xyxy[0] for i in members)
         gx2 = max(words[i].xyxy[2] for i in members)
         box = int_box((gx1, gy1, gx2, gy2), w, h)
-        mask = ink_mask(image[box[1]:box[3], box[0]:box[2]], ring_background(image, box))
+        mask = glyph_ink(ink_mask(image[box[1]:box[3], box[0]:box[2]], ring_background(image, box)))
         rows = np.flatnonzero(mask.any(axis=1))
         if rows.size == 0:
             continue
@@ -221,5 +234,5 @@ def fit_heights(image: np.ndarray, words: list[Word]) -> list[Word]:
     return out
 
 
-__all__ = ["INK_DIFF", "clip_box", "content_extent", "fit_heights", "ink_mask", "int_box", "refine_words",
-           "ring_background"]
+__all__ = ["INK_DIFF", "clip_box", "content_extent", "fit_heights", "glyph_ink", "ink_mask", "int_box",
+           "refine_words", "ring_background"]

@@ -19,8 +19,9 @@ from desktop_app.ocr.tess import TesseractEngine
 ENGINES: dict[str, type[OcrEngine]] = {e.name: e for e in (RapidOcrEngine, EasyOcrEngine, TesseractEngine)}
 DEFAULT_ENGINE = "rapidocr"
 # Bump when word refinement or element proposals change: cached rows made by an older
-# pipeline then miss the cache instead of showing stale boxes.
-PIPELINE_VERSION = 1
+# pipeline then miss the cache instead of showing stale boxes. 2: a fill's edge the engine's word box overhangs
+# is not a letter (ink.glyph_ink).
+PIPELINE_VERSION = 2
 
 _instances: dict[str, OcrEngine] = {}
 _lock = threading.Lock()

@@ -61,7 +61,8 @@ def siblings(boxes: Mapping[int, Any], leave_out: int | None = None) -> list[Box
 
 def snapped(boxes: Mapping[int, Any], ids: Iterable[int], reading: ScreenReading) -> tuple[dict[int, dict], list[str]]:
     """Snap these boxes of a screen, each against all the others: box id -> new corners, and the rules
-    used (for the status bar). Text-only boxes and unknown ids are left out."""
+    used (for the status bar). A box with no text also gets the words inside its new corners, as a drawn one
+    does (one drawn before OCR had read the screen has none). Text-only boxes and unknown ids are left out."""
     after, rules = {}, set()
     for box_id in ids:
         box = boxes.get(box_id)
@@ -70,7 +71,25 @@ def snapped(boxes: Mapping[int, Any], ids: Iterable[int], reading: ScreenReading
         corners, rule = reading.snap((box.x1, box.y1, box.x2, box.y2), siblings(boxes, box_id))
         rules.add(rule)
         after[box_id] = dict(zip(("x1", "y1", "x2", "y2"), (float(v) for v in corners), strict=True))
+        text = "" if box.element_text else reading.text_in(corners)
+        if text:
+            after[box_id]["element_text"] = text
     return after, sorted(rules)
+
+
+def missing_texts(boxes: Mapping[int, Any], ids: Iterable[int], reading: ScreenReading) -> dict[int, dict]:
+    """OCR's words for these boxes that have no text: box id -> {"element_text": the words inside it}, the
+    text drawing the box would have given had OCR already read the screen. Boxes with text, boxes with no
+    words inside, text-only boxes and unknown ids are left out."""
+    found = {}
+    for box_id in ids:
+        box = boxes.get(box_id)
+        if box is None or box.x1 is None or box.element_text:
+            continue
+        text = reading.text_in((box.x1, box.y1, box.x2, box.y2))
+        if text:
+            found[box_id] = {"element_text": text}
+    return found
 
 
 def drawn_box(corners: Box, label: str, reading: ScreenReading, others: Iterable[Box] = (),

@@ -3,8 +3,8 @@
 OCR reads words, but an agent clicks elements: accepting the word "Sign" must give the "Sign in" button,
 not a box on half its label. So a single word grows to the outlined element around it (a button, an input,
 an icon) or, with no outline, to its line of text; several suggestions selected together become one box
-around them all (the annotator picked the parts of one element). A proposal covering most of the screen is
-never offered: clicking an empty spot would select it and Enter would box the whole page.
+around them all (the annotator picked the parts of one element), saying each word once. A proposal covering
+most of the screen is never offered: clicking an empty spot would select it and Enter would box the whole page.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def box_values(pieces: list[Piece], words: list[Word], elements: list[Proposal])
     else:
         box = (min(p.box[0] for p in pieces), min(p.box[1] for p in pieces),
                max(p.box[2] for p in pieces), max(p.box[3] for p in pieces))
-        text = " ".join(p.text for p in _in_reading_order(pieces) if p.text)
+        text = " ".join(p.text for p in _in_reading_order(_saying_something(pieces)) if p.text)
         kind = "input" if any(p.kind == "input" for p in pieces) else pieces[0].kind
     # a box from a model's answer says so (desktop_app/prelabel.py), one from the screen's pixels and words is OCR's
     source = "llm" if any(p.kind == "model" for p in pieces) else "ocr"
@@ -62,6 +62,22 @@ def _grown(word: Piece, words: list[Word], elements: list[Proposal]) -> tuple[Bo
         if any(_same(m.xyxy, word.box) for m in members):
             return line_box, " ".join(m.text for m in members), "text"
     return word.box, word.text, word.kind
+
+
+def _saying_something(pieces: list[Piece]) -> list[Piece]:
+    """The pieces whose text is not already said by a bigger piece around them: a word picked together with
+    its chat bubble is one of the bubble's words (an element's text is the words inside it), and joining both
+    made "Thanks Thanks for following...". A piece stays when the one around it does not name all its words
+    (an icon with no text, a model's answer in its own words), and so does a word said by a piece beside it."""
+    return [p for i, p in enumerate(pieces)
+            if not any(_says(q, p) and (_area(q.box), -j) > (_area(p.box), -i) for j, q in enumerate(pieces) if j != i)]
+
+
+def _says(outer: Piece, inner: Piece) -> bool:
+    """outer holds inner (its centre, the rule an element's text is made by) and names every word of it."""
+    centre = ((inner.box[0] + inner.box[2]) / 2, (inner.box[1] + inner.box[3]) / 2)
+    words = outer.text.casefold().split()
+    return contains(outer.box, centre) and bool(words) and all(w in words for w in inner.text.casefold().split())
 
 
 def _in_reading_order(pieces: list[Piece]) -> list[Piece]:

@@ -24,6 +24,7 @@ class CanvasEditing(QObject):
         self.clipboard: list[dict] = []  # the last copy in this window: a paste's fallback (see paste)
         self.scene.boxDrawn.connect(self.box_drawn)
         self.scene.boxesChanged.connect(self.boxes_moved)
+        window.ocr.screenRead.connect(self.screen_read)
 
     @property
     def ws(self):
@@ -57,6 +58,11 @@ class CanvasEditing(QObject):
         if self.ws is not None:
             self.ws.add_drawn_box((rect.left(), rect.top(), rect.right(), rect.bottom()), self.scene.next_label,
                                   self.window.ocr.reading(), self.window.settings.snap_on_draw)
+
+    def screen_read(self) -> None:
+        """OCR's words of the screen shown are known: boxes drawn on it before then get theirs."""
+        if self.ws is not None:
+            self.ws.text_arrived(self.window.ocr.reading())
 
     def boxes_moved(self, changes) -> None:
         if self.ws is None:

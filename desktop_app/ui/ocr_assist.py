@@ -31,6 +31,7 @@ class OcrAssistant(QObject):
     suggestionsReady = Signal(list)  # [Suggestion] for the current screen
     status = Signal(str)  # "OCR: rapidocr, 212 words (cached)" or why it could not run
     busy = Signal(bool)
+    screenRead = Signal()  # the current screen's words are known now (from the cache or just read): reading()
 
     def __init__(self, settings: Settings, parent=None):
         super().__init__(parent)
@@ -150,6 +151,7 @@ class OcrAssistant(QObject):
         self.suggestionsReady.emit(items)
         self.status.emit(f"OCR: {o.engine}, {len(o.words)} words, {len(o.elements)} elements"
                          + (" (cached)" if o.cached else f" ({o.duration_ms:.0f} ms)"))
+        self.screenRead.emit()
 
     # helpers for editing ------------------------------------------------------
     def image(self) -> np.ndarray | None:

@@ -22,7 +22,14 @@ from desktop_app.api.boxes import ActionBox, StaleEdit
 from desktop_app.api.projects import Project, is_connection_lost
 from desktop_app.api.samples import Episode, Screen, Step
 from desktop_app.api.teams import Reviewed
-from desktop_app.ocr.screen_reading import ScreenReading, accepted_box, drawn_box, siblings, snapped
+from desktop_app.ocr.screen_reading import (
+    ScreenReading,
+    accepted_box,
+    drawn_box,
+    missing_texts,
+    siblings,
+    snapped,
+)
 from desktop_app.ocr.suggested_box import Piece
 from desktop_app.teams import assignment
 from desktop_app.ui import commands
@@ -70,6 +77,8 @@ class Workspace(QObject):
         self.own_copy: int | None = None
         self.open_return: Reviewed | None = None
         self.skipped: list[tuple[str, str]] = []  # who skipped the loaded episode, and why (store/work_states.py)
+        # boxes drawn on a screen OCR had not read yet: they get the words inside them once it has (text_arrived)
+        self.drawn_before_ocr: set[int] = set()
 
     # loading ----------------------------------------------------------------
     def load_episode(self, episode_id: int | None, step_index: int = 0) -> None:
@@ -224,11 +233,13 @@ class Workspace(QObject):
                                             "edit was not made on the shared original)")
         return True
 
-    def add_boxes(self, values: list[dict], text: str = "Add box") -> None:
-        if self._labelled_elsewhere():
-            return
-        if self.step is not None and values:
-            self.undo_stack.push(commands.AddBoxes(self, self.step.id, values, text))
+    def add_boxes(self, values: list[dict], text: str = "Add box") -> list[int]:
+        """The ids of the boxes made ([] when none were)."""
+        if self._labelled_elsewhere() or self.step is None or not values:
+            return []
+        command = commands.AddBoxes(self, self.step.id, values, text)
+        self.undo_stack.push(command)
+        return list(getattr(command, "ids", []))  # no ids: the write failed (and was reported)
 
     def delete_boxes(self, ids: list[int]) -> None:
         if self._labelled_elsewhere():
@@ -328,8 +339,20 @@ class Workspace(QObject):
         return rules
 
     def add_drawn_box(self, corners: tuple, label: str, reading: ScreenReading, snap_on_draw: bool) -> None:
-        """A box the annotator drew: snapped when the settings ask for it, with the words inside it."""
-        self.add_boxes([drawn_box(corners, label, reading, siblings(self.boxes), snap_on_draw)])
+        """A box the annotator drew: snapped when the settings ask for it, with the words inside it (or, drawn
+        before OCR has read the screen, those it finds there later: text_arrived)."""
+        made = self.add_boxes([drawn_box(corners, label, reading, siblings(self.boxes), snap_on_draw)])
+        if reading.outcome is None:
+            self.drawn_before_ocr.update(made)
+
+    def text_arrived(self, reading: ScreenReading) -> None:
+        """OCR has read the current screen: the boxes drawn on it before then that still have no text get the
+        words inside them (the rule a box drawn now follows), as one undoable edit."""
+        waiting = [i for i in self.drawn_before_ocr if i in self.boxes]
+        if not waiting or reading.outcome is None:
+            return
+        self.drawn_before_ocr.difference_update(waiting)
+        self.change_boxes(missing_texts(self.boxes, waiting, reading), "Text from OCR")
 
     def accept_suggestions(self, pieces: list[Piece], label: str, reading: ScreenReading) -> None:
         """Accepted suggestions make one box (a word grows to its element or line)."""

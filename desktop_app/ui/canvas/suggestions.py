@@ -43,6 +43,11 @@ class SuggestionLayer(QGraphicsItem):
         self.dismissed: set[tuple] = set()  # boxes the annotator rejected on this screen
         self.word_pen = _pen("#00a3d9", 150, 1)
         self.element_pen = _pen("#b455d6", 170, 1.5)
+        # Under each dashed outline, a light line of its width: the gaps between the dashes show it. Cyan and
+        # purple on their own vanish on a mid-tone fill of the same luminance (white "Save changes" on green
+        # showed no outline at all, issue 33); on white the light line is unseen and the dashes look as before.
+        self.word_halo = _pen("#ffffff", 210, 1, Qt.SolidLine)
+        self.element_halo = _pen("#ffffff", 210, 1.5, Qt.SolidLine)
         self.selected_pen = _pen("#ffb000", 255, 2, Qt.SolidLine)
         self.selected_fill = QBrush(QColor(255, 176, 0, 45))
         self.setZValue(4)  # under the boxes: annotations stay on top
@@ -90,12 +95,13 @@ class SuggestionLayer(QGraphicsItem):
         elements = [s.rect for i, s in enumerate(self.items)
                     if s.kind not in ("word", "line") and i not in self.selected]
         painter.setBrush(Qt.NoBrush)
-        if words:
-            painter.setPen(self.word_pen)
-            painter.drawRects(words)
-        if elements:
-            painter.setPen(self.element_pen)
-            painter.drawRects(elements)
+        for rects, halo, pen in ((words, self.word_halo, self.word_pen), (elements, self.element_halo,
+                                                                          self.element_pen)):
+            if rects:
+                painter.setPen(halo)
+                painter.drawRects(rects)
+                painter.setPen(pen)
+                painter.drawRects(rects)
         if self.selected:
             painter.setPen(self.selected_pen)
             painter.setBrush(self.selected_fill)
