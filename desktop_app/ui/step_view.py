@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 
+from desktop_app.api.projects import is_connection_lost
 from desktop_app.api.samples import EpisodeFilter
 from desktop_app.ui.canvas.prefetch import Prefetch, decode
 from desktop_app.ui.shortcuts import key_name
@@ -70,7 +71,13 @@ class StepView(QObject):
         if browser is not None and ws.step_index == 0:
             row = browser.current_row()
             if 0 <= row < browser.model.rowCount() - 1:
-                self.prefetch.want(ws.project, browser.model.episode_id_at(row + 1), 0)
+                try:  # the next row may need a page read from the server
+                    following = browser.model.episode_id_at(row + 1)
+                except Exception as exc:
+                    if not is_connection_lost(exc):
+                        raise
+                    return  # the server went away (the banner says so): decoding ahead can wait
+                self.prefetch.want(ws.project, following, 0)
 
     def nothing_shown_text(self) -> str:
         """What the empty canvas says: how to go on from an empty project, a filter or a finished queue."""
