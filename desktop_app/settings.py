@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from desktop_app.actor import current_actor
 from desktop_app.paths import user_config_dir
-from desktop_app.store.audit import current_actor
 
 FILE_NAME = "settings.json"
 MAX_RECENT = 10

@@ -111,7 +111,7 @@ def test_a_task_reports_on_the_ui_thread_and_outlives_its_owner_quietly(qtbot):
 
     ui_thread = threading.current_thread()
     seen = []
-    task = Task(lambda progress: (progress("half", 1, 2), threading.current_thread())[1])
+    task = Task(lambda progress: (progress("half", 1, 2), threading.current_thread())[1], wait=None)
     task.progress.connect(lambda *args: seen.append(("progress", args, threading.current_thread())))
     with qtbot.waitSignal(task.finished, timeout=5000) as done:
         task.start()
@@ -119,7 +119,7 @@ def test_a_task_reports_on_the_ui_thread_and_outlives_its_owner_quietly(qtbot):
     assert worker is not ui_thread and worker.daemon  # a daemon: never blocks or aborts quitting
     assert seen == [("progress", ("half", 1, 2), ui_thread)]
 
-    failing = Task(lambda _progress: 1 / 0)
+    failing = Task(lambda _progress: 1 / 0, wait=None)
     with qtbot.waitSignal(failing.failed, timeout=5000) as failed:
         failing.start()
     assert isinstance(failed.args[0], ZeroDivisionError)
@@ -127,7 +127,7 @@ def test_a_task_reports_on_the_ui_thread_and_outlives_its_owner_quietly(qtbot):
     owner = QWidget()
     release = threading.Event()
     called = []
-    run_in_background(owner, lambda: release.wait(5), called.append, called.append)
+    run_in_background(owner, lambda: release.wait(5), called.append, called.append, wait=None)
     shiboken6.delete(owner)  # the dialog closes while its request runs
     release.set()
     wait_all()

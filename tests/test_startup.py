@@ -31,6 +31,20 @@ def test_the_first_screen_is_painted_before_any_heavy_library_loads(demo_copy, t
     probe = [line for line in out.stdout.splitlines() if line.startswith("startup-probe: painted")]
     assert probe, out.stdout + out.stderr
     assert probe[0].endswith("loaded: none of the heavy ones"), probe[0]
+    # before the window's imports, the splash says it is starting (ui/splash.py): a launch on a busy laptop is
+    # seen at once, not after the seconds the window takes
+    said = [line.split()[1] for line in out.stdout.splitlines() if line.startswith("startup-probe:")]
+    assert said == ["feedback", "painted"], out.stdout
+
+
+def test_the_splash_comes_before_the_window_and_the_project_are_imported():
+    """The launch imports, before its splash, only what the splash needs: not the window, not the API."""
+    code = ("import sys; import desktop_app.ui.app; "
+            "print(sorted(m for m in ('desktop_app.ui.main_window', 'desktop_app.api', 'sqlalchemy', "
+            "'desktop_app.store.project') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
 
 
 def test_a_screens_ocr_starts_after_it_is_shown_not_before(qtbot, demo_copy):

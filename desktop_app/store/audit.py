@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import getpass
-import os
 from typing import Any
 
 from sqlmodel import Session, select
 
+from desktop_app.actor import current_actor
 from desktop_app.store.models import ActionBox, AuditEntry
 
-
-def current_actor() -> str:
-    name = os.environ.get("SCREENLAB_USER")
-    if name:
-        return name
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name (some containers): still record something
-        return "unknown"
+__all__ = ["current_actor", "record"]
 
 
 def record(session: Session, action: str, entity: str, entity_id: int | None = None,

@@ -6,16 +6,17 @@ import gc
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 
-from desktop_app.api.projects import is_project_folder, is_url
-from desktop_app.demo import ensure_demo_project
 from desktop_app.settings import load_settings, save_settings
 from desktop_app.ui import startup_probe
-from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.theme import apply_theme
+
+if TYPE_CHECKING:
+    from desktop_app.ui.main_window import MainWindow
 
 
 def application() -> QApplication:
@@ -30,6 +31,12 @@ def application() -> QApplication:
 
 def startup_project(requested: str | None) -> str:
     """The project named on the command line, else the last one opened, else the demo."""
+    from desktop_app.api.projects import (  # after the splash: the API is a big import
+        is_project_folder,
+        is_url,
+    )
+    from desktop_app.demo import ensure_demo_project
+
     if requested:
         return requested
     last = load_settings().last_project
@@ -55,6 +62,8 @@ def ask_annotator(window: MainWindow) -> None:
 
 
 def build_window(project: str | None = None, media: str | None = None) -> MainWindow:
+    from desktop_app.ui.main_window import MainWindow  # the window's modules: most of the launch's imports
+
     app = application()
     settings = load_settings()
     apply_theme(app, settings.theme)
@@ -149,8 +158,17 @@ def run_gui(project: str | None = None, media: str | None = None, smoke: bool = 
         print(f"ScreenLab: crash logging is off ({exc})", file=sys.stderr)
     crash.register_window_dialog(show_crash_dialog)
     app = open_display()
-    window = build_window(project, media)
+    from desktop_app.ui.splash import (  # before the window's heavy imports: seen at once
+        say_opening,
+        starting_splash,
+    )
+
+    splash = starting_splash()
+    location = startup_project(project)
+    say_opening(splash, location)
+    window = build_window(location, media)
     window.show()
+    splash.finish(window)
     if smoke:
         return smoke_check(window)
     if startup_probe.wanted():  # benchmarks/cold_start.py: the moment the first screen is painted, then quit

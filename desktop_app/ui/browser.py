@@ -96,7 +96,7 @@ class EpisodeTableModel(QAbstractTableModel):
         if self._counting:
             token, flt = self._counting, self.filter
             run_in_background(self, lambda: self._count_rows(flt), lambda n: self._counted(token, n),
-                              lambda _exc: self._counted(token, None))
+                              lambda _exc: self._counted(token, None), wait="Counting samples")
 
     def _count_rows(self, flt: EpisodeFilter) -> tuple[int, list[int]]:
         return samples.page_starts(self.project, flt, PAGE)

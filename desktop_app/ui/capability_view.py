@@ -160,7 +160,8 @@ class CapabilityView(QDialog):
     def refresh(self) -> None:
         self.status.setText("Loading…")
         run_in_background(self, lambda: api.capability_profiles(self.project), self.show_rows,
-                          lambda exc: self.status.setText(f"Could not compute the profile: {exc}"))
+                          lambda exc: self.status.setText(f"Could not compute the profile: {exc}"),
+                          wait="Computing capability profiles")
 
     def show_rows(self, rows: list[ProfileRow]) -> None:
         self.rows = rows

@@ -46,7 +46,7 @@ class ConnectionBanner(QWidget):
         if self.project is None or self._task is not None:
             return
         project = self.project
-        self._task = Task(lambda _progress: project.ping(), self)
+        self._task = Task(lambda _progress: project.ping(), self, wait=None)  # the banner says it
         self._task.finished.connect(self._back)
         self._task.failed.connect(self._still_away)
         self._task.start()

@@ -38,7 +38,8 @@ class EndpointTester(QObject):
         self.button.setEnabled(False)
         self.result.setStyleSheet(BUSY_STYLE)
         self.result.setText(f"Sending one short request to {check.base_url} ...")
-        task = Task(lambda _progress: check_endpoint(check, key), self, name="endpoint-test")
+        task = Task(lambda _progress: check_endpoint(check, key), self, name="endpoint-test",
+                    wait="Testing the endpoint")
         task.finished.connect(lambda report: self._done(report))
         task.failed.connect(lambda exc: self._done(EndpointReport(False, describe_error(exc, check))))
         self._task = task

@@ -81,7 +81,7 @@ class FolderWiring(QObject):
 
             return open_folder(folder, None, progress, stopping)
 
-        task = self.task = Task(work, self, name="open-folder")
+        task = self.task = Task(work, self, name="open-folder", wait=None)  # the status bar counts it
         task.progress.connect(lambda *_: self._landed(task))
         task.finished.connect(lambda report: self._finished(task, report))
         task.failed.connect(lambda exc: self._failed(task, exc))

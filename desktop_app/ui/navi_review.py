@@ -256,7 +256,8 @@ class NaviReviewPanel(Verdicts, QWidget):
             return
         project, endpoint, old_id, actor = self.ws.project, self.llm_endpoint, episode.id, self.ws.actor
         self.message.emit("Generating a new ambiguous task...")
-        self._task = Task(lambda _progress: regenerate(project, old_id, LlmSession(endpoint), reviewer=actor), self)
+        self._task = Task(lambda _progress: regenerate(project, old_id, LlmSession(endpoint), reviewer=actor), self,
+                          wait="Generating an ambiguous task")
         self._task.finished.connect(self.replaced.emit)
         self._task.failed.connect(lambda exc: self.message.emit(f"Failed: {exc}"))
         self._task.start()

@@ -87,7 +87,8 @@ class OcrAssistant(QObject):
         self._wanted = screen.id
         self.busy.emit(True)
         self.status.emit(f"OCR: {engine} running...")
-        task = Task(lambda _progress: _read_in_background(project, screen, engine, language, refresh, options), self)
+        task = Task(lambda _progress: _read_in_background(project, screen, engine, language, refresh, options), self,
+                    wait=None)  # the status bar has its own OCR progress
         task.finished.connect(lambda outcome, sid=screen.id: self._done(sid, outcome))
         task.failed.connect(lambda exc, sid=screen.id: self._failed(sid, exc))
         self._task = task

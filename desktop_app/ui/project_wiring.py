@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from desktop_app import api
-from desktop_app.api.projects import Project, ProjectError, is_project_folder
+from desktop_app.api.projects import Project, ProjectError, is_project_folder, is_url
 from desktop_app.formats.folder_open import source_folder
 from desktop_app.secrets import redact
 from desktop_app.settings import annotator_name, save_settings
@@ -21,6 +21,7 @@ from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.folder_wiring import FolderWiring
 from desktop_app.ui.open_project import Change, OpenProject
 from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
+from desktop_app.ui.waits import blocking
 from desktop_app.ui.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -38,13 +39,29 @@ class ProjectWiring(QObject):
 
     # opening ----------------------------------------------------------------------------------------
     def open(self, location: str | Path, media: str | None = None) -> bool:
-        window, settings = self.window, self.window.settings
+        """Open a project in the window. It runs on the UI thread (every view is built from it), so the busy
+        cursor and "Opening ..." are painted first: a server far away or a busy laptop takes seconds."""
+        settings = self.window.settings
         media = media or settings.server_media.get(str(location))  # a server project from Recent
-        try:
-            project = api.open_project(location, media, user=annotator_name(settings))
-        except (ProjectError, Exception) as exc:  # a bad folder or database must not take the window down
-            QMessageBox.warning(window, "Cannot open project", redact(f"{location}\n\n{exc}"))
+        name = "the server's project" if is_url(str(location)) else Path(str(location)).name
+        words = f"Opening {name}…"
+        with blocking(words, say=self.window.status.show_message):
+            try:
+                project = api.open_project(location, media, user=annotator_name(settings))
+            except (ProjectError, Exception) as exc:  # a bad folder or database must not take the window down
+                failure = exc
+            else:
+                failure = None
+                self._show(project, location)
+        if self.window.statusBar().currentMessage() == words:  # unless opening had something else to say
+            self.window.status.show_message("")
+        if failure is not None:
+            QMessageBox.warning(self.window, "Cannot open project", redact(f"{location}\n\n{failure}"))
             return False
+        return True
+
+    def _show(self, project: Project, location: str | Path) -> None:
+        window, settings = self.window, self.window.settings
         self.close(keep_import=self.folders.fills(location))  # a folder's first screen landed: its import goes on
         self.current = opened = OpenProject(project, settings, window)
         ws, browser = opened.ws, opened.browser
@@ -84,7 +101,6 @@ class ProjectWiring(QObject):
         browser.select_row(row or 0)
         if browser.model.rowCount() == 0:
             ws.load_episode(None)
-        return True
 
     def _connect(self, project: Project, ws: Workspace, browser: SampleBrowser) -> None:
         window, undo, redo = self.window, self.window.actions_by_id["edit.undo"], self.window.actions_by_id["edit.redo"]

@@ -54,7 +54,7 @@ class ReportWiring(QObject):
         if project is None or self.task is not None:
             return None
         task = self.task = Task(lambda progress: api.write_report(project, folder, on_progress=progress), self,
-                                name="report")
+                                name="report", wait=None)  # its own progress dialog
         task.progress.connect(self._progressed)
         task.finished.connect(lambda files: self._ended(f"Report written to {folder} ({len(files)} files, "
                                                         "summary.md first)"))

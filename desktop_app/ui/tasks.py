@@ -1,12 +1,13 @@
 """The one way the window runs work off the UI thread: a Task.
 
-    task = Task(lambda progress: import_path(project, path, fmt, on_progress=progress), parent_widget)
+    task = Task(lambda progress: import_path(project, path, fmt, on_progress=progress), parent_widget,
+                wait=None)       # the words the user waits on ("Counting samples"), or None (ui/waits.py)
     task.progress.connect(...)   # (stage, done, total)
     task.finished.connect(...)   # the result
     task.failed.connect(...)     # the exception
     task.start()
 
-    run_in_background(owner, fn, on_done, on_error)   # a short call (a count, a test request): the
+    run_in_background(owner, fn, on_done, on_error, wait="Counting")   # a short call (a count, a test request): the
                                                       # callbacks are skipped once `owner` is gone
 
 `fn(progress)` runs on a thread of its own; the signals arrive on the UI thread. The thread is a daemon
@@ -38,11 +39,14 @@ from collections.abc import Callable
 import shiboken6
 from PySide6.QtCore import QObject, Signal
 
+from desktop_app.ui.waits import waits
+
 log = logging.getLogger(__name__)
 
 _tokens = itertools.count(1)
 _running: dict[int, Task] = {}  # token -> the task, until its last report (its owner may go first)
 _calls: dict[int, threading.Thread] = {}  # run_in_background's calls still running (wait_all)
+_waiting: dict[int, int] = {}  # token -> its wait (ui/waits.py), until its last report
 
 
 class _Relay(QObject):
@@ -63,6 +67,8 @@ def _the_relay() -> _Relay:
 
 
 def _deliver(token: int, what: str, payload: object) -> None:
+    if what != "progress" and token in _waiting:  # ended, whether or not anyone still listens
+        waits().end(_waiting.pop(token))
     task = _running.get(token) if what == "progress" else _running.pop(token, None)
     if task is None or not shiboken6.isValid(task):  # its owner was deleted: nobody is waiting for it
         return
@@ -76,15 +82,17 @@ def _deliver(token: int, what: str, payload: object) -> None:
 
 class Task(QObject):
     """`fn(progress)` runs on its own thread; progress, finished and failed arrive on the UI thread.
-    Start it from the UI thread."""
+    Start it from the UI thread. `wait`: the words shown once the user has waited on it for half a second
+    ("Counting samples"), or None for work nobody waits on or that shows its own progress (ui/waits.py)."""
 
     progress = Signal(str, int, int)
     finished = Signal(object)
     failed = Signal(object)
 
-    def __init__(self, fn: Callable, parent=None, name: str = "task"):
+    def __init__(self, fn: Callable, parent=None, name: str = "task", *, wait: str | None):
         super().__init__(parent)
         self._fn = fn
+        self._wait = wait
         self._name = name
         self._token = next(_tokens)
         self._thread: threading.Thread | None = None
@@ -101,6 +109,8 @@ class Task(QObject):
                 relay.report.emit(token, "finished", result)
 
         _running[token] = self
+        if self._wait is not None:
+            _waiting[token] = waits().begin(self._wait)
         self._thread = threading.Thread(target=work, name=f"{self._name}-{token}", daemon=True)
         self._thread.start()
 
@@ -116,10 +126,10 @@ class Task(QObject):
 
 
 def run_in_background(owner: QObject, fn: Callable[[], object], on_done: Callable[[object], None],
-                      on_error: Callable[[Exception], None]) -> Task:
+                      on_error: Callable[[Exception], None], *, wait: str | None) -> Task:
     """A short blocking call (an HTTP test request, a count query) off the UI thread; `on_done(result)` or
-    `on_error(exc)` on the UI thread, unless `owner` was deleted meanwhile."""
-    task = Task(lambda _progress: fn(), name="call")
+    `on_error(exc)` on the UI thread, unless `owner` was deleted meanwhile. `wait` as for Task."""
+    task = Task(lambda _progress: fn(), name="call", wait=wait)
 
     def finished(result) -> None:
         _calls.pop(task._token, None)
@@ -154,6 +164,6 @@ def after_edit_runner(owner: QObject, on_done: Callable[[], None]) -> Callable[[
             work()
             return
         run_in_background(owner, work, lambda _result: on_done(),
-                          lambda exc: log.error("after an edit: %s", exc, exc_info=exc))
+                          lambda exc: log.error("after an edit: %s", exc, exc_info=exc), wait="Updating verdicts")
 
     return run

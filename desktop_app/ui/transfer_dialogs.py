@@ -121,7 +121,7 @@ class _TransferDialog(QDialog):
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
         self.show_result("Working...")
-        self.task = Task(fn, self)
+        self.task = Task(fn, self, wait=None)  # its own progress bar
         self.task.progress.connect(self._progress)
         self.task.finished.connect(self._finished)
         self.task.failed.connect(self._failed)

@@ -92,7 +92,8 @@ class WindowDialogs(QObject):
         self._say("Making grounding tasks…")
         run_in_background(self.window, lambda: api.extract_grounding_tasks(project),
                           lambda report: self._grounding_done(report.summary()),
-                          lambda exc: self._say(f"Could not make grounding tasks: {exc}", 10000))
+                          lambda exc: self._say(f"Could not make grounding tasks: {exc}", 10000),
+                          wait="Making grounding tasks")
 
     def write_instructions(self) -> None:
         """The LLM of Settings writes the instruction of every grounding task without one (off the UI thread)."""
@@ -106,7 +107,8 @@ class WindowDialogs(QObject):
         self._say(f"Writing grounding instructions with {endpoint.model}…")
         run_in_background(self.window, lambda: api.write_grounding_instructions(project, endpoint),
                           lambda report: self._grounding_done(report.summary()),
-                          lambda exc: self._say(f"Could not write instructions: {exc}", 10000))
+                          lambda exc: self._say(f"Could not write instructions: {exc}", 10000),
+                          wait="Writing grounding instructions")
 
     def _grounding_done(self, text: str) -> None:
         self._say(text + " · Review > Verification queue shows them", 10000)

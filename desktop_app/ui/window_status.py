@@ -9,6 +9,7 @@ from PySide6.QtCore import QObject, QPointF, Qt
 from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton
 
 from desktop_app.ui.fit import ElidedLabel
+from desktop_app.ui.waits import waits
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -43,14 +44,29 @@ class WindowStatus(QObject):
         self.folder_cancel.setToolTip("Stop importing; the screenshots already in stay, and opening the folder "
                                       "again imports the rest")
         self.folder_cancel.clicked.connect(lambda: window.projects.folders.cancel())
+        # what the user has waited on for over half a second (ui/waits.py): its words and a busy bar
+        self.waiting = ElidedLabel(mode=Qt.ElideRight)
+        self.waiting_bar = QProgressBar()
+        self.waiting_bar.setRange(0, 0)
+        self.waiting_bar.setMaximumWidth(80)
         for widget in (self.ocr_progress, self.ocr_cancel, self.folder_import, self.folder_progress,
-                       self.folder_cancel):
+                       self.folder_cancel, self.waiting, self.waiting_bar):
             widget.hide()
-        for widget in (self.folder_import, self.folder_progress, self.folder_cancel, self.ocr, self.ocr_progress,
+        waits().changed.connect(self.show_waits)
+        for widget in (self.waiting, self.waiting_bar, self.folder_import, self.folder_progress, self.folder_cancel, self.ocr, self.ocr_progress,
                        self.ocr_cancel, self.counts, self.mode, self.position, self.zoom, self.saved, self.annotator):
             window.statusBar().addPermanentWidget(widget)
         window.view.zoomChanged.connect(lambda z: self.zoom.setText(f"{z * 100:.0f} %"))
         window.scene.cursorMoved.connect(self.cursor_moved)
+
+    def show_waits(self, words: list[str]) -> None:
+        """The oldest wait's words ("Counting samples..."), all of them in the tooltip; hidden when none."""
+        self.waiting.setVisible(bool(words))
+        self.waiting_bar.setVisible(bool(words))
+        if words:
+            more = f" (+{len(words) - 1})" if len(words) > 1 else ""
+            self.waiting.setText(f"{words[0]}…{more}")
+            self.waiting.setToolTip("Working on: " + "; ".join(words))
 
     def show_identity(self, identity, on_server: bool) -> None:
         """Who is working: on a server the login and its team role, on a local project the annotator's name."""

@@ -200,7 +200,8 @@ class Workspace(QObject):
             log.warning("could not record time spent on episode %s: %s", episode_id, exc)
 
         if background:  # once the next screen shows: its reads keep the window's one pooled connection
-            QTimer.singleShot(AFTER_SHOWN_MS, lambda: run_in_background(self, note, lambda _result: None, not_noted))
+            QTimer.singleShot(AFTER_SHOWN_MS, lambda: run_in_background(self, note, lambda _result: None, not_noted,
+                                                                              wait=None))  # a statistic
             return
         try:
             note()

@@ -93,7 +93,8 @@ class Prefetch(QObject):
                 while len(self._ready) > KEPT:
                     self._ready.popitem(last=False)
 
-        run_in_background(self, work, done, lambda _exc: self._asked.discard((episode_id, step_index)))
+        run_in_background(self, work, done, lambda _exc: self._asked.discard((episode_id, step_index)),
+                          wait=None)  # ahead of the user: nobody waits on it yet
 
     def take(self, path: Path | str) -> Decoded | None:
         """The screen at `path` if it was decoded ahead (then forgotten here: the canvas holds it)."""

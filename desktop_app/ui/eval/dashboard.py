@@ -198,7 +198,8 @@ class DashboardWidget(QWidget):
             self.set_rows(rows)
 
         run_in_background(self, load, lambda found: generation == self._generation and loaded(found),
-                          lambda exc: generation == self._generation and self._failed(exc))
+                          lambda exc: generation == self._generation and self._failed(exc),
+                          wait="Scoring the runs")
 
     def set_rows(self, rows: dict[str, list[dict]] | list[dict]) -> None:
         """Show these prediction rows now: {rule set: evaluation.rows dicts}, or one list of ScreenLab rows."""

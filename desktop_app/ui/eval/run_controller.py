@@ -70,7 +70,7 @@ def warm_up_network_stack() -> None:
         except Exception:  # only an optimisation: the run imports what it needs anyway
             log.debug("warm-up failed", exc_info=True)
 
-    Task(lambda _progress: work(), name="network-warm-up").start()
+    Task(lambda _progress: work(), name="network-warm-up", wait=None).start()  # nobody waits on it
 
 
 @dataclass
@@ -157,7 +157,7 @@ class RunController(QObject):
             finally:
                 job.finished = True
 
-        job.task = Task(lambda _progress: work(), self, name=f"run-{run_id}")
+        job.task = Task(lambda _progress: work(), self, name=f"run-{run_id}", wait=None)  # the Runs tab shows its progress
         busy_worker.started()
         self._jobs[run_id] = job
         job.task.start()

@@ -451,7 +451,7 @@ class RunDialog(QDialog):
             return selection, plan, any_status.episodes - selection.episodes, key_problems(profiles), cached
 
         run_in_background(self, count, lambda found: self._counted(generation, *found),
-                          lambda exc: self._count_failed(generation, exc))
+                          lambda exc: self._count_failed(generation, exc), wait="Counting what the run will ask")
 
     def _counted(self, generation: int, selection: Selection, plan: Plan, by_status: int = 0,
                  problems: list[str] | None = None, cached: dict | None = None) -> None:

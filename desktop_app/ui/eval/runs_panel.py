@@ -423,7 +423,7 @@ class RunsPanel(QWidget):
         run_in_background(self, lambda: "\n".join(summary_lines(api.evaluate(project, [run_id]))),
                           lambda text: run_id == self._details_for and self.details.setPlainText(text),
                           lambda exc: run_id == self._details_for and self.details.setPlainText(
-                              f"could not compute the results: {exc}"))
+                              f"could not compute the results: {exc}"), wait="Scoring the run")
 
     def _show_message(self, text: str) -> None:
         self.message.setText(text)

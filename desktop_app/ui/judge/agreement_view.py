@@ -259,7 +259,7 @@ class AgreementView(QWidget):
                     "disagreements": {r.id: api.disagreements(project, r.id) for r in runs}}
 
         run_in_background(self, compute, lambda result: self._show(result, generation),
-                          lambda exc: self._failed(exc, generation))
+                          lambda exc: self._failed(exc, generation), wait="Comparing the judges")
 
     def import_verdicts(self, path: str = "", user: str | None = None) -> None:
         """Ask for a verdict file (and, for evals lines of several people, which one is the judge), import it
@@ -286,7 +286,7 @@ class AgreementView(QWidget):
         project = self.project
         self.import_button.setEnabled(False)
         run_in_background(self, lambda: api.import_judge_verdicts(project, path, "", user or ""),
-                          self._imported, self._import_failed)
+                          self._imported, self._import_failed, wait="Importing the judges' verdicts")
 
     def export(self, what: str, out: str = "", min_reward: float | None = None) -> None:
         """Ask where (and for steps, the reward threshold), then export off the UI thread; a message says
@@ -319,7 +319,7 @@ class AgreementView(QWidget):
                 *api.export_steps(project, out, run_id, min_reward=min_reward), out),
         }
         self.export_button.setEnabled(False)
-        run_in_background(self, jobs[what], self._exported, self._export_failed)
+        run_in_background(self, jobs[what], self._exported, self._export_failed, wait="Exporting")
 
     def _exported(self, summary: str) -> None:
         self.export_button.setEnabled(True)

@@ -121,7 +121,7 @@ class FrameLoader(QObject):
                 cache.put(sha, decode(read, sha, ext))
                 progress(sha, i + 1, len(todo))
 
-        task = Task(work)
+        task = Task(work, wait=None)  # frames fill in as they come
         task.progress.connect(lambda sha, _done, _total: self._ready(sha))
         task.finished.connect(lambda _result: _alive.discard(task))
         task.failed.connect(lambda _exc: (_alive.discard(task), self._forget(todo)))

@@ -243,7 +243,8 @@ class ResultsTab(QWidget):
         self.status.setText("Computing…")
         run_in_background(self, lambda: api.vaf_results(project, ids), lambda found: self._loaded(generation, found),
                           lambda exc: generation == self._generation
-                          and self.status.setText(f"Could not compute the results: {error_text(exc)}"))
+                          and self.status.setText(f"Could not compute the results: {error_text(exc)}"),
+                          wait="Computing the page variants' results")
 
     def _loaded(self, generation: int, results: dict) -> None:
         if generation != self._generation:
