@@ -509,8 +509,10 @@ class ParquetFile:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def iter_batches(self, batch_size: int, columns: list[str] | None = None) -> Iterator[list[dict]]:
-        """Rows as {name: value} dicts, `batch_size` at a time (the last batch may be shorter)."""
+    def iter_batches(self, batch_size: int, columns: list[str] | None = None,
+                     budget: Budget | None = None) -> Iterator[list[dict]]:
+        """Rows as {name: value} dicts, `batch_size` at a time (the last batch may be shorter), within `budget`
+        (by default the input budget of a file this size)."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         wanted = list(self.names) if columns is None else list(columns)
@@ -520,7 +522,7 @@ class ParquetFile:
             raise ParquetError(f"{self.path.name} has no column {', '.join(map(repr, unknown))} "
                                f"(its columns: {', '.join(self.names)})")
         readers = {name: self._reader(fields[name]) for name in wanted}
-        return self._batches(batch_size, wanted, readers, Budget(self._size))
+        return self._batches(batch_size, wanted, readers, budget or Budget(self._size))
 
     def _reader(self, field: _Node):
         """The field's assembler, or the ParquetError that says why it cannot be read."""

@@ -97,9 +97,9 @@ def looks_like_tfrecord(path: Path) -> bool:
     return len(head) == HEADER and struct.unpack("<I", head[8:])[0] == masked_crc(head[:8])
 
 
-def records(path: Path) -> Iterator[tuple[int, bytes]]:
+def records(path: Path, budget: Budget | None = None) -> Iterator[tuple[int, bytes]]:
     """(number, data) of each record, numbered from 1; a FormatError naming the record when the file is not a
-    TFRecord, is cut short or damaged."""
+    TFRecord, is cut short or damaged, or decodes past `budget` (by default the input budget of its size)."""
     path = Path(path)
     if path.exists() and not path.is_file() and not path.is_dir():
         raise FormatError("not a regular file (a pipe or a device?); reading it would wait forever", path)
@@ -114,7 +114,7 @@ def records(path: Path) -> Iterator[tuple[int, bytes]]:
     number = 0
     try:
         on_disk = path.stat().st_size
-        budget = Budget(on_disk)
+        budget = budget or Budget(on_disk)
         at = 0  # where the next record starts in the (decoded) file
         with (gzip.open(path, "rb") if compressed else open(path, "rb")) as fh:
             while True:
