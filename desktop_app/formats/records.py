@@ -223,9 +223,10 @@ class JsonLines:
     a FormatError naming the line (blank lines skipped, a byte-order mark dropped), only when the reading
     comes to that line: what ingest takes in one pass and refuses whole. bytes_read: how far it got."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, max_line: int = MAX_RECORD):
         self.path = Path(path)
         self.bytes_read = 0
+        self.max_line = max_line
 
     def __iter__(self) -> Iterator[tuple[Where, Any]]:
         self.bytes_read = 0
@@ -234,12 +235,12 @@ class JsonLines:
             while True:
                 # a line is read up to the budget's one-piece limit, never further: a file of one endless line
                 # is refused without holding it (ADR 0039)
-                raw = file.readline(MAX_RECORD + 1)
+                raw = file.readline(self.max_line + 1)
                 if not raw:
                     return
                 number += 1
-                if len(raw) > MAX_RECORD:
-                    raise FormatError(f"the line is longer than {MAX_RECORD:,} bytes, the limit for one record "
+                if len(raw) > self.max_line:
+                    raise FormatError(f"the line is longer than {self.max_line:,} bytes, the limit for one record "
                                       "(is this a JSON Lines file?)", self.path, number)
                 self.bytes_read += len(raw)
                 try:
