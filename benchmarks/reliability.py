@@ -1,6 +1,6 @@
 """Reliability under attack (issue 20): bad inputs, kills, concurrent writers, hostile pages and leaked keys, counted.
 
-    .venv/bin/python benchmarks/reliability.py [--only imports,answers,kills,window,writers,hostile,secrets]
+    .venv/bin/python benchmarks/reliability.py [--only imports,answers,kills,window,writers,hostile,secrets,bombs]
         [--examples 20] [--answers 1000] [--seed 1] [--timeout 30] [--jobs 1] [--formats screenlab,images] [--show 3]
         [--import-kills 4] [--kill-images 300] [--run-kills 4] [--kill-samples 120]
         [--window-kills 3] [--writer-loops 2] [--backends sqlite,postgresql] [--hostile-payloads all|one]
@@ -42,6 +42,11 @@ hostile  tests/hostile_pages.py (shared with tests/test_hostile_pages.py): <scri
          synthesised page shape (Chromium, render_scene and generate() against the fake LLM), as VAF variant-table
          values and as a VAF page's own markup, and as a trajectory's texts in the labeller (Qt): fields tried,
          rendered escaped, refused cleanly, connections that reached the listener.
+bombs    tests/bombs.py's decompression bombs at issue 34's sizes (1.5-5 MB on disk: Parquet GZIP, Snappy and
+         ZSTD pages, GZIP TFRecord, GZIP JSON Lines) and oversized texts (a 200 MB CVAT attribute, a billion-laughs
+         DOCTYPE, a 100 MB and a 2 MB Sphinx node text), each imported by `screenlab import` in its own process:
+         refused or not, peak RSS (the child's ru_maxrss) and seconds. Goal: every one refused naming its file,
+         under 300 MB and 5 s.
 secrets  tests/secrets_sweep.py (shared with tests/test_secrets_sweep.py): three keys through synthesis, runs, a
          judge run, exports, a report and crash logs against servers that echo them; every file, SQLite .dump and
          printed output searched for any 12 characters of a key.
@@ -77,7 +82,7 @@ from desktop_app.agents.conventions import CONVENTIONS, parse_action  # noqa: E4
 
 IMPORT_COLUMNS = ("tried", "refused", "imported", "crashed", "changed", "hung", "other")
 PARSE_COLUMNS = ("tried", "parsed", "wrong_format", "crashed", "non-finite")
-SECTIONS = ("imports", "answers", "kills", "window", "writers", "hostile", "secrets")
+SECTIONS = ("imports", "answers", "kills", "window", "writers", "hostile", "secrets", "bombs")
 
 
 # --------------------------------------------------------------------------- importers, one worker per job
@@ -437,9 +442,92 @@ def section_secrets(args, work: Path, failures: list) -> list[Row]:
                 f"{len(sweep.found)}", "0", not sweep.found)]
 
 
+BOMB_RSS_MB, BOMB_SECONDS = 300, 5.0
+
+
+def _bombs(work: Path) -> list:
+    import bombs
+
+    mb = 1 << 20
+    return [
+        bombs.screenspot_parquet(work / "pq-gzip-1" / "test.parquet", "gzip", "big", 1_600_000),
+        bombs.screenspot_parquet(work / "pq-gzip-5" / "test.parquet", "gzip", "big", 4_900_000),
+        bombs.screenspot_parquet(work / "pq-snappy" / "test.parquet", "snappy", "many", 1_500_000),
+        bombs.screenspot_parquet(work / "pq-zstd" / "test.parquet", "zstd", "big", 1_500_000),
+        bombs.tfrecord_claim(work / "tf-gzip" / "episodes.tfrecord.gz", True, 2**31 - 2, 1536 * mb),
+        bombs.tfrecord_claim(work / "tf-plain" / "episodes.tfrecord", False, 2**31 - 2),
+        bombs.gzip_jsonl(work / "jsonl-gzip", 1536 * mb),
+        bombs.cvat_attribute(work / "cvat-attr", 200_000_000),
+        bombs.cvat_entities(work / "cvat-laughs"),
+        bombs.sphinx_text_node(work / "sphinx-100mb", 100_000_000),
+        bombs.sphinx_text_node(work / "sphinx-2mb", 2_000_000),
+    ]
+
+
+def _import_child(project: Path, bomb) -> tuple[int, str, float, float]:
+    """`screenlab import` of one bomb in its own process: exit code, its output, peak RSS (MB), seconds."""
+    import subprocess
+
+    peak_file = project.parent / "peak.txt"
+    peak_file.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "BOMB_PEAK_FILE": str(peak_file)}
+    started = time.monotonic()
+    child = subprocess.run([sys.executable, "-c", _PEAK_AT_EXIT, "import", "--format", bomb.fmt, str(project),
+                            str(bomb.path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    seconds = time.monotonic() - started
+    peak = int(peak_file.read_text()) / 1024 if peak_file.exists() else float("nan")
+    return child.returncode, child.stdout.decode("utf-8", "replace"), peak, seconds
+
+
+# The CLI, noting its own peak RSS as it exits: VmHWM of /proc/self/status, which starts anew at exec (the
+# rusage of a child would count the parent's memory at the fork, and this benchmark's parent holds the bombs).
+_PEAK_AT_EXIT = """
+import atexit, os, sys
+def note():
+    for line in open('/proc/self/status'):
+        if line.startswith('VmHWM:'):
+            open(os.environ['BOMB_PEAK_FILE'], 'w').write(line.split()[1])
+atexit.register(note)
+from desktop_app.__main__ import main
+sys.argv[0] = 'screenlab'
+sys.exit(main())
+"""
+
+
+def section_bombs(args, work: Path, failures: list) -> list[Row]:
+    import subprocess
+
+    started = time.monotonic()
+    made = _bombs(work)
+    built = time.monotonic() - started
+    project = work / "project"
+    subprocess.run([sys.executable, "-m", "desktop_app", "init", str(project)], check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
+    print(f"Bombs ({len(made)} built in {built:.1f} s; each imported by `screenlab import` in its own process)")
+    print(f"  {'case':<46} {'on disk':>10} {'would be':>10} {'refused':>8} {'peak RSS':>9} {'seconds':>8}")
+    bad = []
+    worst_rss = worst_s = 0.0
+    for bomb in made:
+        code, output, rss, seconds = _import_child(project, bomb)
+        lines = [line for line in output.splitlines() if line.strip()]
+        refused = code != 0 and len(lines) == 1 and all(w in lines[0] for w in bomb.words)
+        worst_rss, worst_s = max(worst_rss, rss), max(worst_s, seconds)
+        print(f"  {bomb.name:<46} {bomb.on_disk / 1e6:>7.1f} MB {bomb.decodes_to / 1e6:>7,.0f} MB "
+              f"{'yes' if refused else 'NO':>8} {rss:>6.0f} MB {seconds:>8.2f}")
+        print(f"      {(lines[-1] if lines else '(no output)')[:200]}")
+        if not refused or rss > BOMB_RSS_MB or seconds > BOMB_SECONDS:
+            bad.append((bomb.name, f"exit {code}, {rss:.0f} MB, {seconds:.2f} s: {output.strip()[:300]}"))
+    print()
+    if bad:
+        failures.append(("bombs", bad))
+    return [Row(f"decompression bombs and long texts ({len(made)} cases)",
+                f"{len(made) - len(bad)} of {len(made)} refused within bounds; worst {worst_rss:.0f} MB peak RSS, "
+                f"{worst_s:.2f} s", f"all refused, < {BOMB_RSS_MB} MB, < {BOMB_SECONDS:g} s", not bad)]
+
+
 RUNNERS = {"imports": section_imports, "answers": section_answers, "kills": section_kills,
            "window": section_window, "writers": section_writers, "hostile": section_hostile,
-           "secrets": section_secrets}
+           "secrets": section_secrets, "bombs": section_bombs}
 
 
 def main(argv=None) -> int:

@@ -133,8 +133,9 @@ class UiTree:
 
     # -- reading ---------------------------------------------------------------------------------
     @classmethod
-    def from_xml(cls, text: str | bytes) -> UiTree:
-        """Parse a uiautomator dump. TreeError names the line and the attribute that is wrong."""
+    def from_xml(cls, text: str | bytes, max_text: int | None = None) -> UiTree:
+        """Parse a uiautomator dump. TreeError names the line and the attribute that is wrong, and one longer
+        than `max_text` characters (an importer passes the input budget's; ADR 0039)."""
         parser = ET.XMLPullParser(events=("start", "end"))
         nodes: list[Node] = []
         stack: list[int] = []
@@ -163,6 +164,11 @@ class UiTree:
                     if not seen_root:
                         raise TreeError("no <hierarchy> element: not a uiautomator dump", number)
                     attrs = dict(elem.attrib)
+                    if max_text is not None:
+                        for name, value in attrs.items():
+                            if len(value) > max_text:
+                                raise TreeError(f"node {len(nodes)}'s {name} is {len(value):,} characters; the "
+                                                f"limit is {max_text:,}", number, name)
                     try:
                         bounds = parse_bounds(attrs.get("bounds", ""))
                     except ValueError as exc:

@@ -17,20 +17,24 @@ axis-aligned rectangles: draw them as boxes in CVAT, or delete them). A box's <a
 attributes; occluded, z_order, group_id and source stay in its meta and are written back on export. <tag>s
 (labels of the whole picture) are kept in the step's meta. An image's `subset` is the episode's split. The
 declared width and height must be the picture's. A file with entities or a DOCTYPE is refused: CVAT never
-writes one, and an entity can expand to gigabytes.
+writes one, and an entity can expand to gigabytes. The file is parsed as it is read, 1 MB at a time: a text or
+attribute longer than budget.MAX_TEXT characters is refused as soon as that many have come (ADR 0039), so a
+200 MB attribute costs about 1 MB of memory, not the 1.3 GB that reading the whole file first did.
 Export: annotations.xml (version 1.1, with <meta> declaring the project's labels and the attributes in use)
 and images/, the layout CVAT's "Upload annotations" / "Import dataset" takes for this format.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from xml.parsers import expat
 from xml.sax.saxutils import escape, quoteattr
 
+from desktop_app.formats.budget import MAX_TEXT, text_too_long
 from desktop_app.formats.labelling_tools import (
     ScreenNames,
     box_parts,
@@ -52,7 +56,7 @@ from desktop_app.formats.records import (
     find_inside,
     input_files,
     names_to_try,
-    read_text,
+    open_binary,
     shown,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
@@ -67,7 +71,32 @@ REFUSED = {"polygon": "a polygon", "polyline": "a polyline", "points": "a set of
 KEPT = ("occluded", "z_order", "group_id", "source")  # box attributes kept in meta, written back on export
 _DEFAULTS = {"occluded": "0", "z_order": "0", "source": "manual"}
 SIGN_BYTES = 4096  # <version> comes right after <annotations>
+READ_BYTES = 1 << 20  # fed to the parser at a time
 _VERSION_1 = re.compile(r"<version>\s*1\.\d+\s*</version>")
+
+
+class _Element:
+    """What the reader needs of an element as expat reports it: its tag, attributes and text (kept only where
+    it is read, and never past MAX_TEXT)."""
+
+    __slots__ = ("tag", "attrib", "parts", "size")
+
+    def __init__(self, tag: str, attrib: dict[str, str]):
+        self.tag, self.attrib, self.parts, self.size = tag, attrib, [], 0
+
+    def get(self, name: str, default=None):
+        return self.attrib.get(name, default)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+class _Refused(Exception):
+    """A FormatError raised inside an expat handler, carried out of the parser unchanged."""
+
+    def __init__(self, error: FormatError):
+        self.error = error
 
 
 @dataclass
@@ -108,35 +137,127 @@ class _Reader:
         self.records: list[EpisodeRecord] = []
 
     def read(self) -> list[EpisodeRecord]:
-        text = read_text(self.file)
-        head = text[:4096].upper()
-        if "<!DOCTYPE" in head or "<!ENTITY" in text.upper():
-            raise FormatError("the file declares a DOCTYPE or entities, which CVAT never writes (an entity can "
-                              "expand to gigabytes); export the annotations from CVAT again", self.file)
-        parser = ET.XMLPullParser(events=("start", "end"))
-        number = 0
+        parser = expat.ParserCreate()
+        self.parser, self.open = parser, []
+        parser.StartElementHandler = self._on_start
+        parser.EndElementHandler = self._on_end
+        parser.CharacterDataHandler = self._on_text
+        parser.StartDoctypeDeclHandler = self._on_doctype
+        parser.EntityDeclHandler = self._on_doctype
+        parser.CommentHandler = parser.ProcessingInstructionHandler = self._on_other
+        parser.buffer_text = True  # text comes in pieces of at most parser.buffer_size characters
+        self.events = quiet = 0
         try:
-            # fed as text (read as UTF-8 above), so an encoding the declaration names is not looked up
-            lines = text.split("\n")
-            for number, line in enumerate(lines, start=1):
-                parser.feed(line + "\n" if number < len(lines) else line)
-                self._events(parser, number)
-            parser.close()
-            self._events(parser, number)
-        except ET.ParseError as exc:
-            line, column = exc.position
-            reason = str(exc).split(":")[0]
-            raise FormatError(f"not well-formed XML: {reason} at column {column + 1}", self.file, line) from None
+            # fed as text (decoded as UTF-8 here), so an encoding the declaration names is not looked up
+            for text in self._texts():
+                self.events = 0
+                parser.Parse(text, False)
+                # expat holds a tag, a comment or an attribute's value whole until it ends: one going on for
+                # more than MAX_TEXT characters with no event is refused before it is held any longer
+                quiet = quiet + len(text) if self.events == 0 else 0
+                if quiet > MAX_TEXT:
+                    raise FormatError(f"a tag or comment goes on for more than {MAX_TEXT:,} characters; the limit "
+                                      f"for a text or attribute is {MAX_TEXT:,}", self.file,
+                                      parser.CurrentLineNumber)
+            parser.Parse("", True)
+        except _Refused as refused:
+            raise refused.error from None
+        except expat.ExpatError as exc:
+            reason = expat.ErrorString(exc.code)
+            raise FormatError(f"not well-formed XML: {reason} at column {exc.offset + 1}", self.file,
+                              exc.lineno) from None
         return self.records
 
-    def _events(self, parser, line: int) -> None:
-        for event, elem in parser.read_events():
-            if event == "start":
-                self.depth += 1
-                self._start(elem, line)
-            else:
-                self._end(elem, line)
-                self.depth -= 1
+    def _texts(self):
+        """The file as text, READ_BYTES at a time; invalid UTF-8 named by line and byte as read_text does."""
+        utf8 = codecs.getincrementaldecoder("utf-8")()
+        done = lines = 0
+        line_start = 0  # where the current line starts in the file, in bytes
+        with open_binary(self.file) as fh:
+            first = True
+            while True:
+                try:
+                    data = fh.read(READ_BYTES)
+                except OSError as exc:
+                    raise FormatError(f"cannot read the file ({exc.strerror or exc})", self.file) from None
+                pending = len(utf8.getstate()[0])
+                try:
+                    text = utf8.decode(data, not data)
+                except UnicodeDecodeError as exc:
+                    at = max(exc.start - pending, 0)
+                    before = data[:at]
+                    newline = before.rfind(b"\n")
+                    start = done + newline + 1 if newline >= 0 else line_start
+                    column, line = done + at - start + 1, lines + before.count(b"\n") + 1
+                    raise FormatError(f"not valid UTF-8 (byte {column} of the line); save the file as UTF-8",
+                                      self.file, line) from None
+                newline = data.rfind(b"\n")
+                if newline >= 0:
+                    lines += data.count(b"\n")
+                    line_start = done + newline + 1
+                done += len(data)
+                if first:
+                    text, first = text.removeprefix("\ufeff"), False
+                if text:
+                    yield text
+                if not data:
+                    return
+
+    # ---- expat's handlers: each element checked as it starts and ends, its text as it comes
+    def _refuse(self, message: str, field: str | None = None):
+        raise _Refused(FormatError(message, self.file, self.parser.CurrentLineNumber, field))
+
+    def _on_other(self, *_args) -> None:
+        self.events += 1
+
+    def _on_doctype(self, *_args) -> None:
+        raise _Refused(FormatError("the file declares a DOCTYPE or entities, which CVAT never writes (an entity "
+                                   "can expand to gigabytes); export the annotations from CVAT again", self.file))
+
+    def _on_start(self, tag: str, attrib: dict[str, str]) -> None:
+        self.events += 1
+        for name, value in attrib.items():
+            problem = text_too_long(len(value), f"attribute {shown(name)} of <{shown(tag)}>")
+            if problem:
+                self._refuse(problem, f"{tag}.{name}")
+        elem = _Element(tag, attrib)
+        self.open.append(elem)
+        self.depth += 1
+        try:
+            self._start(elem, self.parser.CurrentLineNumber)
+        except FormatError as exc:
+            raise _Refused(exc) from None
+
+    def _on_text(self, text: str) -> None:
+        self.events += 1
+        if self.depth not in (2, 4) or not self.open:  # the texts read: <version>'s, an <attribute>'s
+            return  # (the white space between elements elsewhere adds up in a large file, and is not kept)
+        elem = self.open[-1]
+        elem.size += len(text)
+        if elem.size > MAX_TEXT:
+            self._refuse(self._too_long(elem), self._field(elem))
+        elem.parts.append(text)
+
+    def _too_long(self, elem: _Element) -> str:
+        what = f"the text of <{shown(elem.tag)}>"
+        if elem.tag == "attribute" and self.shape is not None:
+            owner = f"image {shown(self.image.attrib.get('name'))}" if self.image is not None else "an image"
+            what = f"attribute {shown(elem.get('name'))} of a {self.shape.kind} of {owner}"
+        return f"{what} is more than {MAX_TEXT:,} characters; the limit is {MAX_TEXT:,}"
+
+    def _field(self, elem: _Element) -> str:
+        if elem.tag == "attribute" and self.shape is not None:
+            return f"{self.shape.kind}.attribute"
+        return elem.tag
+
+    def _on_end(self, _tag: str) -> None:
+        self.events += 1
+        elem = self.open.pop()
+        try:
+            self._end(elem, self.parser.CurrentLineNumber)
+        except FormatError as exc:
+            raise _Refused(exc) from None
+        self.depth -= 1
 
     def _where(self, line: int) -> Where:
         return Where(self.file, line)
@@ -183,8 +304,6 @@ class _Reader:
         elif self.depth == 2 and tag == "image":
             self.records.append(self._record(self.image))
             self.image = None
-        if self.depth == 2:
-            elem.clear()  # an image's elements are read: a file of 100,000 images stays small in memory
 
     def _record(self, image: _Image) -> EpisodeRecord:
         where, attrib = self._where(image.line), image.attrib

@@ -26,6 +26,7 @@ from pathlib import Path
 from sqlalchemy import insert, select, update
 
 from desktop_app.a11y.tree import UiTree
+from desktop_app.formats.budget import MAX_DOCUMENT, MAX_TEXT, longest_text
 from desktop_app.formats.records import EpisodeRecord, FormatError, Where, unstorable
 from desktop_app.gc_pause import gc_paused
 from desktop_app.images import DEFAULT_MAX_PIXELS, ImageInfo, ImageProblem, inspect_bytes, inspect_file
@@ -211,9 +212,14 @@ def _check_text(record: EpisodeRecord) -> None:
             parts += [(name, {"element text": box.element_text, "typed text": box.type_text, "author": box.author}),
                       (name, {"meta": box.meta})]
     for name, value in parts:  # the readers checked what came from JSON; this covers the rest (file names...)
-        problem = unstorable(value)
+        # every text stored, from every reader, within the budget's length (ADR 0039)
+        problem = unstorable(value) or longest_text(value, "", MAX_TEXT)
         if problem:
             raise where.error(problem, name)
+    for step in record.steps:
+        if len(step.tree_xml) > MAX_DOCUMENT:
+            raise where.error(f"the accessibility tree is {len(step.tree_xml):,} characters; the limit is "
+                              f"{MAX_DOCUMENT:,}", step.field + "tree")
 
 
 def _check_record(record: EpisodeRecord, labels: tuple[str, ...]) -> None:

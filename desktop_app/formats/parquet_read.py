@@ -21,7 +21,9 @@ timedelta), a timestamp in a named time zone as the same instant in UTC, and nan
 says (pyarrow unpacks them the other way round).
 
 A damaged file ends in a ParquetError: every length, offset and count is checked against the bytes there are
-before anything is allocated for it.
+before anything is allocated for it. One pass of iter_batches keeps to the file's input budget (budget.py, ADR
+0039): each page's declared size and the values it holds are spent before the page is inflated, so a file of
+pages that expand a thousand times is refused at the first page past the budget, not after.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from decimal import Decimal
 
 import numpy as np
 
+from desktop_app.formats.budget import VALUE_COST, Budget, OverBudget
 from desktop_app.formats.parquet_decode import (
     BIT_PACKED,
     BOOLEAN,
@@ -83,7 +86,16 @@ from desktop_app.formats.parquet_decode import (
     unpack,
 )
 
-__all__ = ["ParquetError", "ParquetFile"]
+__all__ = ["ParquetError", "ParquetFile", "TooLarge"]
+
+
+class TooLarge(ParquetError):
+    """The file decodes to more than its input budget lets it (budget.py): refused, not damaged. `reason`
+    says where and how much, without the file's name."""
+
+    def __init__(self, name: str, reason: str):
+        self.reason = reason
+        super().__init__(f"{name}: {reason}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -444,7 +456,7 @@ class ParquetFile:
             raise
 
     def _open(self) -> None:
-        size = os.fstat(self._file.fileno()).st_size
+        size = self._size = os.fstat(self._file.fileno()).st_size
         if size < 12:
             raise ParquetError(f"{self.path.name} is not a Parquet file: it is only {size} bytes long")
         head = self._file.read(4)
@@ -497,8 +509,10 @@ class ParquetFile:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def iter_batches(self, batch_size: int, columns: list[str] | None = None) -> Iterator[list[dict]]:
-        """Rows as {name: value} dicts, `batch_size` at a time (the last batch may be shorter)."""
+    def iter_batches(self, batch_size: int, columns: list[str] | None = None,
+                     budget: Budget | None = None) -> Iterator[list[dict]]:
+        """Rows as {name: value} dicts, `batch_size` at a time (the last batch may be shorter), within `budget`
+        (by default the input budget of a file this size)."""
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         wanted = list(self.names) if columns is None else list(columns)
@@ -508,7 +522,7 @@ class ParquetFile:
             raise ParquetError(f"{self.path.name} has no column {', '.join(map(repr, unknown))} "
                                f"(its columns: {', '.join(self.names)})")
         readers = {name: self._reader(fields[name]) for name in wanted}
-        return self._batches(batch_size, wanted, readers)
+        return self._batches(batch_size, wanted, readers, budget or Budget(self._size))
 
     def _reader(self, field: _Node):
         """The field's assembler, or the ParquetError that says why it cannot be read."""
@@ -529,12 +543,12 @@ class ParquetFile:
             raise ParquetError(f"Column {field.name!r} of {self.path.name} is {exc}, which this reader does "
                                "not read") from None
 
-    def _batches(self, batch_size: int, names: list[str], readers: dict) -> Iterator[list[dict]]:
+    def _batches(self, batch_size: int, names: list[str], readers: dict, budget: Budget) -> Iterator[list[dict]]:
         pending: list[dict] = []
         for number, (rows, _) in enumerate(self._row_groups):
             if self._file.closed:
                 raise ValueError(f"{self.path.name} was closed while its rows were being read")
-            values = [self._read_field(number, readers[name], name) for name in names]
+            values = [self._read_field(number, readers[name], name, budget) for name in names]
             done = 0
             while done < rows:
                 take = min(batch_size - len(pending), rows - done)
@@ -551,9 +565,9 @@ class ParquetFile:
         if pending:
             yield pending
 
-    def _read_field(self, number: int, reader, name: str) -> list:
+    def _read_field(self, number: int, reader, name: str, budget: Budget) -> list:
         rows = self._row_groups[number][0]
-        columns = {i: self._read_chunk(number, self._leaves[i]) for i in reader.leaves}
+        columns = {i: self._read_chunk(number, self._leaves[i], budget) for i in reader.leaves}
         try:
             if reader.flat_ok:
                 return reader.flat(columns, rows)
@@ -567,7 +581,7 @@ class ParquetFile:
             raise ParquetError(f"{self.path.name} is damaged: cannot read column {name!r}, "
                                f"row group {number}: {_reason(exc)}") from exc
 
-    def _read_chunk(self, number: int, leaf: _Leaf) -> _Column:
+    def _read_chunk(self, number: int, leaf: _Leaf, budget: Budget) -> _Column:
         rows, chunks = self._row_groups[number]
         try:
             meta = thrift_field(chunks[leaf.index], 3, dict, "the column's metadata")
@@ -575,13 +589,15 @@ class ParquetFile:
             problem = codec_problem(codec)
             if problem:
                 raise ParquetError(f"Cannot read column {leaf.path!r} of {self.path.name}: {problem}")
-            return self._decode_chunk(leaf, meta, codec, rows)
+            return self._decode_chunk(leaf, meta, codec, rows, budget)
+        except OverBudget as exc:
+            raise TooLarge(self.path.name, f"column {leaf.path!r}, row group {number}: {exc}") from None
         except (Damaged, IndexError, KeyError, ValueError, struct.error, zlib.error, RecursionError,
                 MemoryError, OverflowError) as exc:
             raise ParquetError(f"{self.path.name} is damaged: cannot read column {leaf.path!r}, "
                                f"row group {number}: {_reason(exc)}") from exc
 
-    def _decode_chunk(self, leaf: _Leaf, meta: dict, codec: int, rows: int) -> _Column:
+    def _decode_chunk(self, leaf: _Leaf, meta: dict, codec: int, rows: int, budget: Budget) -> _Column:
         if thrift_field(meta, 1, int, "the column's type") != leaf.ptype:
             raise Damaged("the column chunk's type differs from the schema's")
         total = thrift_field(meta, 5, int, "the value count")
@@ -624,6 +640,7 @@ class ParquetFile:
                 count = thrift_field(head, 1, int, "the dictionary size")
                 if thrift_field(head, 2, int, "the dictionary encoding") not in (PLAIN, PLAIN_DICTIONARY) or count < 0:
                     raise Damaged("the dictionary page is not PLAIN-encoded")
+                budget.take(usize + VALUE_COST * count, "its dictionary page")
                 body = decompress(codec, page, usize)
                 dictionary = leaf.convert(decode_plain(leaf.ptype, leaf.width, body, 0, len(body), count))
                 continue
@@ -634,6 +651,9 @@ class ParquetFile:
             count = thrift_field(head, 1, int, "a page's value count")
             if not 0 <= count <= total - seen or count > max(MIN_LEVELS_LIMIT, 64 * usize):
                 raise Damaged(f"a page claims {count} values")
+            # spent before the page is inflated: its declared size (what the codec may write) and its values
+            # held until the column chunk is assembled
+            budget.take(usize + VALUE_COST * count, f"the page holding values {seen:,} to {seen + count:,}")
             if v2:
                 encoding = thrift_field(head, 4, int, "a page encoding")
                 def_size = thrift_field(head, 5, int, "the definition levels' size")

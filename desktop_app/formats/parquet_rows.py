@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from desktop_app.formats.parquet_read import ParquetError, ParquetFile
+from desktop_app.formats.parquet_read import ParquetError, ParquetFile, TooLarge
 from desktop_app.formats.records import FormatError, is_file
 
 _ERRNO = re.compile(r"\[[Ee]rrno \d+\]\s*")
@@ -33,6 +33,8 @@ def parquet_rows(parquet: ParquetFile, file: Path, batch: int, columns: list[str
     while True:
         try:
             rows = next(batches, None)
+        except TooLarge as exc:  # said whole: the numbers are the point
+            raise FormatError(f"at row {done} or after, {exc.reason}", file) from None
         except (ParquetError, OSError) as exc:
             raise FormatError(f"cannot read the Parquet file at row {done} or after ({_plain(exc)})", file) from None
         if rows is None:

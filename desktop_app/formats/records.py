@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
+from desktop_app.formats.budget import MAX_RECORD
+
 
 class FormatError(ValueError):
     """Bad input, located as precisely as we can: file, line, field."""
@@ -127,6 +129,11 @@ def _open_binary(path: Path):
         raise FormatError(f"cannot read the file ({exc.strerror or exc})", path) from None
 
 
+def open_binary(path: Path):
+    """The file open for reading bytes (a reader streaming it closes it), or a FormatError saying why not."""
+    return _open_binary(path)
+
+
 def _read_utf8(path: Path) -> str:
     with _open_binary(path) as file:
         try:
@@ -216,14 +223,25 @@ class JsonLines:
     a FormatError naming the line (blank lines skipped, a byte-order mark dropped), only when the reading
     comes to that line: what ingest takes in one pass and refuses whole. bytes_read: how far it got."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, max_line: int = MAX_RECORD):
         self.path = Path(path)
         self.bytes_read = 0
+        self.max_line = max_line
 
     def __iter__(self) -> Iterator[tuple[Where, Any]]:
         self.bytes_read = 0
         with _open_binary(self.path) as file:
-            for number, raw in enumerate(file, start=1):
+            number = 0
+            while True:
+                # a line is read up to the budget's one-piece limit, never further: a file of one endless line
+                # is refused without holding it (ADR 0039)
+                raw = file.readline(self.max_line + 1)
+                if not raw:
+                    return
+                number += 1
+                if len(raw) > self.max_line:
+                    raise FormatError(f"the line is longer than {self.max_line:,} bytes, the limit for one record "
+                                      "(is this a JSON Lines file?)", self.path, number)
                 self.bytes_read += len(raw)
                 try:
                     text = raw.decode("utf-8")

@@ -33,6 +33,7 @@ from pathlib import Path
 from desktop_app.a11y.stored import parse_stored
 from desktop_app.a11y.tree import TreeError, UiTree, format_bounds, parse_bounds
 from desktop_app.capability.evaluators import EvaluatorError, parse_evaluators
+from desktop_app.formats.budget import MAX_DOCUMENT, MAX_TEXT
 from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
@@ -154,9 +155,17 @@ def _gold_box(action: dict, field: str) -> BoxRecord | None:
 
 
 def _tree_xml(path: Path) -> str:
+    # kept whole in the project: a dump within the budget's document size, each of its texts within its text
+    # length (ADR 0039); real dumps are 10-500 KB, their longest text a few thousand characters
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise FormatError(f"cannot read the file ({exc.strerror or exc})", path) from None
+    if size > MAX_DOCUMENT:
+        raise FormatError(f"the accessibility-tree dump is {size:,} bytes; the limit is {MAX_DOCUMENT:,}", path)
     text = _read_utf8(path)
     try:
-        UiTree.from_xml(text)
+        UiTree.from_xml(text, MAX_TEXT)
     except TreeError as exc:
         raise FormatError(exc.message, path, exc.line, exc.field) from None
     return text

@@ -16,6 +16,11 @@ Both checksums are checked: the length's, so that a file that is not a TFRecord 
 refused at once rather than read as a huge length, and the data's, so a damaged record is refused by number
 instead of being imported with a wrong goal or action. CRC-32C comes from google-crc32c (Google's C library,
 with the processor's CRC instruction where there is one; ADR 0030); the masking is TFRecord's own and stays here.
+
+A record's claimed length is checked before a byte of it is read (ADR 0039): in a plain file against the bytes
+left in the file, in a GZIP file against the file's input budget (budget.py: what the file may decode to in
+total, and what one record held whole may be), so a 1.5 MB file claiming a 2 GB record is refused at once. The
+data is then read a chunk at a time, its checksum extended as it comes.
 """
 
 from __future__ import annotations
@@ -28,11 +33,13 @@ from pathlib import Path
 
 import google_crc32c
 
+from desktop_app.formats.budget import Budget, OverBudget
 from desktop_app.formats.records import FormatError
 
 GZIP_MAGIC = b"\x1f\x8b"
 HEADER = 12  # length (8) and its checksum (4)
 MAX_RECORD = 2**31 - 1  # protobuf's own limit on a message; a larger length is damage, not data
+CHUNK = 1 << 20  # bytes of a record read at a time
 _MASK_DELTA = 0xA282EAD8
 
 
@@ -41,8 +48,28 @@ def crc32c(data: bytes) -> int:
 
 
 def masked_crc(data: bytes) -> int:
-    crc = crc32c(data)
+    return _masked(crc32c(data))
+
+
+def _masked(crc: int) -> int:
     return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + _MASK_DELTA) & 0xFFFFFFFF
+
+
+def _read_record(fh, length: int) -> tuple[bytes, int]:
+    """Up to `length` bytes (fewer when the file ends first), a chunk at a time, and their CRC-32C: a lying
+    length costs no more memory than the bytes that are there."""
+    if length <= CHUNK:
+        data = fh.read(length)
+        return data, crc32c(data)
+    out = bytearray()
+    crc = 0
+    while len(out) < length:
+        chunk = fh.read(min(CHUNK, length - len(out)))
+        if not chunk:
+            break
+        crc = google_crc32c.extend(crc, chunk)
+        out += chunk
+    return bytes(out), crc
 
 
 def frame(data: bytes) -> bytes:
@@ -70,9 +97,9 @@ def looks_like_tfrecord(path: Path) -> bool:
     return len(head) == HEADER and struct.unpack("<I", head[8:])[0] == masked_crc(head[:8])
 
 
-def records(path: Path) -> Iterator[tuple[int, bytes]]:
+def records(path: Path, budget: Budget | None = None) -> Iterator[tuple[int, bytes]]:
     """(number, data) of each record, numbered from 1; a FormatError naming the record when the file is not a
-    TFRecord, is cut short or damaged."""
+    TFRecord, is cut short or damaged, or decodes past `budget` (by default the input budget of its size)."""
     path = Path(path)
     if path.exists() and not path.is_file() and not path.is_dir():
         raise FormatError("not a regular file (a pipe or a device?); reading it would wait forever", path)
@@ -86,6 +113,9 @@ def records(path: Path) -> Iterator[tuple[int, bytes]]:
         raise FormatError(f"cannot read the file ({exc.strerror or exc})", path) from None
     number = 0
     try:
+        on_disk = path.stat().st_size
+        budget = budget or Budget(on_disk)
+        at = 0  # where the next record starts in the (decoded) file
         with (gzip.open(path, "rb") if compressed else open(path, "rb")) as fh:
             while True:
                 number += 1
@@ -105,12 +135,21 @@ def records(path: Path) -> Iterator[tuple[int, bytes]]:
                 if length > MAX_RECORD:
                     raise FormatError(f"record {number} claims {length:,} bytes, more than any record holds: "
                                       "the file is damaged", path)
-                data = fh.read(length)
+                left = on_disk - at - HEADER - 4
+                if not compressed and length > left:  # known before reading: the bytes are not there
+                    raise FormatError(f"record {number}: the file ends inside the record ({max(left, 0):,} of "
+                                      f"{length:,} bytes): the file is cut short", path)
+                try:
+                    budget.take(HEADER + length + 4, "the record")
+                except OverBudget as exc:
+                    raise FormatError(f"record {number}: {exc}", path) from None
+                data, crc = _read_record(fh, length)
                 footer = fh.read(4)
                 if len(data) < length or len(footer) < 4:
                     raise FormatError(f"record {number}: the file ends inside the record ({len(data):,} of "
                                       f"{length:,} bytes): the file is cut short", path)
-                if struct.unpack("<I", footer)[0] != masked_crc(data):
+                at += HEADER + length + 4
+                if struct.unpack("<I", footer)[0] != _masked(crc):
                     raise FormatError(f"record {number}: the checksum of the record's data does not match: the "
                                       "file is damaged", path)
                 yield number, data

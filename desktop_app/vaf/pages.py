@@ -100,8 +100,14 @@ def page_file(source: str) -> Path:
 
 
 def load_page(source: str) -> LoadedPage:
+    # imported here: the formats package is heavy to import when the window starts
+    from desktop_app.formats.budget import MAX_DOCUMENT
+
     file = page_file(source)
     try:
+        size = file.stat().st_size
+        if size > MAX_DOCUMENT:  # kept whole and rendered: within the input budget's document size (ADR 0039)
+            raise PageError(f"{file}: the page is {size:,} bytes; the limit for an HTML page is {MAX_DOCUMENT:,}")
         data = file.read_bytes()
     except OSError as exc:
         raise PageError(f"{file}: cannot read ({exc.strerror or exc})") from None
