@@ -99,6 +99,8 @@ def machine_trouble(exc: BaseException) -> str | None:
                 return f"permission denied{name} ({exc.strerror or exc}); check who owns it and whether it is read-only"
             if isinstance(exc, FileNotFoundError):
                 return f"no such file or folder{name}; it may have been moved or deleted while the command ran"
+            if exc.filename:  # not a folder, a folder where a file belongs, a file system's refusal: the OS says it
+                return f"{exc.strerror or type(exc).__name__}{name}"
         exc = exc.__cause__ or exc.__context__
     return None
 
