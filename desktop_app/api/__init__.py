@@ -88,6 +88,8 @@ from desktop_app.runs.report import write_report as _write_report
 from desktop_app.runs.state import RunProgress
 from desktop_app.store.models import Run
 from desktop_app.store.project import Project
+from desktop_app.store.project_check import ProjectCheck
+from desktop_app.store.project_check import check_project as _check_project
 from desktop_app.store.queries import EpisodeFilter, no_match
 from desktop_app.store.queries import episode_ids as _episode_ids
 from desktop_app.store.trees import step_screen
@@ -153,6 +155,12 @@ def open_folder(folder: str | Path, project: Project | str | Path | None = None,
     is new). `project`: an open Project, a location, or None for the folder's own project in the user data
     folder (the one the window opens for it; report.project says where). `progress(report)` after each batch."""
     return _open_folder(folder, project, progress)
+
+
+def check_project(project: Project, repair: bool = False) -> ProjectCheck:
+    """The database's own integrity check, the counts, and the image files no screen names (what a killed
+    import leaves); repair=True removes those, under the media lock (store/project_check.py)."""
+    return _check_project(project, repair=repair)
 
 
 def export_data(project: Project, out: str | Path, format: str, where: Where = None) -> ExportReport:

@@ -62,6 +62,13 @@ def _playwright_error(exc: BaseException) -> bool:
     return any(cls.__module__.split(".")[0] == "playwright" for cls in type(exc).__mro__)
 
 
+def _damaged_database(exc: BaseException) -> bool:
+    """SQLite's word for a file that is not (or no longer) a whole database."""
+    errors = sys.modules.get("sqlalchemy.exc")
+    return (errors is not None and isinstance(exc, errors.DatabaseError)
+            and any(w in str(exc) for w in ("database disk image is malformed", "file is not a database")))
+
+
 def _launching(text: str) -> str:
     """The browser Playwright tried to start, from its "<launching> PATH --flags" log line ("" if none)."""
     for line in text.splitlines():
@@ -86,6 +93,9 @@ def machine_trouble(exc: BaseException) -> str | None:
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
+        if _damaged_database(exc):
+            return (f"the project's database is damaged ({_first_line(getattr(exc, 'orig', None) or exc)}); "
+                    "restore it from a copy (`screenlab check` tells how much is hurt)")
         if _playwright_error(exc):
             browser = _launching(str(exc))
             which = f" ({browser})" if browser else ""
@@ -273,6 +283,12 @@ def add_transfer_commands(sub) -> None:
     p.set_defaults(func=cmd_export)
 
 
+def add_check_commands(sub) -> None:
+    from desktop_app.cli.check_command import add_check_command
+
+    add_check_command(sub, add_project)
+
+
 def add_ocr_commands(sub) -> None:
     from desktop_app.cli.ocr_command import add_ocr_command
 
@@ -378,6 +394,7 @@ COMMANDS = {
     "info": ("counts by scenario, label and review status", add_project_commands),
     "migrate": ("bring a project's schema, and on a server its roles and rules, up to this ScreenLab's",
                 add_project_commands),
+    "check": ("check a project: database integrity, counts, images no screen names", add_check_commands),
     "import": ("import a dataset (all or nothing)", add_transfer_commands),
     "export": ("export episodes to a new folder", add_transfer_commands),
     "open-folder": ("open a folder of screenshots: the first at once, the rest imported behind it",
