@@ -40,8 +40,9 @@ writers  tests/writer_loops.py (shared with tests/test_concurrent_writers.py) on
 hostile  tests/hostile_pages.py (shared with tests/test_hostile_pages.py): <script>, an <img> and CSS url() at a
          local listener, a javascript: link, an RTL override and 100 KB in every LLM-written field of every
          synthesised page shape (Chromium, render_scene and generate() against the fake LLM), as VAF variant-table
-         values and as a VAF page's own markup, and as a trajectory's texts in the labeller (Qt): fields tried,
-         rendered escaped, refused cleanly, connections that reached the listener.
+         values and as a VAF page's own markup, and as a trajectory's texts in the labeller, a run's name and
+         failure in the run list and a model's answer texts on its card (Qt): fields tried, rendered escaped,
+         refused cleanly, connections that reached the listener.
 bombs    tests/bombs.py's decompression bombs at issue 34's sizes (1.5-5 MB on disk: Parquet GZIP, Snappy and
          ZSTD pages, GZIP TFRecord, GZIP JSON Lines) and oversized texts (a 200 MB CVAT attribute, a billion-laughs
          DOCTYPE, a 100 MB and a 2 MB Sphinx node text), each imported by `screenlab import` in its own process:
@@ -49,7 +50,8 @@ bombs    tests/bombs.py's decompression bombs at issue 34's sizes (1.5-5 MB on d
          under 300 MB and 5 s.
 secrets  tests/secrets_sweep.py (shared with tests/test_secrets_sweep.py): three keys through synthesis, runs, a
          judge run, exports, a report and crash logs against servers that echo them; every file, SQLite .dump and
-         printed output searched for any 12 characters of a key.
+         printed output searched for any 12 characters of a key. Then a key pasted as --api-key-env (refused), a
+         key no profile names echoed in a server's errors, eval, export and a crash: the same search.
 """
 
 from __future__ import annotations
@@ -392,12 +394,18 @@ def section_hostile(args, work: Path, failures: list) -> list[Row]:
     with hostile_pages.Listener() as listener, Renderer() as renderer, \
             Project.init(work / "hostile" / "project") as project:
         texts = hostile_pages.payloads(listener.port)
+        from desktop_app.formats.transfer import import_path
+        from desktop_app.paths import demo_dataset_dir
+
+        import_path(project, demo_dataset_dir(), "screenlab")  # the samples the run list's runs select
         tallies = [hostile_pages.synthesised_pages(renderer, listener, texts,
                                                    one_payload_per_field=args.hostile_payloads == "one"),
                    hostile_pages.generated_end_to_end(project, renderer, listener),
                    hostile_pages.vaf_settings(texts),
                    hostile_pages.vaf_pages(project, renderer, listener, texts, work / "hostile"),
-                   hostile_pages.trajectory_texts(texts)]
+                   hostile_pages.trajectory_texts(texts),
+                   hostile_pages.run_list_texts(project, texts, listener),  # a run's name and failure
+                   hostile_pages.answer_texts(texts, listener)]  # a model's answer texts on their card
         time.sleep(1.0)  # a late request would have arrived by now
         late = len(listener.hits) - sum(t.outside_requests for t in tallies)
     print(f"Hostile text ({len(texts)} payloads: {', '.join(texts)}; {time.monotonic() - started:.0f} s)")
@@ -416,7 +424,7 @@ def section_hostile(args, work: Path, failures: list) -> list[Row]:
     problems = [(f"{t.surface}: {f}", "") for t in tallies for f in t.failures]
     if problems:
         failures.append(("hostile", problems))
-    return [Row("hostile text in pages and the labeller",
+    return [Row("hostile text in pages, the labeller, run list and answers",
                 f"{tried} tried: {escaped} rendered escaped, {refused} refused cleanly, {contained} as a page's own "
                 f"markup (its requests aborted); outside requests {outside}", "0 requests, no markup from text",
                 outside == 0 and not problems)]
@@ -434,12 +442,28 @@ def section_secrets(args, work: Path, failures: list) -> list[Row]:
           f"outputs, {sweep.size:,} bytes searched: {len(sweep.found)} key hits ({time.monotonic() - started:.0f} s)")
     for hit in sweep.found[: args.show]:
         print(f"    {hit}")
+    # issue 34: a key pasted as a variable's name, a key no profile names echoed in errors, a crash with both
+    (work / "pasted").mkdir()
+    with user_folders(work / "pasted"):
+        pasted = secrets_sweep.pasted_key_sweep(work / "pasted")
+    print(f"Pasted keys: {len(secrets_sweep.PASTED)} keys; {pasted.files} files, {pasted.outputs} printed outputs "
+          f"searched: {len(pasted.found)} key hits")
+    for case in pasted.cases:
+        print(f"    {case}")
+    for hit in pasted.found[: args.show]:
+        print(f"    {hit}")
     print()
     if sweep.found:
         failures.append(("secrets", [(hit, "") for hit in sweep.found]))
+    refused = pasted.cases[0].endswith("refused as a key")
+    if pasted.found or not refused:
+        failures.append(("pasted keys", [(hit, "") for hit in pasted.found] + ([] if refused else [(pasted.cases[0], "")])))
     return [Row("API keys in project, config, logs, .dumps, output",
                 f"{sweep.files} files and {sweep.outputs} outputs ({sweep.size / 1e6:.1f} MB) searched: key hits "
-                f"{len(sweep.found)}", "0", not sweep.found)]
+                f"{len(sweep.found)}", "0", not sweep.found),
+            Row("pasted / unnamed keys (--api-key-env <key>, echoed, crash)",
+                f"{'refused' if refused else 'NOT refused'}; {pasted.files} files and {pasted.outputs} outputs "
+                f"searched: key hits {len(pasted.found)}", "refused, 0", refused and not pasted.found)]
 
 
 BOMB_RSS_MB, BOMB_SECONDS = 300, 5.0

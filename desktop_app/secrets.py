@@ -14,6 +14,44 @@ KEYRING_SERVICE = "ScreenLab"
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 ENV_NAME_RULE = ("The variable name may hold only letters, digits and _ (e.g. OPENAI_API_KEY). "
                  "Put the key itself in the OS keyring or in that environment variable.")
+# a key pasted where a variable's name belongs: refused by name_of_key_variable in every door (agent profiles,
+# Settings > LLM endpoint, `synth --api-key-env`), before it can be saved, stored with a run or printed back
+LOOKS_LIKE_KEY = ("this looks like a key itself; put it in the keyring (`screenlab agents set-key NAME`, or the "
+                  "agent dialog's OS keyring choice) or in an environment variable and give its name")
+# prefixes providers put on their keys; a variable's name may start so too (hf_HOME), so the rest must be long
+# and look random (a digit or both cases) before a name is taken for a key
+KEY_PREFIXES = ("sk-", "hf_", "ghp_", "gho_", "ghs_", "ghu_", "github_pat_", "xoxb-", "xoxp-", "AKIA", "AIza",
+                "gsk_", "xai-", "glpat-", "r8_")
+_PREFIX_REST = 16
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9]{20,}")  # a long run with no _ between words: how a key is written
+RANDOM_KEY_CHARS = 32
+
+
+def _looks_random(text: str) -> bool:
+    return any(c.islower() for c in text) and any(c.isupper() for c in text) and any(c.isdigit() for c in text)
+
+
+def looks_like_key(text: str) -> bool:
+    """Whether `text` (given as an environment variable's name) is rather a key: a provider's prefix followed
+    by a long random-looking rest, or a long string mixing lower case, upper case and digits with a long
+    run between underscores (OpenAI_Api_Key_For_Team2 is a name; Zr4Kp9Tq2Wm7Xv5Bn8Lc3Hd6Fg1Js0Ay a key)."""
+    text = text.strip()
+    for prefix in KEY_PREFIXES:
+        rest = text[len(prefix):]
+        if text.startswith(prefix) and len(rest) >= _PREFIX_REST and (
+                any(c.isdigit() for c in rest) or (any(c.islower() for c in rest) and any(c.isupper() for c in rest))):
+            return True
+    return len(text) >= RANDOM_KEY_CHARS and _looks_random(text) and any(
+        _looks_random(run) for run in _RANDOM_RUN.findall(text))
+
+
+def check_variable_name(name: str) -> None:
+    """Raise ValueError when `name` cannot be an environment variable's name: a key pasted there
+    (LOOKS_LIKE_KEY), or characters a name never has (ENV_NAME_RULE). The message never repeats `name`."""
+    if looks_like_key(name):
+        raise ValueError(LOOKS_LIKE_KEY)
+    if not ENV_NAME.fullmatch(name):
+        raise ValueError(ENV_NAME_RULE)
 
 
 class MissingKey(ValueError):
@@ -60,8 +98,13 @@ _keyring_cache: dict[tuple[int, str], str] = {}  # (back end, owner) -> value or
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH", re.IGNORECASE)
 _SECRET_PATTERNS = [
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-***"),  # OpenAI-style keys (sk-proj-..., sk-ant-...)
-    (re.compile(r"\b(gsk|xai|hf|ghp|gho|github_pat|glpat|r8)_[A-Za-z0-9_\-]{8,}"), r"\1_***"),  # Groq, xAI, HF, ...
+    (re.compile(r"\b(gsk|xai|hf|ghp|gho|ghs|ghu|github_pat|glpat|r8)_[A-Za-z0-9_\-]{8,}"), r"\1_***"),  # Groq, HF, ...
+    (re.compile(r"\b(xox[abposr])-[A-Za-z0-9\-]{8,}"), r"\1-***"),  # Slack tokens
     (re.compile(r"\bAIza[A-Za-z0-9_\-]{20,}"), "AIza***"),  # Google API keys
+    (re.compile(r"\b(AKIA|ASIA)[0-9A-Z]{16}\b"), r"\1***"),  # AWS access key ids
+    # a long run mixing lower case, upper case and digits: a key of no known shape (a local server's, a
+    # proxy's); hex digests and ids (one case) and words are left alone
+    (re.compile(r"\b(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[0-9])[A-Za-z0-9]{32,}\b"), "***"),
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{8,}"), r"\1 ***"),
     (re.compile(r"(?i)\b(api[_-]?key|token|secret|password)\s*([=:])\s*['\"]?[^\s'\",;]{4,}"), r"\1\2***"),
     (re.compile(r"(://[^/\s:@]+):[^/\s@]+@"), r"\1:***@"),  # postgresql://user:password@host
@@ -123,7 +166,7 @@ def _references() -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _reference(env_names: set, owners: set, owner, env_var, use_keyring) -> None:
-    if isinstance(env_var, str) and ENV_NAME.fullmatch(env_var):
+    if isinstance(env_var, str) and ENV_NAME.fullmatch(env_var) and not looks_like_key(env_var):
         env_names.add(env_var)
     if use_keyring and isinstance(owner, str) and owner:
         owners.add(owner)

@@ -359,6 +359,94 @@ def trajectory_texts(texts: dict[str, str]) -> Tally:
     return tally
 
 
+def _tip_seen(tip: str) -> str:
+    """What a tooltip shows: Qt takes a tip that looks like markup for rich text (Qt.mightBeRichText)."""
+    from PySide6.QtGui import Qt, QTextDocument
+
+    if not Qt.mightBeRichText(tip):
+        return tip
+    document = QTextDocument()
+    document.setHtml(tip)
+    return document.toPlainText()
+
+
+def _shown_as_written(tally: Tally, where: str, text: str, seen: list[str], everywhere: bool = False) -> None:
+    """`seen`: what the widgets that may show the text show; everywhere: each of them shows it."""
+    from desktop_app.visible_text import visible
+
+    tally.tried += 1
+    if (all if everywhere else any)(text in s or visible(text) in s for s in seen):
+        tally.escaped += 1
+    else:
+        tally.fail(f"{where}: not shown as written (shown: {[s[:80] for s in seen]})")
+
+
+def run_list_texts(project, texts: dict[str, str], listener: Listener | None = None) -> Tally:
+    """Each payload as a run's name and as the reason it failed (a server's error text, stored in the run), in
+    the runs panel: the row's text, its tooltips and the problem line under it must hold the payload as written
+    (a tooltip that looks like markup is rich text to Qt, so it is read as Qt renders it)."""
+    import sqlite3
+    from contextlib import closing
+
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app import api
+    from desktop_app.ui.eval.runs_panel import STATUS, RunsPanel
+
+    app = QApplication.instance() or QApplication([])
+    tally = Tally("run list (runs panel, Qt)")
+    before = len(listener.hits) if listener else 0
+    ids = {name: api.create_run(project, "random", {"scenarios": ("popup",)}, name=text)
+           for name, text in texts.items()}
+    with closing(sqlite3.connect(project.folder / "screenlab.sqlite")) as db, db:  # as a failed run stores it
+        for name, run_id in ids.items():
+            db.execute("UPDATE run SET status = 'failed', failure = ? WHERE id = ?", (texts[name], run_id))
+    panel = RunsPanel(project)
+    panel.reload(first=True)
+    app.processEvents()
+    for name, run_id in ids.items():
+        item = panel._items[run_id]
+        line = item.child(0)
+        _shown_as_written(tally, f"name <- {name}", texts[name], [item.text(0), _tip_seen(item.toolTip(0))],
+                          everywhere=True)
+        _shown_as_written(tally, f"failure <- {name}", texts[name],
+                          [_tip_seen(item.toolTip(STATUS))] + ([line.text(0), _tip_seen(line.toolTip(0))] if line else []),
+                          everywhere=True)
+    panel.deleteLater()
+    app.processEvents()
+    tally.outside_requests = len(listener.hits) - before if listener else 0
+    return tally
+
+
+def answer_texts(texts: dict[str, str], listener: Listener | None = None) -> Tally:
+    """Each payload as each text of a model's answer (the raw answer, the element and the typed text it named,
+    the error, the agent's name) on a card of the answers panel."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.ui.eval.prediction_panel import PredictionPanel
+
+    app = QApplication.instance() or QApplication([])
+    tally = Tally("answers (answers panel, Qt)")
+    before = len(listener.hits) if listener else 0
+    panel = PredictionPanel()
+    plain = {"raw": '{"action_type": "click"}', "element": "Search", "text": "flights", "error": "HTTP 500",
+             "agent": "gpt-agent"}
+    for field_name in plain:
+        for name, text in texts.items():
+            row = {"run": 1, "pattern": "direct", "verdict": "gold", "action_type": "click", "point": [1, 2],
+                   **plain, field_name: text}
+            panel.show_predictions([row])
+            app.processEvents()
+            (card,) = panel.cards
+            seen = [card.raw.toPlainText(), *(_seen(label) for label in card.fields.values()),
+                    *(_seen(label) for label in card.findChildren(type(card.fields["Action"])))]
+            _shown_as_written(tally, f"{field_name} <- {name}", text, seen)
+    panel.deleteLater()
+    app.processEvents()
+    tally.outside_requests = len(listener.hits) - before if listener else 0
+    return tally
+
+
 COLUMNS = ("tried", "rendered escaped", "refused cleanly", "outside requests", "aborted in browser")
 
 

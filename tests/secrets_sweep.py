@@ -284,11 +284,11 @@ def _scenario(work: Path, project: Path, printed: list[str]) -> Path:
     return log_dir
 
 
-def hits(where: str, data: bytes) -> list[str]:
+def hits(where: str, data: bytes, keys: dict[str, str] | None = None) -> list[str]:
     """Per key found in `data` (whole, or any FRAGMENT characters of it): where, how often, the text around the
-    first place."""
+    first place. keys: label -> key (default KEYS)."""
     out = []
-    for label, key in KEYS.items():
+    for label, key in (keys or KEYS).items():
         pieces = re.compile(b"|".join(re.escape(key[i:i + FRAGMENT].encode())
                                       for i in range(len(key) - FRAGMENT + 1)))
         places, end = [], -1
@@ -300,3 +300,85 @@ def hits(where: str, data: bytes) -> list[str]:
             around = data[max(0, places[0] - 60):places[0] + 60].decode("utf-8", "replace").replace("\n", " ")
             out.append(f"{where}: {label}, {len(places)}x, first at byte {places[0]}: ...{around}...")
     return out
+
+
+# -- issue 34: a key pasted where a name belongs, a key no profile names -------------------------------------
+PASTED_KEY = "hf_kQ3vT8zLm2Rx9YpW4nB7cJ5dF1gH6sA0eU"  # a Hugging Face token: shaped like a variable's name
+GATEWAY_KEY = "Qm7Xc2Vb9Nz4Lk8Jh3Gf6Ds1Ap5Ow0Ie2Ry"  # a gateway's own key, which no profile names
+PASTED = {"key pasted as --api-key-env": PASTED_KEY, "key no profile names, echoed by the server": GATEWAY_KEY}
+
+
+@dataclass
+class PastedSweep:
+    cases: list[str] = field(default_factory=list)  # what was tried, each with what happened
+    files: int = 0
+    outputs: int = 0
+    found: list[str] = field(default_factory=list)
+
+
+def pasted_key_sweep(work: Path) -> PastedSweep:
+    """`agents add --api-key-env <a key>` (refused), a run whose server echoes a key no profile names in its
+    errors, `eval`, `export`, and a crash with both keys in its message; then `work` and the config, data and
+    log folders (SQLite files as a .dump too) and everything printed are searched for any 12 characters of
+    either key."""
+    printed: list[str] = []
+
+    def cli(printed: list[str], *args: str) -> int:  # what ScreenLab printed, without the command line typed
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+        printed.append(out.getvalue() + err.getvalue())
+        return code
+
+    sweep = PastedSweep()
+    project = work / "pasted"
+    with Project.init(project) as p:
+        import_path(p, demo_dataset_dir(), "screenlab")
+    code = cli(printed, "agents", "add", "hf", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+               "--api-key-env", PASTED_KEY)
+    sweep.cases.append(f"agents add --api-key-env <key>: exit {code}, "
+                       + ("refused as a key" if "looks like a key itself" in printed[-1] else "NOT refused"))
+
+    def respond(body, n):
+        if n % 2:
+            return Response(text='{"action_type": "click", "point": [640, 400]}')
+        message = f"Upstream refused the gateway key {GATEWAY_KEY} (rotate it)"
+        return Response(status=401, raw_body=json.dumps({"error": {"message": message}}).encode())
+
+    with environment(LOCAL_LLM="not-a-real-key"), FakeOpenAI(respond) as server:
+        cli(printed, "agents", "add", "gw", "--base-url", server.base_url, "--model", "m", "--convention",
+            "point-px", "--api-key-env", "LOCAL_LLM")
+        cli(printed, "run", str(project), "--agent", "gw", "--where", "scenario=popup")
+        sweep.cases.append(f"run against a server echoing a key in its 401s: {len(server.requests)} requests")
+    for args in (["eval", str(project)], ["eval", str(project), "--per-sample"],
+                 ["export", str(project), str(work / "pasted-export"), "--format", "screenlab"]):
+        cli(printed, *args)
+    sweep.cases.append("eval, eval --per-sample, export")
+    log_dir = Path(os.environ["SCREENLAB_LOG_DIR"])
+    crash.install(log_dir, dialog=False)
+    err = io.StringIO()
+    try:
+        raise RuntimeError(f"the gateway said: key {GATEWAY_KEY} refused; token {PASTED_KEY}")
+    except RuntimeError:
+        with contextlib.redirect_stderr(err):
+            sys.excepthook(*sys.exc_info())
+    finally:
+        crash.uninstall()
+    printed.append(err.getvalue())
+    sweep.cases.append(f"a crash with both keys in its message: {len(list(log_dir.glob('crash-*.log')))} crash logs")
+
+    folders = [work, *(Path(os.environ[v]) for v in ("SCREENLAB_CONFIG_DIR", "SCREENLAB_DATA_DIR", "SCREENLAB_LOG_DIR"))]
+    for folder in folders:
+        for path in sorted(folder.rglob("*")) if folder.exists() else ():
+            if not path.is_file() or path.is_symlink():
+                continue
+            data = path.read_bytes()
+            sweep.files += 1
+            sweep.found += hits(str(path), data, PASTED)
+            if data.startswith(b"SQLite format 3\x00"):
+                with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+                    sweep.found += hits(f"{path} (.dump)", "\n".join(db.iterdump()).encode(), PASTED)
+    for n, text in enumerate(printed):
+        sweep.found += hits(f"printed output #{n}", text.encode(), PASTED)
+    sweep.outputs = len(printed)
+    return sweep

@@ -5,11 +5,15 @@ payload on every field and prints the counts)."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hostile_pages import (
     Listener,
+    answer_texts,
     generated_end_to_end,
     payloads,
+    run_list_texts,
     synthesised_pages,
     trajectory_texts,
     vaf_pages,
@@ -56,3 +60,20 @@ def test_trajectory_texts_show_in_the_labeller_as_written():
     tally = trajectory_texts(payloads(9))
     _clean(tally)
     assert tally.escaped == tally.tried
+
+
+def test_run_and_answer_texts_show_in_their_panels_as_written(project):
+    """A run's name and failure (the runs panel: row, tooltips, the problem line) and a model's answer texts
+    (the answers panel's card) hold each payload as written: no markup taken from them, nothing fetched."""
+    from desktop_app.formats.transfer import import_path
+    from desktop_app.paths import demo_dataset_dir
+
+    import_path(project, demo_dataset_dir(), "screenlab")
+    with Listener() as listener:
+        texts = payloads(listener.port)
+        tallies = [run_list_texts(project, texts, listener), answer_texts(texts, listener)]
+        time.sleep(0.5)  # a late request would have arrived by now
+        assert listener.hits == []
+    for tally in tallies:
+        _clean(tally)
+        assert tally.escaped == tally.tried

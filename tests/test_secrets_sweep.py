@@ -36,3 +36,13 @@ def test_no_key_in_any_file_database_log_or_output(tmp_path, tmp_path_factory):
     assert any(e.startswith("HTTP 400") and e.endswith("Incorrect API key provided: ***.") for e in errors)
     assert any(a.endswith("forwarded with authorization: Bearer ***") for a in answers)
     assert goal == "Find a queen-size duvet cover under $120. (key ***)"
+
+
+def test_a_pasted_key_and_a_key_no_profile_names_are_nowhere(tmp_path):
+    """Issue 34: the same search after `agents add --api-key-env <a key>`, a run whose server echoes a key no
+    profile names, eval, export and a crash (tests/secrets_sweep.pasted_key_sweep; the benchmark prints it)."""
+    from secrets_sweep import pasted_key_sweep
+
+    sweep = pasted_key_sweep(tmp_path)
+    assert sweep.cases[0].endswith("refused as a key") and sweep.files > 5
+    assert not sweep.found, "keys found:\n" + "\n".join(sweep.found)

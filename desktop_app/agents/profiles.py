@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.paths import user_config_dir
-from desktop_app.secrets import ENV_NAME, ENV_NAME_RULE, KEYRING_SERVICE, MissingKey, resolve_key
+from desktop_app.secrets import KEYRING_SERVICE, MissingKey, check_variable_name, resolve_key
 
 FILE_NAME = "agents.json"
 PATTERNS = ("direct", "cot", "action_annotation", "goal_tagged")
@@ -63,8 +63,11 @@ class AgentProfile:
         if self.convention not in CONVENTIONS:
             raise ProfileError(f"unknown output convention '{self.convention}' "
                                f"(one of {', '.join(CONVENTIONS)}; see `screenlab agents`)")
-        if self.api_key_env and not ENV_NAME.fullmatch(self.api_key_env):
-            raise ProfileError(ENV_NAME_RULE)  # never echo the value: it may be the key itself
+        if self.api_key_env:
+            try:  # never echo the value: it may be the key itself
+                check_variable_name(self.api_key_env)
+            except ValueError as exc:
+                raise ProfileError(f"API key variable: {exc}") from None
         if self.kind == "openai" and not (self.base_url and self.model):
             raise ProfileError("an OpenAI-compatible agent needs --base-url and --model")
 

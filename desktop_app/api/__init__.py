@@ -88,7 +88,9 @@ from desktop_app.runs.report import write_report as _write_report
 from desktop_app.runs.state import RunProgress
 from desktop_app.store.models import Run
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter
+from desktop_app.store.project_check import ProjectCheck
+from desktop_app.store.project_check import check_project as _check_project
+from desktop_app.store.queries import EpisodeFilter, no_match
 from desktop_app.store.queries import episode_ids as _episode_ids
 from desktop_app.store.trees import step_screen
 from desktop_app.synth.grounding_instructions import Extracted, Written
@@ -155,6 +157,12 @@ def open_folder(folder: str | Path, project: Project | str | Path | None = None,
     return _open_folder(folder, project, progress)
 
 
+def check_project(project: Project, repair: bool = False) -> ProjectCheck:
+    """The database's own integrity check, the counts, and the image files no screen names (what a killed
+    import leaves); repair=True removes those, under the media lock (store/project_check.py)."""
+    return _check_project(project, repair=repair)
+
+
 def export_data(project: Project, out: str | Path, format: str, where: Where = None) -> ExportReport:
     return export_path(project, Path(out), format, _filter(where))
 
@@ -185,6 +193,17 @@ def plan_run(project: Project, where: Where = None, protocol: str | None = None,
              include_unlabelled: bool = False, **options) -> Plan:
     """What a run would ask before anything is sent: the protocol, samples, and what is left out and why."""
     return engine.plan_run(project, _filter(where), protocol, include_unlabelled, options or None)
+
+
+def empty_selection(project: Project, where: Where, plan: Plan) -> str:
+    """"" when `plan` (plan_run's, for `where`) asks something; else why not, in words (create_run refuses it)."""
+    return engine.empty_reason(project, _filter(where), plan)
+
+
+def selects_nothing(project: Project, where: Where = None) -> str:
+    """"" when `where` selects a sample; else what it missed, naming the scenarios there are."""
+    with project.reading() as session:
+        return no_match(session, _filter(where))
 
 
 def cached_answers(project: Project, agent: AgentProfile | str, where: Where = None, protocol: str | None = None,

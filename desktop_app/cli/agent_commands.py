@@ -30,14 +30,34 @@ def parse_where(text: str) -> dict:
     return out
 
 
+def where_text(where: dict) -> str:
+    """The --where text a parsed filter came from (parse_where's inverse), to say what selected nothing."""
+    names = {field: key for key, field in WHERE_KEYS.items()}
+    parts = []
+    for field, values in where.items():
+        values = values if isinstance(values, tuple) else (values,)
+        parts.append(f"{names.get(field, field)}={'|'.join(map(str, values))}")
+    return ",".join(parts)
+
+
+def nothing_selected(args, reason: str) -> str:
+    """The line for a selection that selects nothing, naming it as the user gave it: "--where scenario=x
+    selects no sample (...)", or, with no --where, "nothing to run: no sample (...)"."""
+    where = getattr(args, "where", None)
+    return f"--where {where_text(where)} {reason}" if where else f"nothing to run: {reason.removeprefix('selects ')}"
+
+
 def cmd_agents(args) -> int:
     from desktop_app.agents.conventions import CONVENTIONS
     from desktop_app.agents.profiles import BASELINES, PATTERNS, load_profiles
+    from desktop_app.secrets import redact
 
     if args.agents_command == "add":
         return cmd_agents_add(args)
     if args.agents_command == "remove":
         return cmd_agents_remove(args)
+    if args.agents_command == "set-key":
+        return cmd_agents_set_key(args)
     profiles = load_profiles()
     if args.json:
         print(json.dumps({
@@ -53,7 +73,7 @@ def cmd_agents(args) -> int:
     print(f"Offline baseline agents: {', '.join(BASELINES)}")
     print("\nYour agents:" if profiles else "\nNo agents yet; add one with `screenlab agents add NAME ...`")
     for p in profiles.values():
-        key = p.api_key_ref or "no key"
+        key = redact(p.api_key_ref) or "no key"  # a profile saved before key-shaped names were refused
         print(f"  {p.name:<16} {p.model} @ {p.base_url}  [{p.convention}, {p.pattern}, key: {key}]")
     return 0
 
@@ -91,6 +111,39 @@ def cmd_agents_remove(args) -> int:
     return 0
 
 
+def cmd_agents_set_key(args) -> int:
+    """The key goes to the OS keyring, read from standard input (unechoed at a terminal): never from the
+    command line, which the shell's history and the process list keep."""
+    import getpass
+
+    from desktop_app.agents.profiles import load_profiles, save_profiles
+    from desktop_app.secrets import store_key
+
+    profiles = load_profiles()
+    if args.name not in profiles:
+        print(f"error: no agent named '{args.name}' (add it first with `screenlab agents add {args.name} ...`)",
+              file=sys.stderr)
+        return 2
+    key = (getpass.getpass(f"API key for {args.name}: ") if sys.stdin.isatty() else sys.stdin.readline()).strip()
+    if not key:
+        print("error: no key given on standard input", file=sys.stderr)
+        return 2
+    try:
+        store_key(args.name, key)
+    except Exception as exc:  # no keyring back end, a locked keyring
+        from desktop_app.secrets import redact
+
+        print(f"error: the OS keyring refused the key ({type(exc).__name__}: {redact(str(exc), (key,))}); "
+              "use an environment variable and `agents add --api-key-env NAME` instead", file=sys.stderr)
+        return 1
+    profile = profiles[args.name]
+    if not profile.use_keyring:  # the key just stored is the one its runs read from now on
+        profile.use_keyring, profile.api_key_env = True, ""
+        save_profiles(profiles)
+    print(f"stored the key of '{args.name}' in the OS keyring; its runs read it from there")
+    return 0
+
+
 def cmd_run(args) -> int:
     if not args.agent and not args.resume:
         print("error: give --agent NAME (or --resume RUN_ID)", file=sys.stderr)
@@ -103,7 +156,9 @@ def cmd_run(args) -> int:
     try:
         return _run(args, cancel)
     except USER_ERRORS as exc:  # options the protocol refuses, an agent it cannot use: say so, no traceback
-        print(f"error: {exc}", file=sys.stderr)
+        from desktop_app.secrets import redact
+
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
         return 2
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -136,6 +191,10 @@ def _run(args, cancel: threading.Event) -> int:
             flt = EpisodeFilter(**args.where)
             options = {**(getattr(args, "options", None) or {}), **_browse_options(args)}
             plan = api.plan_run(project, flt, args.protocol, args.include_unlabelled, **options)
+            empty = api.empty_selection(project, flt, plan)
+            if empty:  # nothing would be asked: no run is created
+                print(f"error: {nothing_selected(args, empty)}", file=sys.stderr)
+                return 2
             if plan.protocol == "episode":
                 options = {"allow_ask": not args.no_ask}
             else:  # `judge run` shares this path and has neither flag
@@ -148,8 +207,9 @@ def _run(args, cancel: threading.Event) -> int:
             how = "chosen" if args.protocol else "suggested by the samples"
             print(f"run {run_id}: {plan.protocol} protocol ({how}), {plan.steps} samples in {plan.units} "
                   f"unit{'s' if plan.units != 1 else ''}")
-            if plan.excluded:
-                print(f"  {plan.excluded_text} (--include-unlabelled keeps them)")
+            if plan.excluded:  # `judge run` has no such flag: it passes what keeps them there, or nothing
+                keeps = getattr(args, "keeps_excluded", "--include-unlabelled keeps them")
+                print(f"  {plan.excluded_text}" + (f" ({keeps})" if keeps else ""))
             cached = 0 if args.no_cache else api.cached_answers(project, profile, flt, plan.protocol,
                                                                  args.include_unlabelled, **options)
             if cached:
@@ -159,7 +219,9 @@ def _run(args, cancel: threading.Event) -> int:
                                      on_progress=lambda st: bar("asking agent", st.skipped + st.done, st.total),
                                      use_cache=not args.no_cache)
         except Exception as exc:
-            reason = str(exc) if isinstance(exc, USER_ERRORS) else f"{type(exc).__name__}: {exc}"
+            from desktop_app.secrets import redact
+
+            reason = redact(str(exc) if isinstance(exc, USER_ERRORS) else f"{type(exc).__name__}: {exc}")
             print(f"run {run_id} failed: {reason}\nfix the cause, then continue with: "
                   f"screenlab run {args.project} --resume {run_id}", file=sys.stderr)
             return 2
@@ -260,7 +322,11 @@ def cmd_prelabel(args) -> int:
 
     with open_project(args) as project:
         if args.run not in {r.id for r in api.runs(project)}:
-            print(f"error: no run {args.run} in this project (screenlab runs lists them)", file=sys.stderr)
+            print(f"error: no run {args.run} in this project (`screenlab eval` lists them)", file=sys.stderr)
+            return 2
+        empty = api.selects_nothing(project, args.where)
+        if empty:
+            print(f"error: {nothing_selected(args, empty)}", file=sys.stderr)
             return 2
         report = api.prelabel(project, args.run, args.where, args.label)
     print(report.summary())
@@ -297,6 +363,10 @@ def add_commands(sub, add_project) -> None:
     r = agents_sub.add_parser("remove", help="delete an agent profile")
     r.add_argument("name")
     r.set_defaults(func=cmd_agents)
+    k = agents_sub.add_parser("set-key", help="store an agent's API key in the OS keyring (read from standard "
+                                              "input; the profile then reads its key from there)")
+    k.add_argument("name")
+    k.set_defaults(func=cmd_agents)
 
     from desktop_app.a11y.observe import MODES as OBSERVATION_MODES
     from desktop_app.runs.protocols import PROTOCOLS

@@ -74,6 +74,8 @@ def said_in_one_line(func, args) -> int:
     try:
         return func(args)
     except (KeyError, ValueError) as exc:
+        from desktop_app.secrets import redact
+
         said = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)  # str(KeyError) adds quotes
-        print(f"error: {said}", file=sys.stderr)
+        print(f"error: {redact(said)}", file=sys.stderr)
         return 2

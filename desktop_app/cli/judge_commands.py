@@ -107,6 +107,8 @@ def cmd_run(args) -> int:
         project=args.project, media=args.media, agent=args.judge, resume=None, pattern=None, where={},
         protocol="judge", include_unlabelled=False, no_ask=False, name=args.name, concurrency=args.concurrency,
         no_cache=args.no_cache, options=options,
+        # trajectories with no goal cannot be judged, and no flag of `judge run` keeps them
+        keeps_excluded="a judge needs each trajectory's goal: `screenlab judge list` shows them",
         # as the authors ran their judges: temperature 0 (images are always sent at full detail)
         profile_changes={"temperature": args.temperature})
     return run_command(ns)

@@ -54,6 +54,67 @@ def server_trouble(exc: BaseException) -> str | None:
     return None
 
 
+MACHINE_TROUBLE = 4  # the exit status when the machine refused: no browser, a full disk, no permission
+
+
+def _playwright_error(exc: BaseException) -> bool:
+    """Playwright's errors, told by the module of their class: the CLI never imports Playwright to check."""
+    return any(cls.__module__.split(".")[0] == "playwright" for cls in type(exc).__mro__)
+
+
+def _damaged_database(exc: BaseException) -> bool:
+    """SQLite's word for a file that is not (or no longer) a whole database."""
+    errors = sys.modules.get("sqlalchemy.exc")
+    return (errors is not None and isinstance(exc, errors.DatabaseError)
+            and any(w in str(exc) for w in ("database disk image is malformed", "file is not a database")))
+
+
+def _launching(text: str) -> str:
+    """The browser Playwright tried to start, from its "<launching> PATH --flags" log line ("" if none)."""
+    for line in text.splitlines():
+        if line.startswith("<launching> "):
+            return line.removeprefix("<launching> ").split(" --", 1)[0].strip()
+    return ""
+
+
+def _first_line(exc: BaseException) -> str:
+    from desktop_app.secrets import redact
+
+    lines = redact(str(exc)).strip().splitlines()
+    return lines[0][:300] if lines else type(exc).__name__
+
+
+def machine_trouble(exc: BaseException) -> str | None:
+    """One line for an expected failure of the machine rather than of the input: the browser cannot start
+    (or died), the disk is full, permission denied, a file vanished. None for anything else. The exception
+    or one it was raised from counts (a library wraps an OSError in its own error)."""
+    import errno
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if _damaged_database(exc):
+            return (f"the project's database is damaged ({_first_line(getattr(exc, 'orig', None) or exc)}); "
+                    "restore it from a copy (`screenlab check` tells how much is hurt)")
+        if _playwright_error(exc):
+            browser = _launching(str(exc))
+            which = f" ({browser})" if browser else ""
+            return (f"the browser{which} could not start or stopped: {_first_line(exc)}; install Chromium, Chrome or "
+                    "Edge, or set SCREENLAB_BROWSER to a working one (a browser also stops when memory runs out)")
+        if isinstance(exc, OSError):
+            name = f": {exc.filename}" if exc.filename else ""
+            if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
+                return f"the disk is full{name}; free some space and run the command again (nothing half-written is kept)"
+            if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                return f"permission denied{name} ({exc.strerror or exc}); check who owns it and whether it is read-only"
+            if isinstance(exc, FileNotFoundError):
+                return f"no such file or folder{name}; it may have been moved or deleted while the command ran"
+            if exc.filename:  # not a folder, a folder where a file belongs, a file system's refusal: the OS says it
+                return f"{exc.strerror or type(exc).__name__}{name}"
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def _logged(exc: BaseException) -> str:
     from desktop_app import crash
 
@@ -222,6 +283,12 @@ def add_transfer_commands(sub) -> None:
     p.set_defaults(func=cmd_export)
 
 
+def add_check_commands(sub) -> None:
+    from desktop_app.cli.check_command import add_check_command
+
+    add_check_command(sub, add_project)
+
+
 def add_ocr_commands(sub) -> None:
     from desktop_app.cli.ocr_command import add_ocr_command
 
@@ -327,6 +394,7 @@ COMMANDS = {
     "info": ("counts by scenario, label and review status", add_project_commands),
     "migrate": ("bring a project's schema, and on a server its roles and rules, up to this ScreenLab's",
                 add_project_commands),
+    "check": ("check a project: database integrity, counts, images no screen names", add_check_commands),
     "import": ("import a dataset (all or nothing)", add_transfer_commands),
     "export": ("export episodes to a new folder", add_transfer_commands),
     "open-folder": ("open a folder of screenshots: the first at once, the rest imported behind it",
@@ -395,10 +463,16 @@ def main(argv: list[str] | None = None, gui=None) -> int:
         if trouble is not None:
             print(f"error: {trouble}{_logged(exc)}", file=sys.stderr)
             return SERVER_DOWN
-        if not is_user_error(exc):
+        if is_user_error(exc):
+            from desktop_app.secrets import redact
+
+            print(f"error: {redact(str(exc))}", file=sys.stderr)
+            return 2
+        trouble = machine_trouble(exc)
+        if trouble is None:
             raise
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        print(f"error: {trouble}{_logged(exc)}", file=sys.stderr)
+        return MACHINE_TROUBLE
     except KeyboardInterrupt:
         print("interrupted; nothing was changed by the unfinished command", file=sys.stderr)
         return 130

@@ -28,6 +28,7 @@ def cmd_derived(args, settings, endpoint) -> int:
     """`synth ambiguous` and `synth overlay`: new samples made from episodes already in the project."""
     import random
 
+    from desktop_app import api
     from desktop_app.cli.common import open_project
     from desktop_app.cli.progress import ProgressBar
     from desktop_app.synth.llm import EndpointError, LlmSession, SynthError
@@ -36,6 +37,12 @@ def cmd_derived(args, settings, endpoint) -> int:
     made, failed = [], []
     with open_project(args) as project:
         sources = _sources(project, args.where, multi_step=args.scenario == "ambiguous")
+        empty = api.selects_nothing(project, args.where) if args.where else ""
+        if empty:
+            from desktop_app.cli.agent_commands import nothing_selected
+
+            print(f"error: {nothing_selected(args, empty)}", file=sys.stderr)
+            return 2
         if not sources:
             print("error: no episodes to build on (ambiguous tasks need multi-step episodes)", file=sys.stderr)
             return 2
@@ -87,6 +94,14 @@ def cmd_synth(args) -> int:
             if not (args.base_url and args.model):
                 print("error: give both --base-url and --model (or --offline)", file=sys.stderr)
                 return 2
+            if args.api_key_env:
+                from desktop_app.secrets import check_variable_name
+
+                try:
+                    check_variable_name(args.api_key_env)
+                except ValueError as exc:  # never echoed: it may be the key itself
+                    print(f"error: --api-key-env: {exc}", file=sys.stderr)
+                    return 2
             endpoint = LlmEndpoint(args.base_url, args.model, args.temperature, args.api_key_env or "")
         else:
             endpoint = LlmEndpoint.from_settings(settings)

@@ -36,14 +36,20 @@ from desktop_app.runs.work import item_chunks
 from desktop_app.secrets import redact
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
-from desktop_app.store.queries import EpisodeFilter, frozen
+from desktop_app.store.queries import EpisodeFilter, frozen, no_match
 from desktop_app.store.types import utcnow
 
 FAILURE_CHARS = 2000
 CHUNK_UNITS = 500  # units queued ahead of the workers
 # failures the user fixes (a key that is not set, an option a protocol does not have): their message
 # says what to do, so it is stored and shown without the exception's class name
-USER_ERRORS = (ProfileError, OptionsError)
+
+
+class EmptySelection(ValueError):
+    """A run would ask nothing: its selection matches no sample, or none that can be scored."""
+
+
+USER_ERRORS = (ProfileError, OptionsError, EmptySelection)
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,17 @@ def plan_run(project: Project, flt: EpisodeFilter, protocol: str | None = None,
     return Plan(chosen.name, suggested, units, steps, dict(excluded))
 
 
+def empty_reason(project: Project, flt: EpisodeFilter, plan: Plan) -> str:
+    """"" when the plan asks something; else why not, in words: "selects no sample (scenarios in this project:
+    ...)", or the samples it left out and why."""
+    if plan.units:
+        return ""
+    flt = replace(with_default_statuses(flt), kind=get_protocol(plan.protocol).episode_kind)
+    with project.reading() as s:
+        missed = no_match(s, flt)
+    return missed or f"selects no sample that can be scored ({plan.excluded_text})"
+
+
 def cached_answers(project: Project, profile: AgentProfile, flt: EpisodeFilter, protocol: str | None = None,
                    include_unlabelled: bool = False, options: dict | None = None) -> int:
     """How many of the steps plan_run counts this agent would answer from the response cache, asking nobody
@@ -149,6 +166,9 @@ def create_run(project: Project, profile: AgentProfile, flt: EpisodeFilter = Epi
     profile.validate()
     flt = with_default_statuses(flt)
     plan = plan or plan_run(project, flt, protocol, include_unlabelled, options)
+    empty = empty_reason(project, flt, plan)
+    if empty:  # a run of nothing would only be a row to explain away
+        raise EmptySelection(f"no run created: the selection {empty}")
     chosen = get_protocol(plan.protocol)
     flt = replace(flt, kind=chosen.episode_kind)
     # unknown or impossible options are refused now, not when the run starts

@@ -52,6 +52,7 @@ class SweepReport:
     gone_writers: int = 0  # marker folders of processes that are gone (removed once nothing of theirs is kept)
     errors: int = 0  # files that could not be removed (permissions...): left, counted
     elapsed_s: float = 0.0
+    dry_run: bool = False  # counted as if removed, nothing removed (`screenlab check` without --repair)
 
     @property
     def removed(self) -> int:
@@ -63,7 +64,8 @@ class SweepReport:
         parts = [f"{self.media_files} orphan image files", f"{self.temp_files} temporary files"]
         if self.blobs:
             parts.append(f"{self.blobs} orphan images in the database")
-        text = f"removed {', '.join(parts)} ({self.bytes_freed / 1e6:.1f} MB) in {self.elapsed_s:.2f} s"
+        done = "found" if self.dry_run else "removed"
+        text = f"{done} {', '.join(parts)} ({self.bytes_freed / 1e6:.1f} MB) in {self.elapsed_s:.2f} s"
         if self.kept:
             text += f"; kept {self.kept} another process may still name"
         return text
@@ -75,12 +77,13 @@ class _Writers:
     others_live: bool  # another process may be between writing an image and committing its rows
 
 
-def sweep_orphans(project: Project, full: bool = False, grace_s: float = GRACE_S) -> SweepReport:
+def sweep_orphans(project: Project, full: bool = False, grace_s: float = GRACE_S,
+                  dry_run: bool = False) -> SweepReport:
     """Remove the images and temporary files no screen names that no live process can still name.
     Called at the start of every import; cheap unless a writer is gone (or `full`: a first clean-up of a
-    project older than this sweep). Never raises for a file it cannot remove or a busy database: the next
-    sweep tries again."""
-    report = SweepReport()
+    project older than this sweep, or `screenlab check`). Never raises for a file it cannot remove or a busy
+    database: the next sweep tries again. dry_run: count what would go, under the same lock, remove nothing."""
+    report = SweepReport(dry_run=dry_run)
     started = time.perf_counter()
     media = project.media
     if not (full or _writers(media.root, grace_s, project).gone):
@@ -92,7 +95,7 @@ def sweep_orphans(project: Project, full: bool = False, grace_s: float = GRACE_S
         _sweep_folder(project, grace_s, cutoff, report, cache_only=media.in_database)
         if media.in_database:
             _sweep_blobs(project, grace_s, cutoff, report)
-        if not (report.kept or report.errors):  # everything those writers left is dealt with
+        if not (report.kept or report.errors or dry_run):  # everything those writers left is dealt with
             for marker in gone:
                 with contextlib.suppress(OSError):
                     marker.rmdir()
@@ -181,7 +184,8 @@ def _sweep_folder(project: Project, grace_s: float, cutoff: float, report: Sweep
             if stat is None:
                 continue
             if cache_only:  # a cached copy of an image no screen names: the database decides, not a writer
-                _remove(Path(entry.path), stat.st_size, report, None)
+                if not report.dry_run:
+                    _remove(Path(entry.path), stat.st_size, report, None)
             elif spare(sha256, stat.st_mtime):
                 report.kept += 1
             else:
@@ -226,6 +230,10 @@ def _sweep_blobs(project: Project, grace_s: float, cutoff: float, report: SweepR
             report.kept += 1
         else:
             take.append((sha256, size or 0))
+    if report.dry_run:
+        report.blobs += len(take)
+        report.bytes_freed += sum(size for _, size in take)
+        return
     for start in range(0, len(take), _CHUNK):
         chunk = take[start:start + _CHUNK]
         try:
@@ -255,6 +263,11 @@ def _stat(entry: os.DirEntry) -> os.stat_result | None:
 
 
 def _remove(path: Path, size: int, report: SweepReport, counter: str | None) -> None:
+    if report.dry_run:
+        if counter is not None:
+            setattr(report, counter, getattr(report, counter) + 1)
+            report.bytes_freed += size
+        return
     try:
         path.unlink()
     except FileNotFoundError:

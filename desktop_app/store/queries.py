@@ -352,3 +352,23 @@ def review_items_of(session: Session, episode_id: int) -> list[ReviewItem]:
     """What generated an episode and what its reviewers said, oldest first."""
     return list(session.execute(select(ReviewItem).where(ReviewItem.episode_id == episode_id)
                                 .order_by(ReviewItem.id)).scalars())
+
+
+def no_match(session: Session, flt: EpisodeFilter) -> str:
+    """"" when `flt` selects an episode; else what it missed, in words, with what there is to select:
+    "selects no sample (scenarios in this project: popup, search)". A selection that selects nothing is
+    refused by the doors that act on it (a run, pre-labelling, derived samples) rather than done empty."""
+    if count_episodes(session, flt):
+        return ""
+    kind = flt.kind or "episode"
+    of_kind = [Episode.kind == flt.kind] if flt.kind else []
+    if flt.review_statuses and count_episodes(session, replace(flt, review_statuses=())):
+        found = session.execute(select(Episode.review_status).distinct().where(*replace(flt, review_statuses=())
+                                                                               .where())).scalars()
+        return (f"selects no {kind} in review status {', '.join(flt.review_statuses)} (those it matches are "
+                f"{', '.join(sorted(found))}; name them with status=...)")
+    names = session.execute(select(Episode.scenario).distinct().where(*of_kind).order_by(Episode.scenario)).scalars()
+    shown = [n or "(none)" for n in names]
+    there = f"scenarios in this project: {', '.join(shown[:20])}{', ...' if len(shown) > 20 else ''}" if shown \
+        else f"this project has no {'trajectories' if kind == 'trajectory' else kind + 's'}"
+    return f"selects no {kind} ({there})"

@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.agents.endpoint_check import EndpointCheck, check_fields
-from desktop_app.secrets import ENV_NAME, ENV_NAME_RULE
+from desktop_app.secrets import check_variable_name
 from desktop_app.settings import Settings
 from desktop_app.ui.endpoint_tester import BAD_STYLE, BUSY_STYLE, OK_STYLE, EndpointTester
 
@@ -185,9 +185,11 @@ class LlmSettingsPage(QWidget):
         source = self.source()
         key = self.api_key.text().strip()
         name = self.env_var.text().strip()
-        if source == "env" and not ENV_NAME.fullmatch(name):
-            # a key pasted into the name field would otherwise be saved in the settings file
-            raise KeyStoreError(ENV_NAME_RULE)
+        if source == "env":
+            try:  # a key pasted into the name field would otherwise be saved in the settings file
+                check_variable_name(name)
+            except ValueError as exc:
+                raise KeyStoreError(str(exc)[0].upper() + str(exc)[1:]) from None
         if source == "keyring" and key:
             try:
                 (self._store_key or _default_store_key)(KEY_OWNER, key)

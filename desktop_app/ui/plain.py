@@ -3,6 +3,8 @@ invisible characters written out (visible_text.py), so a reviewer sees exactly w
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
@@ -19,3 +21,13 @@ class PlainLabel(QLabel):
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
         super().setText(visible(text))
+
+
+def plain_tip(text: str) -> str:
+    """A tooltip that shows `text` as written. Qt takes a tooltip that looks like markup for rich text (a run
+    named "<b>x</b>", a server's error holding HTML), so such a one is escaped, its line breaks kept."""
+    from PySide6.QtGui import Qt as GuiQt  # QtGui's Qt namespace holds mightBeRichText
+
+    if not GuiQt.mightBeRichText(text):
+        return text
+    return "<p style='white-space:pre-wrap'>" + html.escape(text, quote=False) + "</p>"

@@ -54,6 +54,17 @@ class WindowDialogs(QObject):
             window.opened.settings_changed(settings)
         window.judge.settings_changed()
 
+    def check_project(self):
+        """File > Check project…: a window beside the main one, checking at once (off the UI thread)."""
+        from desktop_app.ui.project_check_dialog import ProjectCheckDialog
+
+        project = self.window.project  # the menu item is greyed out while no project is open
+        dialog = ProjectCheckDialog(project, self.window)
+        dialog.setAttribute(Qt.WA_DeleteOnClose)
+        dialog.show()
+        dialog.run()
+        return dialog
+
     def welcome(self) -> None:
         from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
 

@@ -35,7 +35,7 @@ NEEDS_PROJECT = frozenset({
 UNDO = ("edit.undo", "edit.redo")
 # the menu items of make_menus that act on the open project, by their name in its result
 NAMED_NEEDS_PROJECT = ("labels", "observe", "grounding_tasks", "grounding_instructions", "probes", "profile",
-                       "variants", "new_run", "report")
+                       "variants", "new_run", "report", "check")
 
 
 def handlers(w: MainWindow) -> dict:
@@ -133,6 +133,10 @@ def make_menus(w: MainWindow) -> dict[str, QAction]:
     menu.addSeparator()
     menu.addAction(a["file.import"])
     menu.addAction(a["file.export"])
+    named["check"] = menu.addAction("Check project…")
+    named["check"].setToolTip("What `screenlab check` says: the database's integrity, the counts, and the image "
+                              "files no screen names, with a Repair button")
+    named["check"].triggered.connect(w.dialogs.check_project)
     menu.addSeparator()
     menu.addAction(a["file.quit"])
 

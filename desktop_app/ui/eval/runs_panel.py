@@ -41,6 +41,7 @@ from desktop_app.runs.protocols import PROTOCOLS
 from desktop_app.runs.state import RESUMABLE, RunState, error_summary
 from desktop_app.ui.eval.colours import run_colour, swatch
 from desktop_app.ui.eval.run_controller import RunController
+from desktop_app.ui.plain import plain_tip
 from desktop_app.ui.tasks import run_in_background
 
 __all__ = ["RunController", "RunsPanel", "RunRow", "load_run_rows"]
@@ -268,11 +269,11 @@ class RunsPanel(QWidget):
             item.setCheckState(0, Qt.Checked if row.id in self._visible else Qt.Unchecked)
             item.setIcon(0, swatch(run_colour(row.id)))
             item.setText(0, f"#{row.id}  {row.label}")
-            item.setToolTip(0, f"#{row.id}  {row.label}\nagent {row.agent} · pattern {row.pattern} · model "
-                               f"{row.model or '(offline baseline)'} · protocol {row.protocol}"
-                               + (f"\n{row.excluded} samples left out (no goal or no labelled action)"
-                                  if row.excluded else "")
-                               + "\nTick to show its answers on the canvas")
+            item.setToolTip(0, plain_tip(f"#{row.id}  {row.label}\nagent {row.agent} · pattern {row.pattern} · model "
+                                         f"{row.model or '(offline baseline)'} · protocol {row.protocol}"
+                                         + (f"\n{row.excluded} samples left out (no goal or no labelled action)"
+                                            if row.excluded else "")
+                                         + "\nTick to show its answers on the canvas"))
             item.setText(1, row.protocol)
             item.setToolTip(1, PROTOCOLS[row.protocol].description if row.protocol in PROTOCOLS else row.protocol)
             bar = QProgressBar()
@@ -322,7 +323,7 @@ class RunsPanel(QWidget):
             kinds = row.kinds
         item.setText(STATUS, status)
         item.setData(STATUS, STATUS_ROLE, str(state))
-        item.setToolTip(STATUS, status_tip(status, failure, summary or (f"{errors} requests" if errors else "")))
+        item.setToolTip(STATUS, plain_tip(status_tip(status, failure, summary or (f"{errors} requests" if errors else ""))))
         if bar is not None:  # answered samples: a run whose every request failed shows 0 / n, not a full bar
             bar.setMaximum(max(total, 1))
             bar.setValue(min(answered, max(total, 1)))
@@ -355,7 +356,7 @@ class RunsPanel(QWidget):
             item.setExpanded(True)
         if line.text(0) != text:
             line.setText(0, text)
-            line.setToolTip(0, text)
+            line.setToolTip(0, plain_tip(text))  # a server's error text: data, never markup
 
     # column widths ------------------------------------------------------------------------
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 (Qt's name)
