@@ -1,8 +1,10 @@
-"""Render the main window on the demo project, light and dark, into docs/.
+"""Render the main window on the demo project, light and dark, into docs/, at a laptop's 1366x768 (the dark one
+at 1920x1080).
 
     .venv/bin/python docs/make_screenshots.py
+    xvfb-run -s "-screen 0 1920x1080x24" .venv/bin/python docs/make_screenshots.py   # on a real X server
 
-Runs offscreen; uses a scratch copy of the demo so nothing of yours is touched.
+Offscreen unless a display is set; uses a scratch copy of the demo so nothing of yours is touched.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if not os.environ.get("DISPLAY"):  # under xvfb-run (or on a desktop) the real X11 platform draws
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+LAPTOP, DESKTOP = (1366, 768), (1920, 1080)
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS.parent))
 
@@ -28,12 +32,12 @@ from desktop_app.ui.main_window import MainWindow  # noqa: E402
 from desktop_app.ui.theme import apply_theme  # noqa: E402
 
 
-def shoot(theme: str, project: Path, episode: str, out: Path, select_text: str) -> None:
+def shoot(theme: str, project: Path, episode: str, out: Path, select_text: str, size=LAPTOP) -> None:
     app = application()
     apply_theme(app, theme)
     os.environ["SCREENLAB_CONFIG_DIR"] = tempfile.mkdtemp()  # never save into the user's settings
     window = MainWindow(Settings(annotator="Ada", theme=theme, show_suggestions=theme == "light"))
-    window.resize(1600, 940)
+    window.resize(*size)
     window.show()
     window.open_project(project)
     window.browser.search.setText(episode)
@@ -60,7 +64,7 @@ def shoot_review(project: Path, out: Path) -> None:
     app = application()
     apply_theme(app, "light")
     window = MainWindow(Settings(annotator="Ada", show_suggestions=False))
-    window.resize(1600, 940)
+    window.resize(*LAPTOP)
     window.show()
     window.open_project(project)
     window.set_review_mode(True)
@@ -86,10 +90,9 @@ def shoot_team(project: Path, out: Path) -> None:
     app = application()
     apply_theme(app, "light")
     window = MainWindow(Settings(annotator="Ada", show_suggestions=False))
-    window.resize(1600, 940)
+    window.resize(*LAPTOP)
     window.show()
     window.open_project(project)
-    window.left.setMinimumWidth(640)
     window.browser.queue.setCurrentIndex(window.browser.queue.findData("Ada"))
     for _ in range(10):
         QApplication.processEvents()
@@ -107,10 +110,10 @@ def shoot_grid(project: Path, out: Path) -> None:
     app = application()
     apply_theme(app, "light")
     window = MainWindow(Settings(annotator="Ada", show_suggestions=False))
-    window.resize(1600, 940)
+    window.resize(*LAPTOP)
     window.show()
     window.open_project(project)
-    window.left.setMinimumWidth(560)
+    window.left.setMinimumWidth(480)
     window.left_tabs.setCurrentWidget(window.grid)
     window.browser.select_row(9)
     for _ in range(40):  # the thumbnails decode off the UI thread
@@ -136,7 +139,7 @@ def shoot_list_columns(project: Path, out: Path) -> None:
         assignment.assign(opened, EpisodeFilter(scenarios=("popup",)), ["Ada"], lead="Lin")
     window = MainWindow(Settings(annotator="Ada", show_suggestions=False, list_columns=["Id", "Goal", "State",
                                                                                         "Assignee"]))
-    window.resize(1366, 768)
+    window.resize(*LAPTOP)
     window.show()
     window.open_project(project)
     for _ in range(10):
@@ -163,7 +166,8 @@ def main() -> None:
     with Project.init(scratch) as project:
         import_path(project, demo_dataset_dir(), "screenlab")
     shoot("light", scratch, "demo-popup-04", DOCS / "main-window-light.png", "Only necessary cookies")
-    shoot("dark", scratch, "demo-search-01", DOCS / "main-window-dark.png", "Download now")
+    shoot("dark", scratch, "demo-search-01", DOCS / "main-window-dark.png", "Download now",
+          DESKTOP)
     shoot_review(scratch, DOCS / "verification-queue.png")
     shoot_team(scratch, DOCS / "team-queue.png")
     shoot_grid(scratch, DOCS / "thumbnail-grid.png")

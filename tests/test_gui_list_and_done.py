@@ -1,7 +1,8 @@
 """What labelme, CVAT and Label Studio users look for in the annotation window (issue 33, item 8): a visible
 "Done, next unlabelled" button with its key, said on the welcome screen too, that moves past screens already
 finished; and a column chooser on the sample list's header (file name, state, assignee among the columns),
-remembered in Settings, whose default columns fit the 400 px dock without a sideways scroll."""
+remembered in Settings, whose default columns (file name, goal, state, assignee) fit the 400 px dock without a
+sideways scroll."""
 
 from __future__ import annotations
 
@@ -114,19 +115,20 @@ def test_the_lists_columns_are_chosen_on_its_header_fit_the_dock_and_are_remembe
     QApplication.processEvents()
     browser = window.browser
     assert window.left.width() == 400
-    assert browser.shown_columns() == ["Id", "Goal", "State"] and no_sideways_scroll(browser)
-
-    menu = header_menu(browser, "State")
-    listed = [a.text().split(":")[0] for a in menu.actions()]
-    assert listed == list(COLUMNS)  # the file name (Id), state and assignee among them
-    assert [a.isChecked() for a in menu.actions()] == [c in ("Id", "Goal", "State") for c in COLUMNS]
-    assert next(a for a in menu.actions() if a.text().startswith("Id:")).text() == "Id: the file name, or the episode's id"
-    choose_in(qtbot, menu, "Assignee")
     assert browser.shown_columns() == ["Id", "Goal", "State", "Assignee"] and no_sideways_scroll(browser)
     assignee = browser.model.index(0, COLUMNS.index("Assignee"))
     assert browser.model.data(assignee) == "ann" and browser.table.visualRect(assignee).right() <= \
         browser.table.viewport().width()
-    choose_in(qtbot, header_menu(browser, "Goal"), "Goal")  # hidden too
+
+    menu = header_menu(browser, "State")
+    listed = [a.text().split(":")[0] for a in menu.actions()]
+    assert listed == list(COLUMNS)  # the file name (Id), state and assignee among them
+    assert [a.isChecked() for a in menu.actions()] == [c in ("Id", "Goal", "State", "Assignee") for c in COLUMNS]
+    assert next(a for a in menu.actions() if a.text().startswith("Id:")).text() == "Id: the file name, or the episode's id"
+    choose_in(qtbot, menu, "Scenario")
+    assert browser.shown_columns() == ["Id", "Goal", "Scenario", "State", "Assignee"] and no_sideways_scroll(browser)
+    choose_in(qtbot, header_menu(browser, "Goal"), "Goal")  # hidden
+    choose_in(qtbot, header_menu(browser, "Scenario"), "Scenario")
     assert browser.shown_columns() == ["Id", "State", "Assignee"]
     assert load_settings().list_columns == ["Id", "State", "Assignee"]  # saved at once
 

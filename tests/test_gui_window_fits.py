@@ -261,6 +261,46 @@ def test_the_sample_list_and_the_filters_never_widen_the_side_panel(qtbot, windo
     split.hidePopup()
 
 
+def test_the_sample_list_shows_file_name_state_and_assignee_without_a_sideways_scroll(qtbot, window):
+    """At 1366x768 the list's dock is 400 px: its default columns (file name, goal, state, assignee) share it
+    with no sideways scroll bar, the SHA-256 name and the 64-character login cut, whole in their tooltips."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    from desktop_app.ui.browser import COLUMNS
+
+    window.resize(1366, 768)
+    settle(qtbot)
+    browser, table = window.browser, window.browser.table
+    assert window.left.width() <= 400
+    assert browser.shown_columns() == ["Id", "Goal", "State", "Assignee"]
+    row = browser.current_row()
+    table.scrollTo(browser.model.index(row, 0))
+    settle(qtbot)
+    bar = table.horizontalScrollBar()
+    assert bar.maximum() == 0 and not bar.isVisible()
+    cells = {name: browser.model.index(row, COLUMNS.index(name)) for name in ("Id", "State", "Assignee")}
+    for name, index in cells.items():
+        assert table.viewport().rect().contains(table.visualRect(index)), name
+    # the state whole; the name cut in the middle (its head and its end seen), the login cut; both whole on hover
+    assert table.columnWidth(COLUMNS.index("State")) >= table.sizeHintForColumn(COLUMNS.index("State"))
+    option = QStyleOptionViewItem()
+    table.itemDelegateForIndex(cells["Id"]).initStyleOption(option, cells["Id"])
+    assert option.textElideMode == Qt.ElideMiddle
+    assert browser.model.data(cells["Id"], Qt.ToolTipRole) == sha_name(0)
+    assert browser.model.data(cells["Assignee"], Qt.ToolTipRole) == LONG_ANNOTATOR
+    assert table.columnWidth(COLUMNS.index("Assignee")) <= table.viewport().width() // 4 + 1
+    # the goal hidden, the file name takes its room; every column shown, the dock still never widens
+    id_width = table.columnWidth(COLUMNS.index("Id"))
+    browser.show_columns(["Id", "State", "Assignee"])
+    settle(qtbot)
+    assert table.columnWidth(COLUMNS.index("Id")) > id_width + 80 and bar.maximum() == 0
+    browser.show_columns(COLUMNS)
+    settle(qtbot)
+    assert window.left.width() <= 400
+    browser.show_columns(["Id", "Goal", "State", "Assignee"])
+
+
 # a 1366x768 screen at 100 %, a 2560x1440 screen at 200 %: processes of their own ------------------------------
 @pytest.mark.parametrize(("screen", "scale"), [((1366, 768), "1"), ((2560, 1440), "2")])
 def test_on_a_laptop_screen_the_window_opens_on_it_and_fits(folder, screen, scale):

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +27,7 @@ from desktop_app.api.projects import Project, is_connection_lost
 from desktop_app.api.samples import EPISODE_REVIEW_STATUSES, WORK_STATES, EpisodeFilter
 from desktop_app.teams.views import queue_choices
 from desktop_app.ui.fit import fit_combo
+from desktop_app.ui.sample_table import SampleTable
 from desktop_app.ui.tasks import run_in_background
 
 PAGE = 200
@@ -38,14 +38,13 @@ MAX_PAGES = 64
 # jump deep into the list reads its page by the index. Smaller projects count at once, as before.
 COUNT_IN_BACKGROUND_FROM = 100_000
 COLUMNS = ("Id", "Goal", "Scenario", "Status", "Actions", "State", "Assignee")
-GOAL = 1
 # what the header's menu says of each column (right-click on the header: which columns to show)
 COLUMN_HELP = {"Id": "the file name, or the episode's id", "Goal": "the user's goal", "Scenario": "the kind of "
                "distraction", "Status": "the sample's review status", "Actions": "boxes per label (gold, distracted, "
                "other)", "State": "where the annotation stands", "Assignee": "who works on it"}
-# shown until the user chooses: with the Goal taking what the others leave, they fit a 400 px dock side by side
-DEFAULT_COLUMNS = ("Id", "Goal", "State")
-WIDTHS = {"Id": 110, "Goal": 190, "Scenario": 90, "Status": 70, "Actions": 70, "State": 100, "Assignee": 90}
+# shown until the user chooses (the file name, where it stands, who works on it): with the names taking what the
+# others leave (ui/sample_table.py), they fit a 400 px dock side by side
+DEFAULT_COLUMNS = ("Id", "Goal", "State", "Assignee")
 FINISHED = ("done", "skipped", "accepted")  # states "Done, next unlabelled" moves past
 LOOK_AHEAD = 5 * PAGE  # rows it reads at most to find one (pages read as scrolling reads them)
 STATE_MARKS = {"to do": "○ to do", "unlabelled": "○ unlabelled", "in progress": "◐ in progress", "done": "● done",
@@ -266,7 +265,7 @@ class SampleBrowser(QWidget):
         self.reload_outcomes()
         self.reload_queues()
 
-        self.table = QTableView()
+        self.table = SampleTable(COLUMNS)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SingleSelection)
@@ -275,13 +274,6 @@ class SampleBrowser(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)  # no per-row measuring at 100k rows
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.Interactive)
-        # the goal takes the width the other columns leave: the columns shown fit the dock, no sideways scroll
-        header.setSectionResizeMode(GOAL, QHeaderView.Stretch)
-        header.setStretchLastSection(False)
-        header.setMinimumSectionSize(40)
-        for column, name in enumerate(COLUMNS):
-            self.table.setColumnWidth(column, WIDTHS[name])
         header.setContextMenuPolicy(Qt.CustomContextMenu)
         header.customContextMenuRequested.connect(self._column_menu)
         self.column_menu: QMenu | None = None  # the header's menu while it is open
@@ -341,6 +333,7 @@ class SampleBrowser(QWidget):
         wanted = {n for n in names if n in COLUMNS} or set(DEFAULT_COLUMNS)
         for column, name in enumerate(COLUMNS):
             self.table.setColumnHidden(column, name not in wanted)
+        self.table.fit_columns()
 
     def _column_menu(self, pos) -> None:
         """Right-click on the header: every column with a tick, to show or hide it (the last one stays)."""

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from desktop_app.settings import Settings
 from desktop_app.ui.llm_settings import KeyStoreError, LlmSettingsPage
 from desktop_app.ui.palette import PALETTE_NAMES
-from desktop_app.ui.shortcuts import ACTIONS, conflicts, keys_for
+from desktop_app.ui.shortcuts import ACTIONS, WHERE, WINDOW_KEYS, conflicts, keys_for
 from desktop_app.ui.theme import THEMES
 
 
@@ -183,23 +183,49 @@ class SettingsDialog(QDialog):
 
 
 class ShortcutsDialog(QDialog):
-    """Help > Keyboard shortcuts: the bindings in force, grouped, with a search over actions, groups and
-    keys (type "undo", "ctrl+z" or "review")."""
+    """Help > Keyboard shortcuts: every key of the table (ui/shortcuts.py) under the window it acts in: the main
+    window's bindings in force, then each tool window's and page's fixed keys, with a search over actions,
+    groups, windows and keys (type "undo", "ctrl+z", "review" or "adjudication")."""
 
     def __init__(self, overrides: dict[str, str], parent=None):
         super().__init__(parent)
         self.setWindowTitle("Keyboard shortcuts")
-        self.resize(520, 620)
-        table = QTableWidget(len(ACTIONS), 3)
+        self.resize(600, 620)
+        sections = [("Main window (rebind its keys in Settings)", [(s.group, s) for s in ACTIONS])]
+        for group in dict.fromkeys(s.group for s in WINDOW_KEYS):
+            sections.append((f"{group}: {WHERE[group]}", [("", s) for s in WINDOW_KEYS if s.group == group]))
+        table = QTableWidget(sum(len(rows) + 1 for _, rows in sections), 3)
         table.setHorizontalHeaderLabels(["Group", "Action", "Keys"])
         table.verticalHeader().hide()
         table.horizontalHeader().setSectionResizeMode(1, QHeaderView.Stretch)
-        for row, spec in enumerate(ACTIONS):
-            for column, text in enumerate((spec.group, spec.text, "  or  ".join(keys_for(spec.id, overrides)))):
-                table.setItem(row, column, QTableWidgetItem(text))
+        self.headings: dict[int, str] = {}  # row -> the window's heading
+        self.window_of: dict[int, str] = {}  # an action's row -> the heading it is under
+        row = 0
+        for heading, rows in sections:
+            self.headings[row] = heading
+            item = QTableWidgetItem(heading)
+            font = item.font()
+            font.setBold(True)
+            item.setFont(font)
+            table.setItem(row, 0, item)
+            for column in (1, 2):  # spanned over; empty so every row reads alike
+                table.setItem(row, column, QTableWidgetItem(""))
+            table.setSpan(row, 0, 1, 3)
+            row += 1
+            for group, spec in rows:
+                keys = keys_for(spec.id, overrides) if spec.mode != "window" else spec.keys
+                for column, text in enumerate((group, spec.text, "  or  ".join(keys))):
+                    table.setItem(row, column, QTableWidgetItem(text))
+                table.item(row, 1).setToolTip(spec.text)
+                self.window_of[row] = heading
+                row += 1
         table.setEditTriggers(QTableWidget.NoEditTriggers)
+        table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeToContents)  # "Ctrl++  or  Ctrl+=" whole
+        # a long action wraps onto more lines, measured again as the columns take their widths
+        table.horizontalHeader().geometriesChanged.connect(table.resizeRowsToContents)
+        table.horizontalHeader().sectionResized.connect(lambda *_: table.resizeRowsToContents())
         self.table = table
-        self.search = QLineEdit(placeholderText="Search actions or keys…")
+        self.search = QLineEdit(placeholderText="Search actions, windows or keys…")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._filter)
         hint = QLabel("Also: mouse wheel zooms, Space+drag or the middle button pans, "
@@ -215,18 +241,29 @@ class ShortcutsDialog(QDialog):
 
     def _filter(self, text: str) -> None:
         """A key typed as a key ("Ctrl+Z", "Y") finds the actions bound to it; words find the actions whose
-        group, name or keys have words starting with each of them ("acc sam" finds Accept sample)."""
+        window, group, name or keys have words starting with each of them ("acc sam" finds Accept sample).
+        A window's heading shows while one of its actions does."""
         query = text.strip().lower()
         as_key = "+" in query or 0 < len(query) <= 2
         words = query.split()
-        for row in range(self.table.rowCount()):
+        shown_under: set[str] = set()
+        for row, heading in self.window_of.items():
             keys = [k.strip().lower() for k in self.table.item(row, 2).text().split("  or  ")]
             if as_key:
                 hit = query in keys
             else:
-                tokens = " ".join(self.table.item(row, c).text().lower() for c in range(3)).replace("+", " ").split()
+                cells = [self.table.item(row, c).text() for c in range(3)] + [heading]
+                tokens = " ".join(cells).lower().replace("+", " ").split()
                 hit = all(any(t.startswith(w) for t in tokens) for w in words)
             self.table.setRowHidden(row, not hit)
+            if hit:
+                shown_under.add(heading)
+        for row, heading in self.headings.items():
+            self.table.setRowHidden(row, heading not in shown_under)
 
     def visible_actions(self) -> list[str]:
-        return [self.table.item(r, 1).text() for r in range(self.table.rowCount()) if not self.table.isRowHidden(r)]
+        return [self.table.item(r, 1).text() for r in self.window_of if not self.table.isRowHidden(r)]
+
+    def visible_windows(self) -> list[str]:
+        """The headings shown: the windows whose actions the search found."""
+        return [h for r, h in self.headings.items() if not self.table.isRowHidden(r)]

@@ -150,6 +150,18 @@ WINDOW_KEYS: tuple[ActionSpec, ...] = (
 )
 ALL_KEYS = ACTIONS + WINDOW_KEYS
 MAIN = "main window"
+# where each group of WINDOW_KEYS is found, for Help > Keyboard shortcuts' headings (a window's keys under its name)
+WHERE = {
+    "Tool windows": "every tool window",
+    "Trajectory labelling": "Trajectories > Label trajectories",
+    "Adjudication": "Team > Adjudicate double annotations",
+    "Knowledge probes": "Capability > Knowledge probes",
+    "Replay": "Variants > Page variants, a trial's replay",
+    "Page pictures": "Variants > Page variants, the page's pictures",
+    "Goal field": "the Properties panel, while typing a goal",
+    "Canvas": "the main window's screen, with the mouse",
+    "Terminal": "the screenlab command in a terminal",
+}
 # where a window's own keys apply, besides the main window's everywhere: the source files that are the window,
 # and the guide's paragraphs that name it
 SCOPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {

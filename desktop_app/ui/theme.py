@@ -2,9 +2,10 @@
 
 A switch reaches everything already open: the application's palette changes every window and dialog, and
 widgets under a style sheet (a prediction card's raw answer, a judge's label buttons), which Qt resolves once
-and keeps, are polished again. In the dark theme Fusion draws a check box's or radio button's border a
-shade darker than the window (1.3:1 on #2b2b2b: unticked boxes could not be seen), so the style draws it
-again in a light grey that stands out by more than 3:1 (WCAG's least for a control's boundary).
+and keeps, are polished again. Fusion draws a check box's or radio button's border too close to the window's
+shade to be seen unticked: a shade darker than the window in the dark theme (1.3:1 on #2b2b2b), a light grey in
+the light one (1.65:1 on #efefef, 1.9:1 in a white list). The style draws it again, in each theme, in a grey that
+stands out by more than 3:1 (WCAG's least for a control's boundary) from the window and from a list.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory
 THEMES = ("system", "light", "dark")
 DARK_INDICATOR_BORDER = "#9a9a9a"  # 5.2:1 on the window (#2b2b2b), 5.9:1 on a list (#1f1f1f)
 DARK_INDICATOR_BORDER_DISABLED = "#5e5e5e"  # a greyed-out box: seen, and told apart from a usable one
+LIGHT_INDICATOR_BORDER = "#767676"  # 3.95:1 on the window (#efefef), 4.5:1 on a list or the box's white inside
+LIGHT_INDICATOR_BORDER_DISABLED = "#b4b4b4"  # lighter: a greyed-out box looks greyed out (1.8:1, WCAG exempts it)
 _style = None  # the style applied last
 
 
@@ -42,7 +45,7 @@ def _dark_palette() -> QPalette:
 
 
 class ThemeStyle(QProxyStyle):
-    """Fusion, with check box and radio button borders drawn to be seen on a dark background."""
+    """Fusion, with check box and radio button borders drawn to be seen, on a dark background and a light one."""
 
     def __init__(self, dark: bool):
         super().__init__(QStyleFactory.create("Fusion"))
@@ -50,13 +53,17 @@ class ThemeStyle(QProxyStyle):
 
     def drawPrimitive(self, element, option, painter, widget=None) -> None:  # noqa: N802 (Qt's name)
         super().drawPrimitive(element, option, painter, widget)
-        if not self.dark or element not in (QStyle.PE_IndicatorCheckBox, QStyle.PE_IndicatorRadioButton):
+        if element not in (QStyle.PE_IndicatorCheckBox, QStyle.PE_IndicatorRadioButton):
             return  # (a list's check box is drawn as PE_IndicatorCheckBox through here too)
         enabled = bool(option.state & QStyle.State_Enabled)
+        if self.dark:
+            border = DARK_INDICATOR_BORDER if enabled else DARK_INDICATOR_BORDER_DISABLED
+        else:
+            border = LIGHT_INDICATOR_BORDER if enabled else LIGHT_INDICATOR_BORDER_DISABLED
         painter.save()
         painter.setRenderHint(QPainter.Antialiasing)
         painter.setBrush(Qt.NoBrush)
-        painter.setPen(QPen(QColor(DARK_INDICATOR_BORDER if enabled else DARK_INDICATOR_BORDER_DISABLED), 1))
+        painter.setPen(QPen(QColor(border), 1))
         box = QRectF(option.rect).adjusted(0.5, 0.5, -1.5, -1.5)
         if element == QStyle.PE_IndicatorRadioButton:  # a curve's 1 px edge is smoothed to half its shade:
             pen = painter.pen()                          # 1.5 px keeps the ring as visible as a box's edge

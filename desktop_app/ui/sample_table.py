@@ -1,0 +1,66 @@
+"""The sample list's table: its columns share the dock's width, whatever the data's names, so the file name,
+state and assignee show side by side in a 400 px dock without a sideways scroll (issue 33).
+
+The names (Id: a file name, often a SHA-256; Goal: a sentence) take the width the others leave and are cut in
+the middle (a file name differs at its end: "…_0042.png") or at the end (a goal), whole in the cell's tooltip.
+The other columns are as wide as what they show in the rows on screen (Qt reads no row beyond them, so a
+100,000-row project pays nothing for it), and a column of the data's names (Scenario, Assignee) never takes
+more than a quarter of the list: a 64-character login is cut too rather than pushing the file name out.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHeaderView, QStyledItemDelegate, QTableView
+
+NAMES = ("Id", "Goal")  # stretch: they share what the other columns leave
+CUT_IN_THE_MIDDLE = ("Id",)
+CAPPED = ("Scenario", "Assignee")  # sized to their content, at most a quarter of the list's width
+CAP = 4  # the list's width divided by this: the most a capped column takes
+
+
+class MiddleElide(QStyledItemDelegate):
+    """A cell cut in the middle when it does not fit: "496f951ff8e5c…9f46783f573c1ce.png"."""
+
+    def initStyleOption(self, option, index) -> None:  # noqa: N802 (Qt's name)
+        super().initStyleOption(option, index)
+        option.textElideMode = Qt.ElideMiddle
+
+
+class SampleTable(QTableView):
+    def __init__(self, columns: tuple[str, ...], parent=None):
+        super().__init__(parent)
+        self.column_names = columns
+        self.setTextElideMode(Qt.ElideRight)
+        self._middle = MiddleElide(self)
+        header = self.horizontalHeader()
+        header.setResizeContentsPrecision(0)  # only the rows on screen are measured
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(40)
+        # rows scrolled into view are measured too: "◐ in progress" below a page of "○ to do" is not cut
+        self.verticalScrollBar().valueChanged.connect(lambda _: header.resizeSections())
+
+    def setModel(self, model) -> None:  # noqa: N802 (Qt's name)
+        super().setModel(model)
+        header = self.horizontalHeader()
+        for column, name in enumerate(self.column_names):
+            if name in CUT_IN_THE_MIDDLE:
+                self.setItemDelegateForColumn(column, self._middle)
+            header.setSectionResizeMode(column, QHeaderView.Stretch if name in NAMES else
+                                        QHeaderView.ResizeToContents)
+
+    def sizeHintForColumn(self, column: int) -> int:  # noqa: N802 (Qt's name)
+        """The content's width; for a column of the data's names at most a quarter of the list."""
+        wanted = super().sizeHintForColumn(column)
+        if self.column_names[column] in CAPPED:
+            return min(wanted, max(self.viewport().width() // CAP, self.horizontalHeader().minimumSectionSize()))
+        return wanted
+
+    def fit_columns(self) -> None:
+        """With no name shown, the last column takes the rest (the list never ends in a blank strip)."""
+        shown = [n for c, n in enumerate(self.column_names) if not self.isColumnHidden(c)]
+        self.horizontalHeader().setStretchLastSection(not any(n in NAMES for n in shown))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self.horizontalHeader().resizeSections()  # a capped column's limit follows the list's width
