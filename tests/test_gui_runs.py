@@ -146,6 +146,8 @@ def test_an_episode_run_from_the_panel_cancels_resumes_and_is_scored(qtbot, proj
     qtbot.waitUntil(lambda: "SSR" in panel.details.toPlainText(), timeout=5000)
     assert "2 episodes (6 steps), ASK on" in panel.details.toPlainText()
     assert "SSR 100.0%  SR 100.0%" in panel.details.toPlainText()
+    # the agent never asked: the question content scores say so, not 0 (issue 39)
+    assert "no ASK matched in time, so no METEOR or CosSim (TF-IDF fallback)" in panel.details.toPlainText()
 
 
 @pytest.mark.parametrize("protocol", ["screen", "episode"])

@@ -260,6 +260,14 @@ def test_results_show_the_heatmap_the_ranking_and_replay_a_trial(qtbot, tmp_path
 
     results.tmr_button.click()  # the judge found the target mentioned every time: no change
     assert [heat.text_of(i, 0) for i in range(2)] == ["+0", "+0"]
+    results.tmr_paper_button.click()  # nor under the paper's denominator (no reply was unreadable)
+    assert [heat.text_of(i, 0) for i in range(2)] == ["+0", "+0"]
+    assert heat.title.startswith("Δ TMR (all trials, paper)")
+    header = [results.ranked.horizontalHeaderItem(c).text() for c in range(results.ranked.columnCount())]
+    assert header[3:5] == ["TMR (readable replies)", "TMR (all trials, paper)"]
+    assert results.ranked.item(0, 4).text() == "1.000"
+    assert "TMR (all trials, paper) 100.0 %" in results.tmr_note.text()
+    assert "0 judge replies unreadable" in results.tmr_note.text()
     results.tcr_button.click()
 
     row = heat.names.index("order_last")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from desktop_app.agents.client import RateLimiter, Reply, chat
 from desktop_app.agents.conventions import CONVENTIONS
+from desktop_app.agents.draws import UNIT_DRAW, draws
 from desktop_app.agents.profiles import AgentProfile
 from desktop_app.agents.prompts import Sample, action_messages, listing_messages, parse_element_list
 
@@ -60,18 +61,33 @@ class OpenAIAgent:
         return reply, False
 
     def _key(self, messages: list[dict], sha256s: list[str], sampling: dict | None = None) -> str:
-        """The cache key of one request: everything that decides its answer."""
+        """The cache key of one request: everything that decides its answer. A sampling request's answer
+        is a draw, so its key names the draw too (agents/draws.py): the protocol's own, else the unit's
+        the run engine is working on. A deterministic request's key is its prompt alone, as it always was."""
         p = self.profile
         sampling = sampling or {}
         params = {"temperature": sampling.get("temperature", p.temperature), "max_tokens": p.max_tokens,
                   "extra_body": p.extra_body, "base_url": p.base_url}
-        params.update({k: sampling[k] for k in ("top_p", "draw") if k in sampling})
+        params.update({k: sampling[k] for k in ("top_p",) if k in sampling})
+        if self.samples(sampling):  # a deterministic answer is the same whichever trial asks: no draw
+            draw = sampling.get("draw", UNIT_DRAW.get())
+            if draw is not None:
+                params["draw"] = draw
         return self.cache.key(p.model, messages, sha256s, params)
+
+    def samples(self, sampling: dict | None = None) -> bool:
+        """Whether this profile's requests (at a protocol's temperature / top_p, when it sets them) draw."""
+        sampling = sampling or {}
+        top_p = sampling.get("top_p", (self.profile.extra_body or {}).get("top_p"))
+        return draws(sampling.get("temperature", self.profile.temperature), top_p)
 
     def cached_samples(self, samples: list[Sample]) -> set[int]:
         """The step ids of the samples act() would answer from the cache alone, asking nobody (a run's
-        estimate). The images are keyed by their hash: the samples need no image bytes."""
+        estimate). The images are keyed by their hash: the samples need no image bytes. A sampling profile's
+        answers are draws of the run that asks them (agents/draws.py): a new run has none cached."""
         p = self.profile
+        if self.samples():
+            return set()
         elements: dict[int, list[str] | None] = {s.step_id: None for s in samples}
         if p.pattern == "cot":  # the second call's prompt holds the first call's answer
             keys = {s.step_id: self._key(listing_messages(s, p.image_detail), [s.sha256]) for s in samples}

@@ -560,7 +560,10 @@ def verify_variant(project: Project, variant: int | str, decision: str, reason: 
 
 
 def vaf_results(project: Project, run_ids: list[int]) -> dict[int, dict]:
-    """Per browse run: TCR / TMR per variant with Wilson intervals and deltas against the original."""
+    """Per browse run: TCR / TMR per variant with Wilson intervals and deltas against the original. TMR under
+    both denominators (ADR 0042): "tmr" is TMR (readable replies), an unreadable judge reply left out of n;
+    "tmr_paper" is TMR (all trials, paper), an unreadable reply counted as not mentioned; "judge_failed"
+    counts the unreadable replies (per variant and per run)."""
     return {r: _vaf_run_metrics(project, r) for r in run_ids}
 
 

@@ -116,7 +116,7 @@ def cmd_results(args) -> int:
     from desktop_app import api
     from desktop_app.cli.common import open_project
     from desktop_app.vaf import figures
-    from desktop_app.vaf.metrics import heatmap, ranked
+    from desktop_app.vaf.metrics import TMR_PAPER, TMR_READABLE, heatmap, ranked
 
     with open_project(args) as project:
         runs = {r.id: r for r in api.runs(project) if r.protocol == "browse"}
@@ -131,12 +131,19 @@ def cmd_results(args) -> int:
         if args.json:
             break
         print(f"run {run_id} ({runs[run_id].agent}): {metrics['trials']} trials")
+        if metrics.get("judged"):  # both denominators of TMR, named (ADR 0042)
+            for name, key in ((TMR_READABLE, "tmr"), (TMR_PAPER, "tmr_paper")):
+                rate = metrics.get(key) or {}
+                shown = "-" if rate.get("rate") is None else f"{rate['rate']:.3f} ({rate['hits']}/{rate['n']})"
+                print(f"  {name}: {shown}")
+            print(f"  judge replies unreadable: {metrics.get('judge_failed', 0)}")
         top, base, bottom = ranked(metrics, args.top)
-        print(f"  {'rank':>4}  {'variant':<30} {'TCR':>6} {'TMR':>6}")
+        print(f"  {'rank':>4}  {'variant':<30} {'TCR':>6} {'TMR (readable)':>15} {'TMR (paper)':>12}")
         for row in [*top, *([base] if base else []), *bottom]:
             tmr = "-" if row.tmr is None else f"{row.tmr:.3f}"
+            paper = "-" if row.tmr_paper is None else f"{row.tmr_paper:.3f}"
             rank = "base" if row.rank == 0 else str(row.rank)
-            print(f"  {rank:>4}  {row.setting:<30} {row.tcr:6.3f} {tmr:>6}")
+            print(f"  {rank:>4}  {row.setting:<30} {row.tcr:6.3f} {tmr:>15} {paper:>12}")
     if args.csv:
         from desktop_app.vaf.tables import write_csv
 

@@ -49,6 +49,7 @@ class EpisodeScore:
     fn: int = 0
     tn: int = 0
     question_f1: list[float] = field(default_factory=list)
+    question_pairs: list[tuple[str, str]] = field(default_factory=list)  # (reference, the agent's) per matched ASK
     events: list[str] = field(default_factory=list)  # what happened, for the per-episode report
 
     @property
@@ -122,6 +123,7 @@ def score_episode(golds: list[GoldStep], first: list[ParsedAction], second: dict
                 j = pending.pop(0)
                 score.tp += 1
                 score.question_f1.append(token_f1(action.text or "", questions.get(j, "")))
+                score.question_pairs.append((questions.get(j, ""), action.text or ""))
                 score.events.append(f"ASK at step {t} for step {j}: {'on time' if t == j else 'early'}")
             else:
                 score.fp += 1

@@ -23,6 +23,7 @@ from sqlalchemy import func, select
 
 from desktop_app.agents.cache import ProjectResponseCache
 from desktop_app.agents.client import RateLimiter
+from desktop_app.agents.draws import UNIT_DRAW
 from desktop_app.agents.kinds import KINDS
 from desktop_app.agents.profiles import AgentProfile, ProfileError, resolve_api_key
 from desktop_app.llm_retry import openai_client
@@ -270,7 +271,7 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
         _mark(project, run_id, RunState.RUNNING, started=True, samples=(status.total, status.excluded))
         agent, client = make_agent(project, profile, use_cache, ocr_lookup, allow_ask=protocol.offers_ask(options))
         await _work(project, run_id, profile, agent, protocol, options, (c for c, _, _ in todo_units(done)), todo,
-                    status, progress, cancel, concurrency)
+                    status, progress, cancel, concurrency, use_cache)
     except BaseException as exc:
         status.failure = _describe(exc)
         status.elapsed_s = time.perf_counter() - started
@@ -293,13 +294,14 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
 
 
 async def _work(project, run_id, profile, agent, protocol, options, chunks, todo: int, status, progress, cancel,
-                concurrency) -> None:
-    """The worker pool: `width` workers take units from one queue; one writer thread commits."""
+                concurrency, use_cache: bool = True) -> None:
+    """The worker pool: `width` workers take units from one queue; one writer thread commits. Helper models
+    (judges, repairers, captioners) use the cache as the agent does: --no-cache asks them again too."""
     # One writer thread: each prediction is committed as it arrives, without the event loop
     # waiting on the database (a commit per answer on the loop made 500 requests 1.6x slower).
     writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prediction-writer")
     ctx = RunContext(project, run_id, profile, agent, options, status, progress, cancel, writer,
-                     asyncio.get_running_loop(), lambda helper: make_agent(project, helper))
+                     asyncio.get_running_loop(), lambda helper: make_agent(project, helper, use_cache))
     width = max(1, min(concurrency or profile.concurrency, todo or 1))
     try:
         await _pool(width, chunks, protocol, ctx, cancel)
@@ -326,6 +328,8 @@ async def _pool(width, chunks, protocol, ctx, cancel) -> None:
             unit = await queue.get()
             if unit is None:
                 return
+            # every request for this unit (agent, judge, helper) is a draw of this run, unit and repetition
+            UNIT_DRAW.set(f"{ctx.run_id}:{unit.key}:{unit.repeat}")
             await protocol.act(ctx, unit)
 
     async def watch(tasks) -> None:

@@ -2,9 +2,14 @@
 tables (the paper's Table 2), the delta heatmap (its Fig. 2) and click maps (its Fig. 3).
 
 TCR = target clicks / finished trials: a trial that hit the step cap or answered out of format is a
-miss, as the paper counts every trial that does not click the target. TMR = mentions / judged trials;
-a trial whose judge reply could not be read is flagged and left out of TMR's n (counted apart).
-Delta = rate of the variant - rate of the original of the same page in the same run.
+miss, as the paper counts every trial that does not click the target. TMR is given under two
+denominators (ADR 0042), each under its own name:
+    TMR (readable replies)   mentions / trials whose judge reply was read; an unreadable reply is left out
+                             of n and counted apart (ADR 0019; the default of rankings and heatmaps)
+    TMR (all trials, paper)  mentions / trials the judge answered, an unreadable reply counted as "not
+                             mentioned", as the paper averages its binary label over every trial
+A trial whose judge request failed (resume asks it again) is in neither. Delta = rate of the variant -
+rate of the original of the same page in the same run.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.vaf.browse import ENDED_CAP, ENDED_ERROR, ENDED_FORMAT
 from desktop_app.vaf.settings import ORIGINAL
+
+TMR_READABLE = "TMR (readable replies)"
+TMR_PAPER = "TMR (all trials, paper)"
 
 
 def _rate(hits: int, n: int) -> dict:
@@ -61,12 +69,13 @@ def run_metrics(project: Project, run_id: int) -> dict:
         variants.append({"episode_id": episode_id, "study": info.get("page", {}).get("name", ""),
                          "setting": info.get("setting", ""), "family": info.get("family", ""),
                          "tcr": _rate(c["clicks"], c["n"]), "tmr": _rate(c["mentions"], c["judged"]) if judged_run else None,
+                         "tmr_paper": _rate(c["mentions"], c["judged"] + c["judge_failed"]) if judged_run else None,
                          "trials": c["n"], "format_errors": c["format_errors"], "step_cap": c["step_cap"],
                          "judge_failed": c["judge_failed"], "mean_steps": c["steps"] / c["n"] if c["n"] else None})
     originals = {v["study"]: v for v in variants if v["family"] == ORIGINAL}
     for v in variants:
         base = originals.get(v["study"])
-        for key in ("tcr", "tmr"):
+        for key in ("tcr", "tmr", "tmr_paper"):
             mine, theirs = v.get(key), (base or {}).get(key)
             v[f"delta_{key}"] = (mine["rate"] - theirs["rate"]) if mine and theirs and mine["rate"] is not None \
                 and theirs["rate"] is not None else None
@@ -80,6 +89,7 @@ def run_metrics(project: Project, run_id: int) -> dict:
         judged = sum(v["tmr"]["n"] for v in variants)
         out["tmr"] = _rate(sum(v["tmr"]["hits"] for v in variants), judged)
         out["judge_failed"] = sum(v["judge_failed"] for v in variants)
+        out["tmr_paper"] = _rate(out["tmr"]["hits"], judged + out["judge_failed"])
         out["unjudged"] = sum(per[v["episode_id"]]["unjudged"] for v in variants)
     return out
 
@@ -89,8 +99,9 @@ class RankedRow:
     rank: int
     setting: str
     tcr: float | None
-    tmr: float | None
+    tmr: float | None  # TMR (readable replies)
     studies: int  # pages averaged over
+    tmr_paper: float | None = None  # TMR (all trials, paper)
 
 
 def averaged(metrics: dict) -> dict[str, dict]:
@@ -105,7 +116,9 @@ def averaged(metrics: dict) -> dict[str, dict]:
 
     return {name: {"tcr": mean(v["tcr"]["rate"] for v in vs),
                    "tmr": mean(v["tmr"]["rate"] for v in vs if v.get("tmr")),
+                   "tmr_paper": mean(v["tmr_paper"]["rate"] for v in vs if v.get("tmr_paper")),
                    "delta_tcr": mean(v["delta_tcr"] for v in vs), "delta_tmr": mean(v["delta_tmr"] for v in vs),
+                   "delta_tmr_paper": mean(v.get("delta_tmr_paper") for v in vs),
                    "studies": len(vs), "family": vs[0]["family"]} for name, vs in by.items()}
 
 
@@ -115,8 +128,9 @@ def ranked(metrics: dict, k: int = 5) -> tuple[list[RankedRow], RankedRow | None
     base = rows.pop(ORIGINAL, None)
     order = sorted(((name, r) for name, r in rows.items() if r["tcr"] is not None),
                    key=lambda x: (-x[1]["tcr"], x[0]))
-    table = [RankedRow(i + 1, name, r["tcr"], r["tmr"], r["studies"]) for i, (name, r) in enumerate(order)]
-    baseline = RankedRow(0, ORIGINAL, base["tcr"], base["tmr"], base["studies"]) if base else None
+    table = [RankedRow(i + 1, name, r["tcr"], r["tmr"], r["studies"], r["tmr_paper"])
+             for i, (name, r) in enumerate(order)]
+    baseline = RankedRow(0, ORIGINAL, base["tcr"], base["tmr"], base["studies"], base["tmr_paper"]) if base else None
     return table[:k], baseline, table[max(k, len(table) - k):]
 
 
@@ -172,10 +186,12 @@ def _pct(rate: dict | None) -> str:
 
 
 def summary_lines(metrics: dict) -> list[str]:
-    lines = [f"{'TCR':<12} {_pct(metrics.get('tcr'))}"]
+    lines = [f"{'TCR':<24} {_pct(metrics.get('tcr'))}"]
     if metrics.get("judged"):
-        lines.append(f"{'TMR':<12} {_pct(metrics.get('tmr'))}"
-                     + (f"   ({metrics['judge_failed']} judge replies unreadable)" if metrics.get("judge_failed") else ""))
+        lines.append(f"{TMR_READABLE:<24} {_pct(metrics.get('tmr'))}")
+        lines.append(f"{TMR_PAPER:<24} {_pct(metrics.get('tmr_paper'))}")
+        lines.append(f"{metrics.get('judge_failed', 0)} judge replies unreadable (left out of the first, "
+                     "counted as not mentioned in the second)")
         if metrics.get("unjudged"):
             lines.append(f"{metrics['unjudged']} trials not judged yet (the judge's request failed; --resume asks it)")
     missing = (metrics.get("expected_trials") or 0) - metrics.get("trials", 0)

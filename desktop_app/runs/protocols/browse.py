@@ -11,7 +11,8 @@ judge model, when the run has one, which says whether they mention the target (T
 Viewports are rendered by a browser the execution opens (the patched variant, scrolled), stored as
 steps of the variant the first time a trial reaches them, and reused after. Answers are sampled at the
 run's temperature / top-p (the paper: 1.0 / 0.8) and cached per trial and turn, so a resumed trial
-replays its own answers and a new trial draws new ones. A trial is written whole when it ends; a failed
+replays its own answers and a new trial draws new ones; a sampling judge's verdict is cached per trial
+too (agents/draws.py), so ten trials with the same thoughts get ten verdicts. A trial is written whole when it ends; a failed
 request leaves it unwritten and resume asks it again; a trial whose judge failed is judged again.
 """
 

@@ -22,6 +22,7 @@ from sqlalchemy import select
 
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.agents.client import RequestFailed
+from desktop_app.navi.content_scores import content_lines
 from desktop_app.navi.model import navi_of
 from desktop_app.navi.scoring import StepOptions, step_correct
 from desktop_app.runs.context import RunContext, answer_values
@@ -116,4 +117,4 @@ class EpisodeProtocol(Protocol):
                  f"{pct(metrics['ssr_before_ask'])} / {pct(metrics['ssr_after_ask'])}",
                  f"ASK precision {pct(ask['precision'])}  recall {pct(ask['recall'])}  FPR {pct(ask['fpr'])}  "
                  f"F1 {pct(ask['f1'])}  question F1 {pct(metrics['question_f1'])}"]
-        return lines
+        return lines + content_lines(metrics.get("content"))

@@ -1,5 +1,6 @@
 """Metrics of a multi-step (episode protocol) run, recomputed from its stored predictions:
-Dual-Stream step and episode success, success before / after the ASK step, ASK timing (navi/scoring)."""
+Dual-Stream step and episode success, success before / after the ASK step, ASK timing (navi/scoring), and
+the content scores of the matched ASKs' questions (METEOR, CosSim: navi/content_scores)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from sqlalchemy import select
 
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.evaluation.rows import parsed_action
+from desktop_app.navi.content_scores import content_scores
 from desktop_app.navi.model import navi_of
 from desktop_app.navi.scoring import GoldStep, StepOptions, score_episode, summarize
 from desktop_app.runs.protocols.base import episode_units
@@ -57,7 +59,9 @@ def episode_metrics(project: Project, run: m.Run, options: StepOptions = StepOpt
         scores.append(score)
         per_episode.append({"episode": episode.key, "goal": episode.goal, "steps": score.steps,
                             "correct": score.correct, "ssr": score.ssr, "success": score.success,
-                            "ask_steps": ask_steps, "events": score.events, "question_f1": score.question_f1})
+                            "ask_steps": ask_steps, "events": score.events, "question_f1": score.question_f1,
+                            "questions": score.question_pairs})
     allow_ask = bool((run.options or {}).get("allow_ask", True))
     return {"allow_ask": allow_ask, "unfinished_episodes": unfinished, **summarize(scores),
+            "content": content_scores([pair for s in scores for pair in s.question_pairs]),
             "per_episode": per_episode}

@@ -1,5 +1,5 @@
 """Results of browse runs: tick runs, see the delta heatmap (a row per setting, a column per run; Δ TCR or
-Δ TMR), the ranked table of a run (top and bottom five and the original, the paper's Table 2), every
+Δ TMR under either denominator, ADR 0042), the ranked table of a run (top and bottom five and the original, the paper's Table 2), every
 variant's rates with 95 % intervals and failures, the click map of a variant and its trials, each one
 replayed step by step. Figures come from api.vaf_results (computed off the UI thread); Export CSV writes
 the per-variant table of the ticked runs.
@@ -37,12 +37,17 @@ from desktop_app.ui.vaf.click_map import ClickMap
 from desktop_app.ui.vaf.heatmap import HeatmapWidget
 from desktop_app.ui.vaf.replay import TrialReplay, trial_line
 from desktop_app.vaf import tables, views
-from desktop_app.vaf.metrics import heatmap, item_counts, ranked
+from desktop_app.vaf.metrics import TMR_PAPER, TMR_READABLE, heatmap, item_counts, ranked
 
 BROWSE = "browse"
-RANK_HEADER = ["Rank", "Variant", "TCR", "TMR", "Pages"]
-VARIANT_HEADER = ["Page", "Variant", "Trials", "TCR [95 % CI]", "Δ TCR", "TMR [95 % CI]", "Δ TMR", "Format errors",
-                  "Step cap", "Judge failed", "Mean steps"]
+RANK_HEADER = ["Rank", "Variant", "TCR", TMR_READABLE, TMR_PAPER, "Pages"]
+VARIANT_HEADER = ["Page", "Variant", "Trials", "TCR [95 % CI]", "Δ TCR", f"{TMR_READABLE} [95 % CI]", "Δ TMR (readable)",
+                  f"{TMR_PAPER} [95 % CI]", "Δ TMR (paper)", "Format errors", "Step cap", "Judge replies unreadable",
+                  "Mean steps"]
+# the heatmap's choices: (button text, metrics key, title)
+HEATMAP_KEYS = (("Δ TCR (clicks)", "delta_tcr", "Δ TCR: target click rate"),
+                ("Δ TMR (readable replies)", "delta_tmr", f"Δ {TMR_READABLE}: target mention rate"),
+                ("Δ TMR (all trials, paper)", "delta_tmr_paper", f"Δ {TMR_PAPER}: target mention rate"))
 
 
 def rate_text(rate: dict | None) -> str:
@@ -58,6 +63,20 @@ def delta_text(value: float | None) -> str:
 
 def share_text(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def _shares(row) -> list[str]:
+    """A ranked row's cells after rank and variant: TCR, both TMRs, pages."""
+    return [share_text(row.tcr), share_text(row.tmr), share_text(row.tmr_paper), str(row.studies)]
+
+
+def tmr_note(metrics: dict) -> str:
+    """The run's TMR under both denominators and how many judge replies could not be read ("" without a judge)."""
+    if not metrics.get("judged"):
+        return ""
+    parts = [f"{name} {rate_text(metrics.get(key))}" for name, key in ((TMR_READABLE, "tmr"), (TMR_PAPER, "tmr_paper"))]
+    return (" · ".join(parts) + f" · {metrics.get('judge_failed', 0)} judge replies unreadable (left out of the "
+            "first, counted as not mentioned in the second)")
 
 
 def _fill(table: QTableWidget, rows: list[list[str]], bold: set[int] = frozenset(), right_from: int = 2) -> None:
@@ -109,9 +128,12 @@ class ResultsTab(QWidget):
         self.export_button.setToolTip("Every variant of the ticked runs: rates, 95 % intervals, deltas, failures")
         self.export_button.clicked.connect(self.export_csv)
         self.metric = QButtonGroup(self)
-        self.tcr_button, self.tmr_button = QRadioButton("Δ TCR (clicks)"), QRadioButton("Δ TMR (mentions)")
+        self.tcr_button, self.tmr_button, self.tmr_paper_button = (QRadioButton(text) for text, _, _ in HEATMAP_KEYS)
+        self.tmr_button.setToolTip("Mentions / trials whose judge reply could be read (unreadable replies left out)")
+        self.tmr_paper_button.setToolTip("Mentions / every judged trial, an unreadable reply counted as not "
+                                         "mentioned (the paper's denominator)")
         self.tcr_button.setChecked(True)
-        for i, button in enumerate((self.tcr_button, self.tmr_button)):
+        for i, button in enumerate((self.tcr_button, self.tmr_button, self.tmr_paper_button)):
             self.metric.addButton(button, i)
         self.metric.idToggled.connect(lambda _id, on: on and self._draw_heatmap())
         self.heatmap = HeatmapWidget()
@@ -136,6 +158,7 @@ class ResultsTab(QWidget):
         toggle = QHBoxLayout()
         toggle.addWidget(self.tcr_button)
         toggle.addWidget(self.tmr_button)
+        toggle.addWidget(self.tmr_paper_button)
         toggle.addStretch(1)
         left_layout.addLayout(toggle)
         left_layout.addWidget(scroll, 3)
@@ -163,6 +186,9 @@ class ResultsTab(QWidget):
         tables_layout.setContentsMargins(0, 0, 0, 0)
         tables_layout.addWidget(QLabel("Ranked by TCR, averaged over the run's pages (top and bottom five)"))
         tables_layout.addWidget(self.ranked, 2)
+        self.tmr_note = QLabel("")
+        self.tmr_note.setWordWrap(True)
+        tables_layout.addWidget(self.tmr_note)
         tables_layout.addWidget(QLabel("Every variant"))
         tables_layout.addWidget(self.per_variant, 3)
         self.click_map = ClickMap()
@@ -271,9 +297,8 @@ class ResultsTab(QWidget):
         return f"{run.agent} #{run_id}" if run is not None else f"#{run_id}"
 
     def _draw_heatmap(self) -> None:
-        key = "delta_tmr" if self.tmr_button.isChecked() else "delta_tcr"
+        _, key, title = HEATMAP_KEYS[max(0, self.metric.checkedId())]
         names, columns, cells = heatmap({self.column_label(r): m for r, m in self.results.items()}, key)
-        title = "Δ TMR: target mention rate" if key == "delta_tmr" else "Δ TCR: target click rate"
         self.heatmap.set_data(names, columns, cells, title)
 
     def _cell_chosen(self, setting: str, column: int) -> None:
@@ -294,18 +319,20 @@ class ResultsTab(QWidget):
         top, base, bottom = ranked(metrics, 5) if metrics else ([], None, [])
         rows, bold = [], set()
         for row in top:
-            rows.append([str(row.rank), row.setting, share_text(row.tcr), share_text(row.tmr), str(row.studies)])
+            rows.append([str(row.rank), row.setting, *_shares(row)])
         if base is not None:
             bold.add(len(rows))
-            rows.append(["original", base.setting, share_text(base.tcr), share_text(base.tmr), str(base.studies)])
+            rows.append(["original", base.setting, *_shares(base)])
         for row in bottom:
-            rows.append([str(row.rank), row.setting, share_text(row.tcr), share_text(row.tmr), str(row.studies)])
+            rows.append([str(row.rank), row.setting, *_shares(row)])
         _fill(self.ranked, rows, bold)
         variants = metrics.get("variants", [])
         _fill(self.per_variant, [[v["study"], v["setting"], str(v["trials"]), rate_text(v["tcr"]),
                                   delta_text(v["delta_tcr"]), rate_text(v.get("tmr")), delta_text(v["delta_tmr"]),
+                                  rate_text(v.get("tmr_paper")), delta_text(v.get("delta_tmr_paper")),
                                   str(v["format_errors"]), str(v["step_cap"]), str(v["judge_failed"]),
                                   "-" if v["mean_steps"] is None else f"{v['mean_steps']:.1f}"] for v in variants])
+        self.tmr_note.setText(tmr_note(metrics))
         current = self.variant_combo.currentData()
         self.variant_combo.blockSignals(True)
         self.variant_combo.clear()
