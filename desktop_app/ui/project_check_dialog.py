@@ -41,7 +41,8 @@ class ProjectCheckDialog(QDialog):
         self.state.setText("Removing the images no screen names…" if repair else
                            "Checking the database and the media folder…")
         project = self.project
-        run_in_background(self, lambda: api.check_project(project, repair=repair), self._shown, self._failed)
+        run_in_background(self, lambda: api.check_project(project, repair=repair), self._shown, self._failed,
+                          wait="Checking the project")
 
     def _shown(self, report) -> None:
         self.report = report
