@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -31,16 +32,25 @@ def project(tmp_path):
         yield p
 
 
-@pytest.fixture
-def demo_copy(tmp_path):
-    """A project folder holding the bundled demo dataset."""
+@pytest.fixture(scope="session")
+def _demo_template(tmp_path_factory):
+    """The demo dataset imported once per worker (0.7 s each time, and about a hundred tests want it)."""
     from desktop_app.formats.transfer import import_path
     from desktop_app.paths import demo_dataset_dir
     from desktop_app.store.project import Project
 
-    path = tmp_path / "demo"
+    path = tmp_path_factory.mktemp("demo-template") / "demo"
     with Project.init(path) as project:
         import_path(project, demo_dataset_dir(), "screenlab")
+    return path
+
+
+@pytest.fixture
+def demo_copy(tmp_path, _demo_template):
+    """A project folder of its own holding the bundled demo dataset (a copy of the worker's imported one: a
+    project folder is self-contained, its database names its pictures relative to it)."""
+    path = tmp_path / "demo"
+    shutil.copytree(_demo_template, path)
     return path
 
 

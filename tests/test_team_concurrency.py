@@ -20,7 +20,9 @@ from conftest import make_image
 from team_server import make_team
 
 TOOL = Path(__file__).parent / "tools" / "edit_loop.py"
-SECONDS = 30
+# 15 s of two writers per door make some hundreds of writes and tens of stale refusals here, enough to catch a
+# silent overwrite (the test found 34 in 315 writes before issue 32's fix); SCREENLAB_RACE_SECONDS for longer
+SECONDS = int(os.environ.get("SCREENLAB_RACE_SECONDS", "15"))
 WRITERS = ("lena", "rita")  # the lead and the reviewer: both may edit every sample
 
 
