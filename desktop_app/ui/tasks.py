@@ -31,6 +31,7 @@ Two exceptions, each for a reason a Task cannot meet:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import threading
@@ -100,13 +101,18 @@ class Task(QObject):
     def start(self) -> None:
         relay, token, fn = _the_relay(), self._token, self._fn  # the worker holds no reference to self
 
+        def report(what: str, payload: object) -> None:
+            # RuntimeError: the relay went with the application; the program is ending and nobody listens
+            with contextlib.suppress(RuntimeError):
+                relay.report.emit(token, what, payload)
+
         def work() -> None:
             try:
-                result = fn(lambda stage, done, total: relay.report.emit(token, "progress", (stage, done, total)))
+                result = fn(lambda stage, done, total: report("progress", (stage, done, total)))
             except Exception as exc:  # reported to the UI thread, never raised into Qt's event loop
-                relay.report.emit(token, "failed", exc)
+                report("failed", exc)
             else:
-                relay.report.emit(token, "finished", result)
+                report("finished", result)
 
         _running[token] = self
         if self._wait is not None:
