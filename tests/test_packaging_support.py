@@ -448,3 +448,40 @@ def test_a_key_typed_as_the_variable_name_is_refused(qtbot):
     page.env_var.setText("MY_LLM_KEY")
     page.apply_to(settings)
     assert settings.llm_api_key_env == "MY_LLM_KEY"
+
+
+# --------------------------------------------------------------------------- keyring in the self-check
+
+
+def _selfcheck_keyring_line(capsys) -> tuple[str, str]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "bundle_selfcheck_keyring", Path(__file__).resolve().parent.parent / "packaging" / "bundle_selfcheck.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.keyring_backend()
+    status, _name, detail, _s = module.RESULTS[-1]
+    capsys.readouterr()
+    return status, detail
+
+
+def test_the_self_check_does_not_call_a_keyring_that_stores_nothing_ok(capsys):
+    """Issue 38: "ok" was printed for keyring's fallback, where a key "saved" from Settings is gone."""
+    import keyring
+    from keyring.backends import fail
+
+    from secrets_sweep import FileKeyring
+
+    previous = keyring.get_keyring()
+    try:
+        keyring.set_keyring(fail.Keyring())
+        status, detail = _selfcheck_keyring_line(capsys)
+        assert status == "warn"
+        assert "keyring.backends.fail.Keyring" in detail and "stores nothing" in detail
+        assert "environment variables" in detail  # what to do instead
+        keyring.set_keyring(FileKeyring())  # a back end that keeps what it is given
+        status, detail = _selfcheck_keyring_line(capsys)
+        assert status == "ok" and "FileKeyring" in detail
+    finally:
+        keyring.set_keyring(previous)
