@@ -11,7 +11,9 @@
 #     the demo project exists, no crash log was written - and reports the start-up times,
 #   * `screenlab --bundle-selfcheck`: OCR models, migrations, templates, Playwright driver (and a
 #     render with the installed Chromium, if any), openai client, Qt plugins, excluded packages,
-#   * the bundle's OCR of the first 6 demo screens against the source tree's (.venv, or SCREENLAB_DEV_PYTHON).
+#   * the bundle's OCR of the first 6 demo screens against the source tree's (.venv, or SCREENLAB_DEV_PYTHON),
+#   * no ~/.cache/Microsoft (ONNX Runtime's telemetry is off), then `screenlab uninstall-data --yes --projects`
+#     leaves no ScreenLab folder in the user's home.
 #
 #   packaging/smoke_test.sh [path/to/ScreenLab-...tar.gz | path/to/ScreenLab-folder | an installed command]
 #
@@ -216,12 +218,25 @@ CRASHES=$(find "$LOGS" -name 'crash-*.log' 2>/dev/null | wc -l)
 LEFT=$(find "$LOGS" -name 'faulthandler-*.log' 2>/dev/null | wc -l)
 [[ $CRASHES == 0 ]] || { fail "$CRASHES crash log(s) written:"; find "$LOGS" -name 'crash-*.log' -exec cat {} \; | head -60; }
 [[ $LEFT == 0 ]] || fail "faulthandler log(s) left behind (a hard crash?)"
+# no telemetry (issue 38): ONNX Runtime would have made ~/.cache/Microsoft/DeveloperTools/.onnxruntime by now
+for home in "$WORK/home" "$WORK/home-x11"; do
+    [[ ! -e "$home/.cache/Microsoft" ]] || fail "a telemetry folder was made: $home/.cache/Microsoft"
+done
+echo
+echo "== uninstall-data: the program removes what it wrote for this user"
+set +e
+"${NET[@]}" "${ENV[@]}" "$APP" uninstall-data --yes --projects 2>&1 | sed 's/^/  | /'
+rc=${PIPESTATUS[0]}
+set -e
+[[ $rc == 0 ]] || fail "uninstall-data (exit code $rc)"
+LEFT_DATA=$(find "$WORK/home" -name ScreenLab | head -5)
+[[ -z "$LEFT_DATA" ]] || fail "uninstall-data left: $LEFT_DATA"
 WRITTEN=$(find "$INSTALL_DIR" -newer "$WORK/installed.stamp" | head -5)
 [[ -z "$WRITTEN" ]] || fail "the app wrote inside its installation folder: $WRITTEN"
 
 echo
 if [[ $FAILED == 0 ]]; then
-    echo "smoke test: PASSED ($(du -sb "$WORK/opt/ScreenLab" | awk '{ printf "%.1f MB", $1 / 1048576 }') unpacked)"
+    echo "smoke test: PASSED ($(du -sb "$INSTALL_DIR" | awk '{ printf "%.1f MB", $1 / 1048576 }') unpacked)"
 else
     echo "smoke test: FAILED"
 fi
