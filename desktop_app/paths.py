@@ -57,30 +57,47 @@ def sphinx_demo_dataset_dir() -> Path:
     return _find("datasets/sphinx_demo")
 
 
-def user_data_dir() -> Path:
-    override = os.environ.get("SCREENLAB_DATA_DIR")
-    path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+# kind -> (the environment variable that moves it, platformdirs' function): one table for the folders the app
+# writes to, which Help > About, `screenlab uninstall-data` and the functions below all read
+_USER_DIRS = {
+    "projects": ("SCREENLAB_DATA_DIR", platformdirs.user_data_dir),
+    "settings": ("SCREENLAB_CONFIG_DIR", platformdirs.user_config_dir),
+    "cache": ("SCREENLAB_CACHE_DIR", platformdirs.user_cache_dir),
+    "logs": ("SCREENLAB_LOG_DIR", platformdirs.user_log_dir),
+}
+
+
+def user_dir_location(kind: str) -> Path:
+    """Where the folder of `kind` (projects, settings, cache, logs) is, without making it (the functions below
+    make theirs): for showing it, or for removing it without first creating it."""
+    variable, default = _USER_DIRS[kind]
+    override = os.environ.get(variable)
+    return Path(override) if override else Path(default(APP_NAME, appauthor=False))
+
+
+def user_dir_locations() -> dict[str, Path]:
+    return {kind: user_dir_location(kind) for kind in _USER_DIRS}
+
+
+def _made(kind: str) -> Path:
+    path = user_dir_location(kind)
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def user_data_dir() -> Path:
+    """The demo project, the projects made for opened folders, and a server project's cached media."""
+    return _made("projects")
 
 
 def user_config_dir() -> Path:
-    override = os.environ.get("SCREENLAB_CONFIG_DIR")
-    path = Path(override) if override else Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made("settings")
 
 
 def user_cache_dir() -> Path:
     """Files the app can make again (Playwright's unpacked Node.js); never projects or settings."""
-    override = os.environ.get("SCREENLAB_CACHE_DIR")
-    path = Path(override) if override else Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made("cache")
 
 
 def user_log_dir() -> Path:
-    override = os.environ.get("SCREENLAB_LOG_DIR")
-    path = Path(override) if override else Path(platformdirs.user_log_dir(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made("logs")

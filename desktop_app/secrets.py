@@ -79,6 +79,26 @@ def resolve_key(owner: str, env_var: str = "", use_keyring: bool = False) -> str
     return "not-needed"  # local servers (vLLM, Ollama, LM Studio) accept any key
 
 
+# keyring's stand-ins for "no OS keyring here": they store nothing (fail raises, null forgets)
+_NO_STORE = {"keyring.backends.fail", "keyring.backends.null"}
+
+
+def keyring_report() -> tuple[bool, str]:
+    """(whether keys can be kept in an OS keyring here, what the keyring is): the self-check and Settings say
+    it, because keyring falls back to a back end that stores nothing when no OS keyring service runs (a
+    desktop without GNOME Keyring or KWallet, a server), and a key "saved" there is gone."""
+    import keyring
+
+    backend = keyring.get_keyring()
+    chain = getattr(backend, "backends", None)  # the chainer: usable when any of its back ends is
+    real = [b for b in (chain if chain is not None else [backend]) if type(b).__module__ not in _NO_STORE]
+    name = f"{type(backend).__module__}.{type(backend).__name__}"
+    if not real:
+        return False, (f"no OS keyring: only {name}, which stores nothing (no Secret Service such as GNOME "
+                       "Keyring or KWallet is running); give API keys as environment variables instead")
+    return True, name + (" (" + ", ".join(type(b).__name__ for b in real) + ")" if chain is not None else "")
+
+
 def store_key(owner: str, key: str) -> None:
     import keyring
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the Linux one-folder bundle and dist/ScreenLab-<version>-linux-x86_64.tar.gz from a checkout.
+# Build the Linux one-folder bundle and dist/ScreenLab-<version>-linux-x86_64.tar.gz from a checkout (its
+# checksum in dist/SHA256SUMS; packaging/build_deb.sh then makes the .deb from the same bundle).
 #
 #   packaging/build_linux.sh            # then: packaging/smoke_test.sh
 #
@@ -118,6 +119,9 @@ say "tarball"
 # one top folder "ScreenLab"; root-owned entries and sorted names, so rebuilds compare equal
 tar -C "$DIST" --sort=name --owner=0 --group=0 --numeric-owner --mtime="@${SOURCE_DATE_EPOCH:-$STARTED}" \
     -I 'gzip -9 -n' -cf "$TARBALL" ScreenLab
+# shellcheck source=packaging/sha256sums.sh
+source packaging/sha256sums.sh
+record_sha256 "$TARBALL"  # dist/SHA256SUMS, published beside the download
 
 SIZE=$(du -sb "$APPDIR" | cut -f1)
 TGZ=$(stat -c %s "$TARBALL")

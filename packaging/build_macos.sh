@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build ScreenLab for macOS: dist/ScreenLab.app and dist/ScreenLab-<version>-macos-<arch>.dmg.
-# (Written for macOS 11+ on the architecture you ship: the wheels - onnxruntime, opencv, PySide6,
-# Playwright's Node.js - are per-architecture, so build once on Apple silicon and once on Intel;
-# a universal2 build is not possible with them.)
+# For macOS 14+ on Apple silicon (arm64), the only Mac the pinned wheels allow: onnxruntime 1.31.1 ships only
+# macosx_14_0_arm64 and has no Intel wheel, so an Intel (x86_64) build cannot be made with these pins (it needs an
+# older onnxruntime, tested apart: packaging/README.md). The wheels are per-architecture; no universal2 build.
+# The .dmg's checksum goes to dist/SHA256SUMS.
 #
 #   packaging/build_macos.sh
 #
@@ -96,5 +97,8 @@ if [[ -n "${CODESIGN_IDENTITY:-}" ]]; then
         xcrun stapler staple "$DMG"
     fi
 fi
+# shellcheck source=packaging/sha256sums.sh
+source packaging/sha256sums.sh
+record_sha256 "$DMG"  # after signing and stapling: the file users download
 echo "app:  $APP  $(du -sh "$APP" | cut -f1)"
 echo "dmg:  $DMG  $(du -sh "$DMG" | cut -f1)"

@@ -97,4 +97,12 @@ if (-not $NoInstaller) {
     Write-Host ("installer: $Setup ({0:N1} MB)" -f ((Get-Item $Setup).Length / 1MB))
     # To sign: signtool sign /fd SHA256 /tr http://timestamp.digicert.com /td SHA256 /a $Setup
     # (sign dist\ScreenLab\*.exe before running ISCC too, so SmartScreen trusts the installed files).
+    # (a signed installer: sign it before this, the checksum is of the file users download)
+    # dist\SHA256SUMS in `sha256sum -c`'s format ("<hash>  <name>"), this installer's line replaced
+    $Sums = Join-Path $Dist "SHA256SUMS"
+    $Name = Split-Path $Setup -Leaf
+    $Line = "{0}  {1}" -f (Get-FileHash -Algorithm SHA256 $Setup).Hash.ToLower(), $Name
+    $Kept = @(if (Test-Path $Sums) { Get-Content $Sums | Where-Object { $_ -notmatch ("  " + [regex]::Escape($Name) + '$') } })
+    Set-Content -Path $Sums -Value ($Kept + $Line) -Encoding ascii
+    Write-Host "sha256: $Line (in $Sums)"
 }

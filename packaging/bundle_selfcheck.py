@@ -28,7 +28,8 @@ def check(name: str, required: bool = True) -> Callable:
             started = time.perf_counter()
             try:
                 detail = fn()
-                status = "skip" if detail.startswith("SKIP") else "ok"
+                status = "skip" if detail.startswith("SKIP") else "warn" if detail.startswith("WARN") else "ok"
+                detail = detail.removeprefix("WARN ")
             except Exception as exc:
                 status = "FAIL" if required else "warn"
                 detail = f"{type(exc).__name__}: {exc}"
@@ -339,9 +340,11 @@ def openai_client() -> str:
 
 @check("keyring backend", required=False)
 def keyring_backend() -> str:
-    import keyring
+    # "ok" only for a keyring that keeps keys: keyring's fallback stores nothing (issue 38)
+    from desktop_app.secrets import keyring_report
 
-    return f"{type(keyring.get_keyring()).__module__}.{type(keyring.get_keyring()).__name__}"
+    usable, what = keyring_report()
+    return what if usable else f"WARN {what}"
 
 
 @check("qt plugins")

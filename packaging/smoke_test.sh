@@ -11,14 +11,21 @@
 #     the demo project exists, no crash log was written - and reports the start-up times,
 #   * `screenlab --bundle-selfcheck`: OCR models, migrations, templates, Playwright driver (and a
 #     render with the installed Chromium, if any), openai client, Qt plugins, excluded packages,
-#   * the bundle's OCR of the first 6 demo screens against the source tree's (.venv, or SCREENLAB_DEV_PYTHON).
+#   * the bundle's OCR of the first 6 demo screens against the source tree's (.venv, or SCREENLAB_DEV_PYTHON),
+#   * no ~/.cache/Microsoft (ONNX Runtime's telemetry is off), then `screenlab uninstall-data --yes --projects`
+#     leaves no ScreenLab folder in the user's home.
 #
-#   packaging/smoke_test.sh [path/to/ScreenLab-...tar.gz | path/to/ScreenLab-folder]
+#   packaging/smoke_test.sh [path/to/ScreenLab-...tar.gz | path/to/ScreenLab-folder | an installed command]
+#
+# An installed command (e.g. /usr/bin/screenlab from the .deb) is run where it is; INSTALL_DIR (default: the
+# folder of the resolved executable) is the installation checked to be left unwritten.
 #
 # Start-up time: (1) --smoke offscreen: from launch to the line "smoke: window shown at <epoch>" when
 # the app prints it (see packaging/README.md), else to "smoke: ok" (window shown, painted, screenshot
 # saved); (2) when xvfb-run and xwininfo exist: launch to the main window being mapped on an X server
-# (the xcb platform plugin, as on a desktop), measured from outside. NO_X11=1 skips (2).
+# (the xcb platform plugin, as on a desktop), measured from outside. NO_X11=1 skips (2). (3) The first screen
+# painted (SCREENLAB_STARTUP_PROBE=1, ui/startup_probe.py) by the bundle and by the source tree
+# (.venv or SCREENLAB_DEV_PYTHON) on the same machine, median of 3 starts each after one to warm up.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,11 +40,20 @@ chmod 0700 "$WORK/run"
 
 if [[ -d "$TARGET" ]]; then
     cp -a "$TARGET" "$WORK/opt/ScreenLab"
+    APP="$WORK/opt/ScreenLab/screenlab"
+elif [[ -x "$TARGET" && "$TARGET" != *.tar.gz ]]; then  # installed by a package: run in place
+    APP="$TARGET"
 else
     echo "unpacking $TARGET"
     tar -xzf "$TARGET" -C "$WORK/opt"
+    APP="$WORK/opt/ScreenLab/screenlab"
 fi
-APP="$WORK/opt/ScreenLab/screenlab"
+if [[ "$APP" == "$TARGET" ]]; then
+    INSTALL_DIR="${INSTALL_DIR:-$(dirname "$(readlink -f "$APP")")}"
+    echo "testing the installed $APP (installation: $INSTALL_DIR)"
+else
+    INSTALL_DIR="$WORK/opt/ScreenLab"
+fi
 [[ -x "$APP" ]] || { echo "FAIL: $APP is missing or not executable" >&2; exit 1; }
 sleep 1; touch "$WORK/installed.stamp"  # anything in the installation newer than this was written by the app
 
@@ -169,17 +185,58 @@ MEASURE
         "$WORK/measure.sh" "$APP" "$WORK/home-x11" || fail "start under Xvfb"
 fi
 
+# (3) the first screen painted, offscreen: the bundle and the source tree on the same machine, same project
+if [[ -x "$DEV_PYTHON" ]]; then
+    echo
+    echo "== start-up: launch -> first screen painted (offscreen; median of 3 after a warm-up start)"
+    painted() {  # $1: label; the rest: the command. Prints the seconds, or nothing when no probe line came
+        local t0 out
+        t0=$(now)
+        out=$("${NET[@]}" "${ENV[@]}" SCREENLAB_STARTUP_PROBE=1 SCREENLAB_USER=annotator "${@:2}" 2>/dev/null \
+              | awk '/^startup-probe: painted/ { sub(";", "", $3); print $3; exit }') || true
+        [[ -n "$out" ]] && elapsed "$t0" "$out"
+    }
+    median() { grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+    cp -a "$DEMO" "$WORK/probe-bundle"
+    cp -a "$DEMO" "$WORK/probe-source"
+    painted warm "$APP" gui "$WORK/probe-bundle" >/dev/null || true
+    BUNDLE_S=$(for _ in 1 2 3; do painted bundle "$APP" gui "$WORK/probe-bundle"; echo; done | median)
+    painted warm env "PYTHONPATH=$ROOT" "$DEV_PYTHON" -m desktop_app gui "$WORK/probe-source" >/dev/null || true
+    SOURCE_S=$(for _ in 1 2 3; do painted source env "PYTHONPATH=$ROOT" "$DEV_PYTHON" -m desktop_app gui \
+               "$WORK/probe-source"; echo; done | median)
+    if [[ -n "$BUNDLE_S" && -n "$SOURCE_S" ]]; then
+        RATIO=$(awk -v b="$BUNDLE_S" -v s="$SOURCE_S" 'BEGIN { printf "%.2f", b / s }')
+        echo "  bundle: $BUNDLE_S s; source tree: $SOURCE_S s; bundle / source: ${RATIO}x (issue 38's aim: <= 1.5x)"
+        echo "  load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+    else
+        fail "start-up probe: no 'startup-probe: painted' line (bundle: '${BUNDLE_S}', source: '${SOURCE_S}')"
+    fi
+fi
+
 LOGS="$WORK/home/.local/state/ScreenLab/log"
 CRASHES=$(find "$LOGS" -name 'crash-*.log' 2>/dev/null | wc -l)
 LEFT=$(find "$LOGS" -name 'faulthandler-*.log' 2>/dev/null | wc -l)
 [[ $CRASHES == 0 ]] || { fail "$CRASHES crash log(s) written:"; find "$LOGS" -name 'crash-*.log' -exec cat {} \; | head -60; }
 [[ $LEFT == 0 ]] || fail "faulthandler log(s) left behind (a hard crash?)"
-WRITTEN=$(find "$WORK/opt/ScreenLab" -newer "$WORK/installed.stamp" | head -5)
+# no telemetry (issue 38): ONNX Runtime would have made ~/.cache/Microsoft/DeveloperTools/.onnxruntime by now
+for home in "$WORK/home" "$WORK/home-x11"; do
+    [[ ! -e "$home/.cache/Microsoft" ]] || fail "a telemetry folder was made: $home/.cache/Microsoft"
+done
+echo
+echo "== uninstall-data: the program removes what it wrote for this user"
+set +e
+"${NET[@]}" "${ENV[@]}" "$APP" uninstall-data --yes --projects 2>&1 | sed 's/^/  | /'
+rc=${PIPESTATUS[0]}
+set -e
+[[ $rc == 0 ]] || fail "uninstall-data (exit code $rc)"
+LEFT_DATA=$(find "$WORK/home" -name ScreenLab | head -5)
+[[ -z "$LEFT_DATA" ]] || fail "uninstall-data left: $LEFT_DATA"
+WRITTEN=$(find "$INSTALL_DIR" -newer "$WORK/installed.stamp" | head -5)
 [[ -z "$WRITTEN" ]] || fail "the app wrote inside its installation folder: $WRITTEN"
 
 echo
 if [[ $FAILED == 0 ]]; then
-    echo "smoke test: PASSED ($(du -sb "$WORK/opt/ScreenLab" | awk '{ printf "%.1f MB", $1 / 1048576 }') unpacked)"
+    echo "smoke test: PASSED ($(du -sb "$INSTALL_DIR" | awk '{ printf "%.1f MB", $1 / 1048576 }') unpacked)"
 else
     echo "smoke test: FAILED"
 fi

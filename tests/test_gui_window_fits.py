@@ -176,6 +176,7 @@ def test_the_tooltip_of_an_elided_label_is_shown_on_hover(qtbot, window):
 # every window a menu opens, on the long-named project -------------------------------------------------------
 def tool_windows(window):
     p, s = window.project, window.settings
+    from desktop_app.ui.about_dialog import AboutDialog
     from desktop_app.ui.capability_view import CapabilityView
     from desktop_app.ui.crash_dialog import CrashDialog
     from desktop_app.ui.eval.profile_dialog import AgentProfileDialog
@@ -201,6 +202,7 @@ def tool_windows(window):
         "settings": lambda: SettingsDialog(s, window),
         "shortcuts": lambda: ShortcutsDialog(s.shortcuts, window),
         "welcome": lambda: WelcomeDialog(s.shortcuts, window),
+        "about": lambda: AboutDialog(window),
         "labels": lambda: LabelsDialog(p, s.palette, window),
         "llm endpoint": lambda: LlmSettingsDialog(s, window),
         "server": lambda: ServerDialog(s, window),

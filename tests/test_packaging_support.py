@@ -233,11 +233,12 @@ def test_crash_dialog_opens_from_the_event_loop_and_points_to_the_log(qtbot, tmp
 
 
 @pytest.mark.gui
-def test_welcome_dialog_shows_the_keys_and_remembers_dont_show_again(qtbot):
-    from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
+def test_welcome_dialog_shows_the_keys_in_force_and_where_to_find_it_again(qtbot):
+    from PySide6.QtWidgets import QLabel
+
+    from desktop_app.ui.welcome import WelcomeDialog
 
     settings = Settings(shortcuts={"nav.next": "L"})  # a rebinding is what the dialog shows
-    assert should_show_welcome(settings)
     dialog = WelcomeDialog(settings.shortcuts)
     qtbot.addWidget(dialog)
     text = dialog.keys.text()
@@ -245,17 +246,13 @@ def test_welcome_dialog_shows_the_keys_and_remembers_dont_show_again(qtbot):
                 "<b>Ctrl+Shift+V</b>", "<b>R</b>"):
         assert key in text, key
     assert "<b>D</b>" not in text
-    dialog.apply_to(settings)
-    assert should_show_welcome(settings)  # unticked: shown again next time
-    dialog.dont_show.click()
-    assert dialog.dont_show_again
-    dialog.apply_to(settings)
-    save_settings(settings)
-    assert not should_show_welcome(load_settings())  # survives a save (settings.extra)
+    assert "Help &gt; Welcome" in "".join(label.text() for label in dialog.findChildren(QLabel))
 
 
 @pytest.mark.gui
-def test_first_start_shows_the_welcome_until_it_is_turned_off(qtbot, demo_copy):
+def test_the_welcome_shows_at_the_first_start_only_and_help_opens_it_again(qtbot, demo_copy):
+    """Issue 38: it came back at every start until a box was ticked. Now: the first start shows it, the next
+    starts do not (nothing to tick), and Help > Welcome… still opens it."""
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -264,24 +261,32 @@ def test_first_start_shows_the_welcome_until_it_is_turned_off(qtbot, demo_copy):
 
     from test_gui_editing import open_window
 
-    window = open_window(qtbot, demo_copy, Settings(annotator="ann", show_suggestions=False))
     seen = []
 
-    def answer(tick: bool) -> None:
+    def settings() -> Settings:  # what the last start saved; OCR suggestions off (no background OCR here)
+        saved = load_settings()
+        saved.show_suggestions = False
+        return saved
+
+    def answer() -> None:
         dialog = QApplication.activeModalWidget()
         seen.append(isinstance(dialog, WelcomeDialog))
         if isinstance(dialog, WelcomeDialog):
-            if tick:
-                dialog.dont_show.click()
             dialog.accept()
 
-    for tick in (False, True, False):
-        QTimer.singleShot(50, lambda tick=tick: answer(tick))
+    for _start in range(3):  # three starts, each with the settings as the last one saved them
+        window = open_window(qtbot, demo_copy, settings())
+        QTimer.singleShot(50, answer)
         show_welcome_once(window)
         qtbot.wait(100)
-    # shown at the first start and the second; after "Don't show again" the third start has no dialog
-    assert seen == [True, True, False]
-    assert load_settings().extra.get("welcome_dismissed") is True  # saved for the next start
+        window.close()
+    assert seen == [True, False, False]
+    window = open_window(qtbot, demo_copy, settings())
+    help_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Help")
+    welcome = next(a for a in help_menu.actions() if a.text().startswith("Welcome"))
+    QTimer.singleShot(50, answer)
+    welcome.trigger()
+    assert seen[-1] is True
 
 
 # --------------------------------------------------------------------------- LLM endpoint + browser
@@ -443,3 +448,40 @@ def test_a_key_typed_as_the_variable_name_is_refused(qtbot):
     page.env_var.setText("MY_LLM_KEY")
     page.apply_to(settings)
     assert settings.llm_api_key_env == "MY_LLM_KEY"
+
+
+# --------------------------------------------------------------------------- keyring in the self-check
+
+
+def _selfcheck_keyring_line(capsys) -> tuple[str, str]:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "bundle_selfcheck_keyring", Path(__file__).resolve().parent.parent / "packaging" / "bundle_selfcheck.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.keyring_backend()
+    status, _name, detail, _s = module.RESULTS[-1]
+    capsys.readouterr()
+    return status, detail
+
+
+def test_the_self_check_does_not_call_a_keyring_that_stores_nothing_ok(capsys):
+    """Issue 38: "ok" was printed for keyring's fallback, where a key "saved" from Settings is gone."""
+    import keyring
+    from keyring.backends import fail
+
+    from secrets_sweep import FileKeyring
+
+    previous = keyring.get_keyring()
+    try:
+        keyring.set_keyring(fail.Keyring())
+        status, detail = _selfcheck_keyring_line(capsys)
+        assert status == "warn"
+        assert "keyring.backends.fail.Keyring" in detail and "stores nothing" in detail
+        assert "environment variables" in detail  # what to do instead
+        keyring.set_keyring(FileKeyring())  # a back end that keeps what it is given
+        status, detail = _selfcheck_keyring_line(capsys)
+        assert status == "ok" and "FileKeyring" in detail
+    finally:
+        keyring.set_keyring(previous)

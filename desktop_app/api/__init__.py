@@ -42,6 +42,8 @@ from desktop_app.api.selection import Where
 from desktop_app.api.selection import filter_of as _filter
 from desktop_app.api.teams import *  # noqa: F403  (people, work, review: desktop_app/api/teams.py)
 from desktop_app.api.teams import __all__ as _teams_all
+from desktop_app.api.user_data import *  # noqa: F403  (the user's folders, removing them: desktop_app/api/user_data.py)
+from desktop_app.api.user_data import __all__ as _user_data_all
 from desktop_app.capability.profile import PROBE as PROBE_PROTOCOL
 from desktop_app.capability.profile import PROTOCOLS as PROFILE_PROTOCOLS
 from desktop_app.capability.profile import ProfileRow, profiles
@@ -128,7 +130,7 @@ __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "RunProgress",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
            "trajectory_labels",
            *_teams_all, *_boxes_all, "guide_path"]
-__all__ += [*_projects_all, *_samples_all, *_review_all]  # (ProjectError, open_project, init_project among them)
+__all__ += [*_projects_all, *_samples_all, *_review_all, *_user_data_all]  # (ProjectError, open_project, init_project among them)
 
 
 

@@ -355,6 +355,12 @@ def add_open_folder_command(sub) -> None:
     add(sub)
 
 
+def add_uninstall_command(sub) -> None:
+    from desktop_app.cli.uninstall_command import add_uninstall_command as add
+
+    add(sub)
+
+
 def cmd_guide(args) -> int:
     from desktop_app.guide import NOT_BUILT, guide_index
 
@@ -419,6 +425,8 @@ COMMANDS = {
     "box-attributes": ("show or set a box's attributes (free key-value pairs)", add_box_commands),
     "gui": ("open the annotation window on a project", add_gui_command),
     "guide": ("where the user guide's built pages are (index.html), to read offline", add_guide_command),
+    "uninstall-data": ("remove your ScreenLab settings, caches and logs (projects only with --projects), after "
+                       "listing them", add_uninstall_command),
 }
 
 

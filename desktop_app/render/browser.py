@@ -73,6 +73,38 @@ def find_browser(playwright=None, configured: str = "") -> str:
     raise BrowserNotFound(f"No Chromium, Chrome or Edge found. {INSTALL_HINT}")
 
 
+def _playwright_browsers_dir() -> Path | None:
+    """Where Playwright keeps browsers it installed (`playwright install`): None when inside its own package
+    (PLAYWRIGHT_BROWSERS_PATH=0), which only its driver can answer for."""
+    override = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
+    if override == "0":
+        return None
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local")) / "ms-playwright"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "ms-playwright"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ms-playwright"
+
+
+def check_browser_before_driver(configured: str = "") -> None:
+    """Raise BrowserNotFound when no browser can exist, before Playwright's driver is started: an installer's
+    driver (Node.js and its JavaScript, 124 MB unpacked) is unpacked on its first start, which is wasted work and
+    disk when there is nothing for it to drive (issue 38). Only Playwright's own browser needs the driver to be
+    found exactly; whether one was installed at all is seen from its folder, so that case goes on."""
+    try:
+        find_browser(None, configured)
+        return
+    except BrowserNotFound:
+        if os.environ.get("SCREENLAB_BROWSER"):
+            raise  # it names a missing file: the driver could not help
+    own = _playwright_browsers_dir()
+    if own is None or any(own.glob("chromium*")):
+        return
+    raise BrowserNotFound(f"No Chromium, Chrome or Edge found. {INSTALL_HINT}")
+
+
 def launch_args() -> list[str]:
     args = list(LAUNCH_ARGS)
     if hasattr(os, "geteuid") and os.geteuid() == 0:

@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from desktop_app.paths import resources_dir
-from desktop_app.render.browser import find_browser, launch_args
+from desktop_app.render.browser import check_browser_before_driver, find_browser, launch_args
 
 ORIGIN = "http://screenlab.invalid"
 # A fixed map: mimetypes reads the Windows registry, which can hold wrong types.
@@ -158,6 +158,7 @@ class Renderer:
         self.close()
 
     def start(self) -> None:
+        check_browser_before_driver(self.browser_path)  # no browser: said before the driver is unpacked
         pw = _playwright()
         self._browser = pw.chromium.launch(
             executable_path=find_browser(pw, self.browser_path), args=launch_args(), headless=True)

@@ -104,14 +104,13 @@ def smoke_check(window: MainWindow) -> int:
 
 
 def show_welcome_once(window: MainWindow) -> None:
-    """First start: what to press to draw, label and accept (until "Don't show again")."""
-    from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
+    """First start: what to press to draw, label and accept; once (Help > Welcome… shows it again)."""
+    from desktop_app.ui.welcome import WelcomeDialog, mark_shown, should_show_welcome
 
     if should_show_welcome(window.settings):
-        dialog = WelcomeDialog(window.settings.shortcuts, window)
-        dialog.exec()
-        dialog.apply_to(window.settings)
+        mark_shown(window.settings)  # before it shows: a start killed while it is open does not bring it back either
         save_settings(window.settings)
+        WelcomeDialog(window.settings.shortcuts, window).exec()
 
 
 def report_previous_hard_crash(window: MainWindow) -> None:

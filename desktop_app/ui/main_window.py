@@ -23,6 +23,7 @@ No rules live here or there: edits go through the workspace to the core (ADR 000
 from __future__ import annotations
 
 import base64
+import sys
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
@@ -62,6 +63,8 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings
         self._render_service: RenderService | None = None
+        self.remove_data_with_projects: bool | None = None  # Help > About > Remove my data…: done once closed
+        self.data_removed = None  # its report (uninstall.RemovalReport)
         self.setWindowTitle("ScreenLab")
         open_at(self, 1500, 900)
         self._lay_out()
@@ -308,6 +311,17 @@ class MainWindow(QMainWindow):
         save_settings(self.settings)
         self.close_project()
         super().closeEvent(event)
+        if self.remove_data_with_projects is not None:  # Help > About > Remove my data…, now nothing is open
+            from desktop_app.uninstall import plan_removal, remove_data
+
+            self.data_removed = remove_data(plan_removal(projects=self.remove_data_with_projects))
+            print(f"ScreenLab: {self.data_removed.summary()}", file=sys.stderr)
+
+    def close_and_remove_data(self, projects: bool) -> None:
+        """Close the window, then remove this user's data (with the projects in the data folder when asked)."""
+        self.remove_data_with_projects = projects
+        if not self.close():  # a run under way and the user chose to stay
+            self.remove_data_with_projects = None
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

@@ -3,15 +3,14 @@
     from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
 
     if should_show_welcome(settings):
-        dialog = WelcomeDialog(settings.shortcuts, window)
-        dialog.exec()
-        dialog.apply_to(settings)          # remembers "Don't show again"
+        mark_shown(settings)               # once: the next start opens the project straight away
         save_settings(settings)
+        WelcomeDialog(settings.shortcuts, window).exec()
 
 The keys shown are the ones in force (the user's rebindings from Settings > Keyboard included).
-Whether it was dismissed is kept in `settings.extra["welcome_dismissed"]` (`extra` survives a save);
-if you prefer a real `Settings` field, change `DISMISSED_KEY` handling in the two helpers below.
-Help > "Welcome..." can open it again at any time with `WelcomeDialog(settings.shortcuts, window).exec()`.
+It shows at the first start only (issue 38: a "Don't show again" box left unticked brought it back at every
+start); that it was shown is kept in `settings.extra["welcome_shown"]` (`extra` survives a save). Help >
+"Welcome..." opens it again at any time.
 """
 
 from __future__ import annotations
@@ -19,16 +18,22 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QDialog, QDialogButtonBox, QLabel, QVBoxLayout
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout
 
 from desktop_app.settings import Settings
 from desktop_app.ui.shortcuts import BY_ID, default_key, key_name, keys_for
 
-DISMISSED_KEY = "welcome_dismissed"
+SHOWN_KEY = "welcome_shown"
+DISMISSED_KEY = "welcome_dismissed"  # the earlier "Don't show again" box, ticked: counts as shown
 
 
 def should_show_welcome(settings: Settings) -> bool:
-    return not settings.extra.get(DISMISSED_KEY, False)
+    return not (settings.extra.get(SHOWN_KEY) or settings.extra.get(DISMISSED_KEY))
+
+
+def mark_shown(settings: Settings) -> None:
+    """Record that the first start's welcome was shown (the caller saves the settings)."""
+    settings.extra[SHOWN_KEY] = True
 
 
 def _keys(action_id: str, overrides: dict[str, str]) -> str:
@@ -81,9 +86,9 @@ class WelcomeDialog(QDialog):
         outro = QLabel("<p>There is no Save button: every edit is written to the project immediately, and "
                        f"{key_name('edit.undo', overrides)} undoes it. All keys are listed under Help &gt; Keyboard "
                        f"shortcuts ({key_name('help.shortcuts', overrides)}) and can be changed in Edit &gt; "
-                       "Settings.</p>")
+                       "Settings.</p><p>This page shows at the first start; Help &gt; Welcome… opens it "
+                       "again.</p>")
         outro.setWordWrap(True)
-        self.dont_show = QCheckBox("Don't show this again")
         buttons = QDialogButtonBox(QDialogButtonBox.Ok)
         buttons.button(QDialogButtonBox.Ok).setText("Start labelling")
         buttons.accepted.connect(self.accept)
@@ -91,17 +96,6 @@ class WelcomeDialog(QDialog):
         layout.addWidget(intro)
         layout.addWidget(self.keys)
         layout.addWidget(outro)
-        layout.addWidget(self.dont_show)
         layout.addWidget(buttons)
         self.resize(560, self.sizeHint().height())
 
-    @property
-    def dont_show_again(self) -> bool:
-        return self.dont_show.isChecked()
-
-    def apply_to(self, settings: Settings) -> None:
-        """Record the checkbox in the settings (the caller saves them)."""
-        if self.dont_show_again:
-            settings.extra[DISMISSED_KEY] = True
-        else:
-            settings.extra.pop(DISMISSED_KEY, None)

@@ -66,14 +66,9 @@ class WindowDialogs(QObject):
         return dialog
 
     def welcome(self) -> None:
-        from desktop_app.ui.welcome import WelcomeDialog, should_show_welcome
+        from desktop_app.ui.welcome import WelcomeDialog
 
-        settings = self.window.settings
-        dialog = WelcomeDialog(settings.shortcuts, self.window)
-        dialog.dont_show.setChecked(not should_show_welcome(settings))
-        dialog.exec()
-        dialog.apply_to(settings)
-        save_settings(settings)
+        WelcomeDialog(self.window.settings.shortcuts, self.window).exec()
 
     def user_guide(self) -> None:
         """Help > User guide: the built pages in the system's browser, read from disk (no network). Not built
@@ -91,10 +86,12 @@ class WindowDialogs(QObject):
         ShortcutsDialog(self.window.settings.shortcuts, self.window).exec()
 
     def about(self) -> None:
-        from desktop_app import __version__
+        """The version, this user's folders (each opens), and "Remove my data…", which closes the window first."""
+        from desktop_app.ui.about_dialog import AboutDialog
 
-        QMessageBox.about(self.window, "About ScreenLab", f"ScreenLab {__version__}\nLabel screens, synthesize "
-                          "distracting screens and evaluate GUI agents.")
+        dialog = AboutDialog(self.window)
+        dialog.remove_requested.connect(self.window.close_and_remove_data)
+        dialog.exec()
 
     # Capability: jobs ---------------------------------------------------------------------------------
     def extract_grounding(self) -> None:

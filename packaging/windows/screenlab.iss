@@ -2,7 +2,10 @@
 ; Built by packaging\build_windows.ps1, which passes the version and folders:
 ;   ISCC /DAppVersion=0.1.0 /DSourceDir=...\dist\ScreenLab /DOutputDir=...\dist /DIconFile=...\build\icons\screenlab.ico screenlab.iss
 ; Per-user install by default (no administrator rights needed); "Install for all users" is offered.
-; Uninstalling removes the program only: projects, settings and logs in the user's folders stay.
+; Uninstalling removes the program, then asks whether to remove the user's settings, caches and logs too, and
+; then whether to remove the projects in ScreenLab's data folder: the answers run `screenlab-cli uninstall-data`
+; (the same function as the app's Help > About > Remove my data…) for the user running the uninstaller. A silent
+; uninstall (/SILENT, /VERYSILENT) asks nothing and keeps the data.
 
 #ifndef AppVersion
   #define AppVersion "0.0.0"
@@ -66,3 +69,26 @@ Filename: "{app}\ScreenLab.exe"; Description: "{cm:LaunchProgram,ScreenLab}"; Fl
 
 [UninstallDelete]
 Type: filesandordirs; Name: "{app}\_internal"
+
+[Code]
+// Before the program's files go (the command needs them): the user's data, only when the user says so.
+procedure CurUninstallStepChanged(CurUninstallStep: TUninstallStep);
+var
+  Args: String;
+  ResultCode: Integer;
+begin
+  if (CurUninstallStep <> usUninstall) or UninstallSilent then
+    exit;
+  if MsgBox('Also remove your ScreenLab settings, caches and logs?' + #13#10 +
+            '(in ' + ExpandConstant('{localappdata}') + '\ScreenLab)', mbConfirmation, MB_YESNO or MB_DEFBUTTON2) <> IDYES then
+    exit;
+  Args := 'uninstall-data --yes';
+  if MsgBox('Also remove the projects in ScreenLab''s data folder (the demo and the folders you opened), with ' +
+            'their screenshots and labels?' + #13#10 + 'Projects you saved elsewhere are kept.',
+            mbConfirmation, MB_YESNO or MB_DEFBUTTON2) = IDYES then
+    Args := Args + ' --projects';
+  if not Exec(ExpandConstant('{app}\screenlab-cli.exe'), Args, '', SW_HIDE, ewWaitUntilTerminated, ResultCode)
+     or (ResultCode <> 0) then
+    MsgBox('Some of your ScreenLab data could not be removed (is ScreenLab still open?). It is in ' +
+           ExpandConstant('{localappdata}') + '\ScreenLab.', mbError, MB_OK);
+end;

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -134,8 +135,17 @@ class PageTargetTab(QWidget):
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
         split.setSizes([700, 440])
+        # what went wrong, whole and in words a person can select: a message over the page is a short note
+        self.problem = QLabel()
+        self.problem.setTextFormat(Qt.PlainText)
+        self.problem.setWordWrap(True)
+        self.problem.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.problem.setFrameShape(QFrame.StyledPanel)
+        self.problem.setContentsMargins(8, 6, 8, 6)
+        self.problem.hide()
         layout = QVBoxLayout(self)
         layout.addLayout(source_row)
+        layout.addWidget(self.problem)
         layout.addWidget(split, 1)
         if self.page_combo.count():
             self._source_chosen()
@@ -200,6 +210,7 @@ class PageTargetTab(QWidget):
         generation = self._generation
         self.view.set_message("Rendering the page…")
         self.found.setText("")
+        self.problem.hide()
         in_browser(self.render, self, lambda r: render_variant(r, spec, ORIGINAL_SETTING),
                    lambda shot: self._shown(generation, shot, target != PROVISIONAL),
                    lambda exc: generation == self._generation and self._failed(exc))
@@ -234,8 +245,10 @@ class PageTargetTab(QWidget):
 
     def _failed(self, exc: BaseException) -> None:
         text = error_text(exc)
-        self.view.set_message(f"Cannot show the page: {text}")
-        self.found.setText(text)
+        self.view.set_message("Cannot show the page: the message above says why")
+        self.problem.setText(f"Cannot show the page. {text}")
+        self.problem.show()
+        self.found.setText("")
         self.message.emit(f"Cannot show the page: {text}")
 
     # picking the target ------------------------------------------------------------------------

@@ -206,7 +206,11 @@ class PageView(QGraphicsView):
         painter.save()
         painter.resetTransform()
         area = QRectF(self.viewport().rect())
-        box = QRectF(0, 0, min(area.width() - 20, 420), 56)
+        width = min(area.width() - 20, 420)
+        # as tall as the wrapped text needs (a fixed height cut a long message off), at most the view
+        needed = painter.fontMetrics().boundingRect(0, 0, int(width) - 16, 10_000,
+                                                    Qt.AlignCenter | Qt.TextWordWrap, self.message).height()
+        box = QRectF(0, 0, width, min(max(56, needed + 16), area.height() - 20))
         box.moveCenter(area.center())
         painter.setPen(Qt.NoPen)
         painter.setBrush(QColor(0, 0, 0, 150))

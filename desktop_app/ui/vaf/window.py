@@ -45,7 +45,7 @@ class VafWindow(EscapeCloses, QWidget):
             self.tabs.setTabToolTip(self.tabs.indexOf(tab), tip)
         self.status = QLabel()
         self.status.setTextFormat(Qt.PlainText)
-        self.status.setTextFormat(Qt.PlainText)
+        self.status.setWordWrap(True)  # a long message (no browser: the advice) wraps, never widens the window
         self.status.setStyleSheet("color: gray")
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
