@@ -82,7 +82,7 @@ def build(team, tmp_path, me: str, partner: str) -> Scene:
     (my_box,) = edits.create_boxes(me_p, step_of(me_p, mine).id,
                                    [{"x1": 1, "y1": 1, "x2": 20, "y2": 20, "label": "other"}])
     # an agent's answers on every sample (the centre of the screen), and a cached OCR reading of every screen
-    execute(lena, create_run(lena, BASELINES["center"]))
+    execute(lena, create_run(lena, BASELINES["center"], include_unlabelled=True))  # the samples have no goal
     with lena.transaction() as s:
         for screen in s.execute(select(Screen)).scalars():
             s.add(OcrResult(sha256=screen.sha256, engine="rapidocr", settings="{}",

@@ -425,8 +425,8 @@ COMMANDS = {
     "box-attributes": ("show or set a box's attributes (free key-value pairs)", add_box_commands),
     "gui": ("open the annotation window on a project", add_gui_command),
     "guide": ("where the user guide's built pages are (index.html), to read offline", add_guide_command),
-    "uninstall-data": ("remove your ScreenLab settings, caches and logs (projects only with --projects), after "
-                       "listing them", add_uninstall_command),
+    "uninstall-data": ("remove your ScreenLab settings, caches and logs (your projects only when asked), "
+                       "after listing them", add_uninstall_command),
 }
 
 
