@@ -306,3 +306,47 @@ def test_a_box_past_the_picture_s_edge_is_refused_until_clipping_is_ticked(qtbot
     _wait(qtbot, dialog, dialog.start)
     assert dialog.report is not None and dialog.report.episodes == 1
     assert "clipped 1 boxes" in dialog.result.text() + dialog.details.toPlainText()
+
+
+def test_other_shapes_and_new_labels_are_chosen_in_the_dialog_as_on_the_command_line(qtbot, project, tmp_path):
+    """A LabelMe file with a polygon, whose label the project lacks: refused naming both choices; with
+    'Take each as its bounding box' and 'Add the labels the file names', it imports and says what it did."""
+    make_image(tmp_path / "shot.png", size=(200, 100))
+    (tmp_path / "shot.json").write_text(json.dumps({
+        "version": "5.7.0", "flags": {}, "imagePath": "shot.png", "imageData": None, "imageHeight": 100,
+        "imageWidth": 200, "shapes": [{"label": "Icon", "points": [[10, 20], [60, 25], [30, 70]],
+                                       "shape_type": "polygon", "group_id": None, "description": "", "flags": {}}]}))
+    dialog = _dialog(qtbot, project)
+    dialog.source.setText(str(tmp_path / "shot.json"))
+    assert dialog.format.currentData() == "labelme"
+    assert dialog.form.isRowVisible(dialog.shapes)  # LabelMe reads the choice; COCO, say, does not
+    before = snapshot(project)
+
+    _wait(qtbot, dialog, dialog.start)
+    shown = dialog.result.text() + dialog.details.toPlainText()
+    assert dialog.report is None and "a polygon" in shown and "'Other shapes'" in shown
+    assert snapshot(project) == before
+
+    dialog.shapes.setCurrentIndex(dialog.shapes.findData("bbox"))
+    _wait(qtbot, dialog, dialog.start)
+    shown = dialog.result.text() + dialog.details.toPlainText()
+    assert dialog.report is None and "unknown label 'icon' (1 box)" in shown
+    assert "'Add the labels the file names'" in shown
+
+    dialog.add_labels.setChecked(True)
+    _wait(qtbot, dialog, dialog.start)
+    shown = dialog.result.text() + dialog.details.toPlainText()
+    assert dialog.report is not None, shown
+    assert "1 polygon taken as its bounding box" in shown and "labels added to the project: icon" in shown
+
+    dialog.source.setText(str(_coco_folder(tmp_path / "coco")))
+    assert dialog.format.currentData() == "coco" and not dialog.form.isRowVisible(dialog.shapes)
+
+
+def _coco_folder(root):
+    make_image(root / "images" / "val" / "a.png")
+    (root / "annotations").mkdir(parents=True)
+    (root / "annotations" / "instances_val.json").write_text(json.dumps({
+        "images": [{"id": 1, "file_name": "a.png", "width": 200, "height": 100}], "annotations": [],
+        "categories": [{"id": 1, "name": "icon"}]}))
+    return root

@@ -178,7 +178,9 @@ def test_yolo_labels_of_label_studio_converter_tests_become_pixel_boxes(project,
     """label-studio-converter's YOLO test data: classes.txt + labels/img_4.txt, img_5.txt (CRLF as released)."""
     folder = _yolo_sample(tmp_path)
     assert detect_format(folder) == "yolo"
-    _refused(project, folder, "yolo", "img_4.txt", "unknown label 'number'", "--add number")
+    # every label the project lacks named in one refusal, with its boxes, and the one command adding them all
+    _refused(project, folder, "yolo", "img_4.txt", "3 unknown labels: 'number' (1 box), 'closed_door' (3 boxes), "
+             "'bus' (3 boxes)", "screenlab labels PROJECT --add number --add closed_door --add bus", "--add-labels")
 
     _add_labels(project, "closed_door", "opened_door", "bus", "number")
     report = import_path(project, folder, "yolo")

@@ -136,7 +136,8 @@ __all__ += [*_projects_all, *_samples_all, *_review_all, *_user_data_all]  # (Pr
 
 # -- projects and data ------------------------------------------------------------
 def import_data(project: Project, path: str | Path, format: str | None = None, images: str | Path | None = None,
-                bbox_format: str | None = None, **options) -> ImportReport:
+                bbox_format: str | None = None, shapes: str = "refuse", add_labels: bool = False,
+                **options) -> ImportReport:
     """All or nothing: a bad record raises FormatError naming file, line and field; the project is unchanged.
     format None: the format the file or folder holds (FormatError when that is not clear).
     Images that cannot be read raise BadImagesError naming every one; skip_bad_images=True imports the rest
@@ -144,9 +145,14 @@ def import_data(project: Project, path: str | Path, format: str | None = None, i
     `bbox_format`: the box layout, for the formats that read one (FORMATS[format].options): a key of
     formats.box_layout.LAYOUTS ("xywh", "xyxy", "xyxy-normalised"); None: the format's own rule.
     `options`: other ImportOptions fields (split, max_pixels, skip_bad_images, clip_boxes: cut boxes reaching past
-    their picture's edge at the edge, listed in report.boxes_clipped)."""
+    their picture's edge at the edge, listed in report.boxes_clipped).
+    `shapes`: what a shape that is not a rectangle becomes (LabelMe, Label Studio, CVAT): "refuse" (FormatError
+    naming the option), "bbox" (its bounding box) or "skip"; report.shapes_as_boxes / shapes_skipped count them.
+    `add_labels`: add the labels the file names that the project lacks (report.labels_added); without it the
+    FormatError names every one of them, with how many boxes each."""
     return import_path(project, Path(path), format,
-                       ImportOptions(images_dir=Path(images) if images else None, bbox_format=bbox_format, **options))
+                       ImportOptions(images_dir=Path(images) if images else None, bbox_format=bbox_format,
+                                     shapes=shapes, add_labels=add_labels, **options))
 
 
 def open_folder(folder: str | Path, project: Project | str | Path | None = None,

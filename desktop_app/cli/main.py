@@ -185,7 +185,8 @@ def cmd_import(args) -> int:
 
     options = ImportOptions(images_dir=Path(args.images) if args.images else None, max_pixels=args.max_pixels,
                             bbox_format=args.bbox_format, split=args.set_split,
-                            skip_bad_images=args.skip_bad_images, clip_boxes=args.clip_boxes)
+                            skip_bad_images=args.skip_bad_images, clip_boxes=args.clip_boxes, shapes=args.shapes,
+                            add_labels=args.add_labels)
     with open_project(args) as project:
         try:
             fmt = args.format
@@ -245,6 +246,7 @@ def add_project_commands(sub) -> None:
 def add_transfer_commands(sub) -> None:
     from desktop_app.formats import FORMATS
     from desktop_app.formats.box_layout import LAYOUTS
+    from desktop_app.formats.labelling_tools import SHAPE_CHOICES, SHAPES_HELP
     from desktop_app.images import DEFAULT_MAX_PIXELS
 
     readable = [n for n, s in FORMATS.items() if s.read]
@@ -269,6 +271,15 @@ def add_transfer_commands(sub) -> None:
                    help="cut a box that reaches past its picture's edge at the edge, and leave out one wholly outside "
                         "(its action kept without a box); the report lists each one. Without it such a box stops "
                         "the whole import")
+    reads_shapes = ", ".join(n for n in readable if "shapes" in FORMATS[n].options)
+    p.add_argument("--shapes", choices=SHAPE_CHOICES, default="refuse",
+                   help=f"what a shape that is not a rectangle (a polygon, circle, line, point...) becomes, for "
+                        f"the formats that have them ({reads_shapes}): "
+                        + "; ".join(f"{k} = {v}" for k, v in SHAPES_HELP.items())
+                        + ". The report counts each kind")
+    p.add_argument("--add-labels", action="store_true",
+                   help="add the labels the file names that the project does not have (a project has at most "
+                        "6 of its own); without it the import is refused, naming every one of them")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_import)

@@ -7,6 +7,9 @@ bbox is [x, y, WIDTH, HEIGHT] of the top-left corner, in pixels (not x1 y1 x2 y2
 any numbers (labelme2coco starts categories at 0 with "_background_"); every annotation has a bbox even when
 it is a polygon or a mask (segmentation), and CVAT's COCO export adds `attributes` with `rotation` (degrees).
 
+Files: the file given, a folder's .json files, or a folder in COCO's own layout (annotations/instances_<split>.json,
+pictures in images/<split>/ or <split>/ such as val2017/): annotation_files and picture_folders say where; a
+file named instances_<split>.json in annotations/ gives its episodes that split.
 Import: each image is a screen, its annotations' bboxes its boxes (labelled by their category's name); a
 segmentation is not kept (the box is COCO's own box of the object). Images carrying ScreenLab's `episode`
 and `step` (our export writes them) come back as the steps of that episode, with its goal and scenario; other
@@ -56,6 +59,8 @@ from desktop_app.store.attributes import attributes_of
 from desktop_app.store.models import LABELS
 
 SIGN_BYTES = 64 * 1024
+ANNOTATIONS = "annotations"  # COCO's own layout: annotations/instances_<split>.json
+INSTANCES = "instances_"
 _IMAGES = re.compile(r'"images"\s*:\s*\[\s*\{')
 
 
@@ -108,11 +113,78 @@ def read(path: Path, options) -> list[EpisodeRecord]:
     path = Path(path)
     root = path if path.is_dir() else path.parent
     records = []
-    for file in input_files(path, ".json"):
-        records += _read_file(file, [root, options.images_dir], options.images_dir)
+    for file in annotation_files(path):
+        # a file of the official layout keys its pictures from the dataset's folder (images/val/a.jpg: val/a.jpg)
+        top = [file.parent.parent] if file.parent.name == ANNOTATIONS else []
+        records += _read_file(file, [root, *top, options.images_dir], options.images_dir)
     if not records:
         raise FormatError("no images found (the files' images lists are empty)", path)
     return records
+
+
+def annotation_files(path: Path) -> list[Path]:
+    """The COCO files an import reads: the file given; a folder's .json files; else, for a folder in COCO's own
+    layout (annotations/instances_<split>.json beside images/<split>/ or <split>/), its annotations/ folder's
+    instances_*.json files (or its COCO files, when none is named so: captions_* and person_keypoints_* are
+    other tasks' files)."""
+    path = Path(path)
+    if not path.is_dir() or any(p.is_file() for p in path.glob("*.json")):
+        return input_files(path, ".json")
+    folder = path / ANNOTATIONS
+    if folder.is_dir():
+        files = sorted(p for p in folder.glob(f"{INSTANCES}*.json") if p.is_file())
+        files = files or sorted(p for p in folder.glob("*.json") if p.is_file() and sign(p))
+        if files:
+            return files
+    raise FormatError(f"no .json files in this folder, nor COCO files in an {ANNOTATIONS}/ folder in it (COCO's "
+                      f"own layout: {ANNOTATIONS}/{INSTANCES}<split>.json)", path)
+
+
+def split_of(file: Path) -> str:
+    """The split COCO's own file name gives (instances_val2017.json: val2017); "" for another name."""
+    return file.stem[len(INSTANCES):] if file.stem.startswith(INSTANCES) and len(file.stem) > len(INSTANCES) else ""
+
+
+def picture_folders(file: Path, images_dir: Path | None) -> list[Path]:
+    """Where a file's pictures are looked for, in order: --images, beside it, its images/ folder, and for
+    COCO's own layout ../images/<split>/, ../<split>/ (val2017/) and ../images/."""
+    folders = ([images_dir] if images_dir else []) + [file.parent, file.parent / "images"]
+    split = split_of(file)
+    if split:
+        folders += [file.parent.parent / "images" / split, file.parent.parent / split]
+    folders.append(file.parent.parent / "images")
+    return list(dict.fromkeys(folders))
+
+
+def layout(path: Path) -> str:
+    """The import summary's words on which files were read, and where the pictures were looked for."""
+    path = Path(path)
+    base = path if path.is_dir() else path.parent
+    parts = []
+    for file in annotation_files(path):
+        found = [f for f in picture_folders(file, None)[1:] if f.is_dir()]
+        where = ", ".join(_relative(f, base) + "/" for f in found)
+        parts.append(f"{_relative(file, base)}" + (f" (pictures looked for in {where} too)" if where else ""))
+    own = any(file.parent.name == ANNOTATIONS and split_of(file) for file in annotation_files(path))
+    return ("COCO's own layout: " if own else "COCO: ") + "; ".join(parts)
+
+
+def _relative(target: Path, base: Path) -> str:
+    try:
+        return target.relative_to(base).as_posix() or "."
+    except ValueError:
+        return target.as_posix()
+
+
+def folder_sign(folder: Path) -> str | None:
+    """'coco' for a folder in COCO's own layout: no .json files of its own, COCO files in annotations/."""
+    if any(folder.glob("*.json")) or not (folder / ANNOTATIONS).is_dir():
+        return None
+    try:
+        files = annotation_files(folder)
+    except FormatError:
+        return None
+    return SPEC.name if files and all(sign(f) for f in files[:3]) else None
 
 
 def _id(obj: dict, key: str, where: Where, prefix: str) -> int | str:
@@ -157,7 +229,8 @@ def _read_file(file: Path, roots: list, images_dir: Path | None) -> list[Episode
             raise where.error(f"no category has id {category_id!r}", at + "category_id")
         by_image[image_id].append((at, annotation, names[category_id]))
 
-    bases = ([images_dir] if images_dir else []) + [file.parent, file.parent / "images"]
+    bases = picture_folders(file, images_dir)
+    split = split_of(file) if file.parent.name == ANNOTATIONS else ""
     episodes: dict[str, EpisodeRecord] = {}
     order: dict[str, list] = {}
     for i, image in enumerate(images):
@@ -175,7 +248,7 @@ def _read_file(file: Path, roots: list, images_dir: Path | None) -> list[Episode
         record_key = episode or key
         if record_key not in episodes:
             episodes[record_key] = EpisodeRecord(
-                key=record_key, where=where, goal=optional(image, "goal", str, where, "", at) if episode else "",
+                key=record_key, where=where, split=split, goal=optional(image, "goal", str, where, "", at) if episode else "",
                 scenario=optional(image, "scenario", str, where, "", at) if episode else "")
             order[record_key] = []
         if episode and any(index == n for n, _ in order[record_key]):
@@ -220,4 +293,4 @@ def sign(path: Path) -> str | None:
 
 
 SPEC = FormatSpec(name="coco", description="COCO detection JSON (bbox = x, y, width, height in pixels)", read=read,
-                  write=write)
+                  write=write, layout=layout)

@@ -12,8 +12,10 @@ export puts under images/; boxes may carry `rotation` (degrees, about the centre
 
 Rules: an <image> is a screen (see labelling_tools for its key), looked up by its name under --images, the
 file's images/ folder and the file's folder. A <box> is a box; one with a rotation other than 0 is refused
-(taking it as unrotated would move its corners), and so are every other shape (ScreenLab's boxes are
-axis-aligned rectangles: draw them as boxes in CVAT, or delete them). A box's <attribute>s are its
+(taking it as unrotated would move its corners). Every other shape is what --shapes says
+(labelling_tools.other_shape): refused by default, at its line (ScreenLab's boxes are axis-aligned rectangles),
+taken as its bounding box (a mask's is the rectangle its run-length code covers, a skeleton's that of its
+points), or left out. A box's <attribute>s are its
 attributes; occluded, z_order, group_id and source stay in its meta and are written back on export. <tag>s
 (labels of the whole picture) are kept in the step's meta. An image's `subset` is the episode's split. The
 declared width and height must be the picture's. A file with entities or a DOCTYPE is refused: CVAT never
@@ -27,6 +29,7 @@ and images/, the layout CVAT's "Upload annotations" / "Import dataset" takes for
 from __future__ import annotations
 
 import codecs
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -42,6 +45,7 @@ from desktop_app.formats.labelling_tools import (
     check_size,
     image_size,
     number_text,
+    other_shape,
     refuse_normalised,
     screen_key,
     text_number,
@@ -66,8 +70,11 @@ from desktop_app.store.models import LABELS
 
 FILE_NAME = "annotations.xml"
 MAX_DEPTH = 20  # CVAT nests 7 deep (meta/task/labels/label/attributes/attribute/name)
-REFUSED = {"polygon": "a polygon", "polyline": "a polyline", "points": "a set of points", "cuboid": "a cuboid",
-           "ellipse": "an ellipse", "mask": "a mask", "skeleton": "a skeleton"}
+# shapes other than <box>, by what a user calls them: --shapes decides (labelling_tools.other_shape)
+OTHER = {"polygon": "polygon", "polyline": "polyline", "points": "set of points", "cuboid": "cuboid",
+         "ellipse": "ellipse", "mask": "mask", "skeleton": "skeleton"}
+_REDRAW = "in CVAT, draw it as a box (or delete it), then export again"
+_CUBOID = re.compile(r"^([xy])(tl|bl|tr|br)[12]$")  # a cuboid's eight corners: xtl1, ybr2, ...
 KEPT = ("occluded", "z_order", "group_id", "source")  # box attributes kept in meta, written back on export
 _DEFAULTS = {"occluded": "0", "z_order": "0", "source": "manual"}
 SIGN_BYTES = 4096  # <version> comes right after <annotations>
@@ -105,6 +112,7 @@ class _Shape:
     attrib: dict[str, str]
     line: int
     attributes: list[tuple[str | None, str, int]] = field(default_factory=list)
+    parts: list[dict[str, str]] = field(default_factory=list)  # a skeleton's <points>, as their attributes
 
 
 @dataclass
@@ -120,7 +128,7 @@ def read(path: Path, options) -> list[EpisodeRecord]:
     files = [path / FILE_NAME] if path.is_dir() and (path / FILE_NAME).is_file() else input_files(path, ".xml")
     records = []
     for file in files:
-        records += _Reader(file, root, options.images_dir).read()
+        records += _Reader(file, root, options.images_dir, options.shapes).read()
     if not records:
         raise FormatError("no <image> elements found: nothing to import", path)
     return records
@@ -129,8 +137,8 @@ def read(path: Path, options) -> list[EpisodeRecord]:
 class _Reader:
     """Walks one file's elements as they are parsed, line by line, so every message names its line."""
 
-    def __init__(self, file: Path, root: Path, images_dir: Path | None):
-        self.file, self.root, self.images_dir = file, root, images_dir
+    def __init__(self, file: Path, root: Path, images_dir: Path | None, shapes_rule: str = "refuse"):
+        self.file, self.root, self.images_dir, self.shapes_rule = file, root, images_dir, shapes_rule
         self.depth = 0
         self.image: _Image | None = None
         self.shape: _Shape | None = None
@@ -278,14 +286,16 @@ class _Reader:
         elif self.depth == 3 and self.image is not None:
             if tag in ("box", "tag"):
                 self.shape = _Shape(tag, dict(elem.attrib), line)
-            elif tag in REFUSED:
-                raise where.error(f"{REFUSED[tag]} (label {shown(elem.get('label'))}): ScreenLab's boxes are "
-                                  "axis-aligned rectangles; in CVAT, draw it as a box (or delete it), then export "
-                                  "again", tag)
+            elif tag in OTHER:
+                if self.shapes_rule == "refuse":  # said at once, at its line, naming its label
+                    other_shape(f"{OTHER[tag]} (label {shown(elem.get('label'))})", None, "refuse", where, tag,
+                                _REDRAW)
+                self.shape = _Shape(tag, dict(elem.attrib), line)
             else:
                 raise where.error(f"unexpected <{shown(tag)}> in an <image>; CVAT for images 1.1 holds boxes, "
                                   "tags and other shapes there", tag)
-        elif self.depth == 4 and self.shape is not None and tag != "attribute":
+        elif self.depth == 4 and self.shape is not None and tag != "attribute" and \
+                not (self.shape.kind == "skeleton" and tag == "points"):
             raise where.error(f"unexpected <{shown(tag)}> in a <{self.shape.kind}>; it holds <attribute>s",
                               f"{self.shape.kind}.{tag}")
 
@@ -296,6 +306,8 @@ class _Reader:
             if version.split(".")[0] != "1":
                 raise self._where(line).error(f"version {shown(version)}; this reads CVAT for images 1.1",
                                               "version")
+        elif self.depth == 4 and self.shape is not None and tag == "points":  # a skeleton's
+            self.shape.parts.append(dict(elem.attrib))
         elif self.depth == 4 and self.shape is not None:
             self.shape.attributes.append((elem.get("name"), elem.text or "", line))
         elif self.depth == 3 and self.shape is not None:
@@ -316,16 +328,22 @@ class _Reader:
         picture = find_inside(names_to_try(posix) + [PurePosixPath(posix).name], bases, where, "image.name")
         key, size = screen_key(picture, [self.root, self.images_dir]), image_size(picture)
         check_size(declared, size, where, "image.width", key)
-        boxes, tags = [], []
+        boxes, tags, skipped = [], [], []
         for shape in image.shapes:
             if shape.kind == "box":
                 boxes.append(self._box(shape, len(boxes), size))
-            else:
+            elif shape.kind == "tag":
                 tags.append(self._tag(shape))
+            else:
+                box = self._other(shape, len(boxes), size)
+                if box is None:
+                    skipped.append(OTHER[shape.kind])
+                else:
+                    boxes.append(box)
         return EpisodeRecord(
             key=key, where=where, split=attrib.get("subset", ""),
             steps=[StepRecord(image=picture, screen_source=key, boxes=boxes, image_field="image.name",
-                              meta={"cvat": {"tags": tags}} if tags else {})],
+                              meta={"cvat": {"tags": tags}} if tags else {}, skipped_shapes=skipped)],
         )
 
     @staticmethod
@@ -368,6 +386,66 @@ class _Reader:
         if kept:
             meta["cvat"] = kept
         return BoxRecord(label=label, box=box, field=f"box[{index}]", meta=meta, **fields)
+
+    def _other(self, shape: _Shape, index: int, size) -> BoxRecord | None:
+        """A shape other than a box as --shapes says: its bounding box, or None (left out)."""
+        where, attrib, kind = self._where(shape.line), shape.attrib, shape.kind
+        corners = None if self.shapes_rule == "skip" else self._extent(shape, where)
+        box = other_shape(OTHER[kind], corners, self.shapes_rule, where, kind, _REDRAW)
+        if box is None:
+            return None
+        if "label" not in attrib:
+            raise where.error("missing", f"{kind}.label")
+        label = tool_label(attrib["label"], where, f"{kind}.label")
+        refuse_normalised(box, size, where, kind, "CVAT")
+        fields, meta = box_parts(self._values(shape), where, f"{kind}.attribute")
+        kept = {k: attrib[k] for k in KEPT if k in attrib and attrib[k] != _DEFAULTS.get(k)}
+        if kept:
+            meta["cvat"] = kept
+        return BoxRecord(label=label, box=box, field=f"{kind}[{index}]", meta=meta, shape=OTHER[kind], **fields)
+
+    def _extent(self, shape: _Shape, where: Where) -> list[tuple[float, float]]:
+        """Points a shape's bounding box holds, from the attributes CVAT writes for it (xml_format.md): a
+        polygon's, polyline's or points' `points` "x,y;x,y"; an ellipse's centre and radii (turned by its
+        rotation); a mask's left, top, width and height (the pixels its run-length code covers); a cuboid's
+        eight corners; a skeleton's points that are not marked outside."""
+        kind, attrib = shape.kind, shape.attrib
+
+        def number(name: str, holder: dict = attrib) -> float:
+            if name not in holder:
+                raise where.error("missing", f"{kind}.{name}")
+            return text_number(holder[name], where, f"{kind}.{name}")
+
+        def points(holder: dict) -> list[tuple[float, float]]:
+            if "points" not in holder:
+                raise where.error("missing", f"{kind}.points")
+            pairs = []
+            for pair in holder["points"].split(";"):
+                xy = pair.split(",")
+                if len(xy) != 2:
+                    raise where.error(f"expected points as x,y;x,y..., got {shown(holder['points'])}",
+                                      f"{kind}.points")
+                pairs.append((text_number(xy[0], where, f"{kind}.points"), text_number(xy[1], where,
+                                                                                      f"{kind}.points")))
+            return pairs
+
+        if kind in ("polygon", "polyline", "points"):
+            return points(attrib)
+        if kind == "ellipse":
+            cx, cy, rx, ry = (number(n) for n in ("cx", "cy", "rx", "ry"))
+            turn = math.radians(number("rotation") if "rotation" in attrib else 0.0)
+            half_w, half_h = math.hypot(rx * math.cos(turn), ry * math.sin(turn)), \
+                math.hypot(rx * math.sin(turn), ry * math.cos(turn))
+            return [(cx - half_w, cy - half_h), (cx + half_w, cy + half_h)]
+        if kind == "mask":
+            left, top, width, height = (number(n) for n in ("left", "top", "width", "height"))
+            return [(left, top), (left + width, top + height)]
+        if kind == "cuboid":
+            xs = [number(n) for n in attrib if (m := _CUBOID.match(n)) and m.group(1) == "x"]
+            ys = [number(n) for n in attrib if (m := _CUBOID.match(n)) and m.group(1) == "y"]
+            return list(zip(xs, ys, strict=False)) if xs and len(xs) == len(ys) else []
+        inside = [part for part in shape.parts if part.get("outside", "0") != "1" and "points" in part]
+        return [p for part in inside for p in points(part)]  # a skeleton
 
     def _tag(self, shape: _Shape) -> dict:
         if "label" not in shape.attrib:
@@ -478,7 +556,19 @@ def sign(path: Path) -> str | None:
 
 
 def folder_sign(folder: Path) -> str | None:
-    return sign(folder / FILE_NAME) if (folder / FILE_NAME).is_file() else None
+    """'cvat-images' for a folder holding annotations.xml, or .xml files of any name (a task exported as
+    train.xml) that are CVAT's by their content."""
+    if (folder / FILE_NAME).is_file():
+        return sign(folder / FILE_NAME)
+    files = sorted(p for p in folder.glob("*.xml") if p.is_file())[:3]
+    return SPEC.name if files and all(sign(f) for f in files) else None
+
+
+def layout(path: Path) -> str:
+    """The import summary's words on which files were read."""
+    path = Path(path)
+    files = [path / FILE_NAME] if path.is_dir() and (path / FILE_NAME).is_file() else input_files(path, ".xml")
+    return "CVAT for images 1.1: " + ", ".join(f.name for f in files)
 
 
 SPEC = FormatSpec(
@@ -486,4 +576,6 @@ SPEC = FormatSpec(
     description="CVAT for images 1.1 XML (boxes with attributes; pictures in images/)",
     read=read,
     write=write,
+    options=("shapes",),
+    layout=layout,
 )

@@ -70,7 +70,9 @@ _FILE_SIGNS = (screenspot_parquet.sign, vlmevalkit_tsv.sign, omniact.sign, andro
                mind2web_parquet.sign, mind2web.sign, labelme.sign, coco.sign, cvat_images.sign, yolo.sign)
 _FOLDER_SIGNS = (screenspot_parquet.folder_sign, omniact.folder_sign, androidcontrol_tfrecord.folder_sign,
                  aitw.folder_sign, mind2web_parquet.folder_sign, mind2web.folder_sign, labelme.folder_sign,
-                 cvat_images.folder_sign, yolo.folder_sign)
+                 cvat_images.folder_sign, yolo.folder_sign, coco.folder_sign)
+# a Label Studio task: its data, and the people's annotations (older exports: completions)
+_LABEL_STUDIO_TASK = ({"data", "annotations"}, {"data", "completions"})
 _READS = {"json": ("list", "object"), "jsonl": ("lines", "object"),  # a one-line JSONL is also one object
           "json or jsonl": ("list", "object", "lines")}
 _DATA_SUFFIXES = {"json": (".json",), "jsonl": (".jsonl",), "json or jsonl": (".json", ".jsonl")}  # from a folder
@@ -117,6 +119,8 @@ def _detect_folder(folder: Path) -> str | None:
     if _looks_like_sphinx(folder):
         named.add("sphinx")
     named.update(fmt for sign in _FOLDER_SIGNS if (fmt := sign(folder)))
+    if _label_studio_folder(folder):
+        named.add("label-studio")
     if (folder / screenspot.ANNOTATIONS_DIR).is_dir() and not any(folder.glob("*.json")):  # ScreenSpot-Pro's release
         annotations = sorted((folder / screenspot.ANNOTATIONS_DIR).glob("*.json"))
         if annotations and _agreed_format(annotations) == "screenspot":
@@ -130,6 +134,20 @@ def _detect_folder(folder: Path) -> str | None:
         # screenshots beside a data file: an images import and the data file's format are both likely
         return _agreed_format(data) if not images else None
     return "images" if _only_images(folder) else None
+
+
+def _label_studio_folder(folder: Path) -> bool:
+    """A folder whose .json files are Label Studio exports (its data.json, say), pictures beside them or not:
+    the tasks name their pictures, so the folder is not a folder of screenshots."""
+    files = sorted(p for p in folder.glob("*.json") if p.is_file())[:DATA_FILES_PEEKED]
+    if not files:
+        return False
+    for file in files:
+        first = _first_record(file)
+        if first is None or first[0] not in ("list", "object") or \
+                not any(keys <= first[1].keys() for keys in _LABEL_STUDIO_TASK):
+            return False
+    return True
 
 
 def _entries(folder: Path) -> list[os.DirEntry]:

@@ -27,6 +27,7 @@ from sqlalchemy import insert, select, update
 
 from desktop_app.a11y.tree import UiTree
 from desktop_app.formats.budget import MAX_DOCUMENT, MAX_TEXT, longest_text
+from desktop_app.formats.labelling_tools import shape_words
 from desktop_app.formats.records import EpisodeRecord, FormatError, Where, unstorable
 from desktop_app.gc_pause import gc_paused
 from desktop_app.images import DEFAULT_MAX_PIXELS, ImageInfo, ImageProblem, inspect_bytes, inspect_file
@@ -75,6 +76,12 @@ class ImportOptions:
     # a box reaching past its picture's edge is cut at the edge, one wholly outside it left out (its action kept
     # without a box), each listed in the report: releases hold a few (SeeClick's Mind2Web test file: x -63 to -8)
     clip_boxes: bool = False
+    # a shape that is not a rectangle (LabelMe, Label Studio, CVAT): "refuse" the file, take it as its bounding
+    # "bbox", or "skip" it (labelling_tools.SHAPE_CHOICES); the report counts each kind
+    shapes: str = "refuse"
+    # labels the records name that the project does not have are added to it (within label_set.MAX_EXTRA) once
+    # every record passed its checks; without it they are all named in one refusal
+    add_labels: bool = False
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,70 @@ class BadImagesError(FormatError):
         super().__init__("\n".join(lines))
 
 
+class UnknownLabels:
+    """The labels an import's records name that the project does not have: how many boxes each, and where
+    the first is, so that one refusal names them all (not one per attempt), or ImportOptions.add_labels adds
+    them (label_set.add_label each, within its limit) before the rows are written."""
+
+    def __init__(self, labels: tuple[str, ...]):
+        self.labels = labels
+        self.counts: Counter = Counter()
+        self.first: tuple[Where, str] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.counts)
+
+    def add(self, label: str, where: Where, field_name: str) -> None:
+        if self.first is None:
+            self.first = (where, field_name)
+        self.counts[label] += 1
+
+    def _listed(self) -> str:
+        return ", ".join(f"'{k}' ({n} box{'es' if n != 1 else ''})" for k, n in self.counts.items())
+
+    def refusal(self) -> FormatError:
+        names = list(self.counts)
+        adds = " ".join(f"--add {name}" for name in names)
+        what = f"unknown label {self._listed()}" if len(names) == 1 else \
+            f"{len(names)} unknown labels: {self._listed()}"
+        where, field_name = self.first
+        return where.error(
+            f"{what} (this project's labels: {', '.join(self.labels)}; this is the first box naming one); add "
+            f"{'it' if len(names) == 1 else 'them'} with: screenlab labels PROJECT {adds} (in the window: Edit > "
+            "Labels of this project...), then import again; or import again with --add-labels (Import dialog: "
+            "'Add the labels the file names')", field_name)
+
+    def add_to(self, engine) -> list[str]:
+        """Adds the labels to the project, all or none; a FormatError says why when they cannot be."""
+        if not self.counts:
+            return []
+        own = len(self.labels) - len(LABELS)
+        names = list(self.counts)
+        where, field_name = self.first
+        if own + len(names) > label_set.MAX_EXTRA:
+            raise where.error(
+                f"{len(names)} unknown labels: {self._listed()}; a project has at most {label_set.MAX_EXTRA} labels "
+                f"of its own (keys 4-9) and this one has {own}, so --add-labels cannot add them: nothing was "
+                "added or imported. Relabel the file's boxes in the tool that wrote it (or remove labels this "
+                "project does not use: screenlab labels PROJECT --remove NAME)", field_name)
+        added: list[str] = []
+        for name in names:
+            try:
+                label_set.add_label(engine, name)
+            except label_set.LabelError as exc:
+                self.take_back(engine, added)
+                raise where.error(f"cannot add the file's label: {exc}; nothing was added or imported",
+                                  field_name) from None
+            added.append(name)
+        return added
+
+    @staticmethod
+    def take_back(engine, added: list[str]) -> None:
+        """Removes labels this import added, when it failed after adding them (no box uses them then)."""
+        for name in reversed(added):
+            label_set.remove_label(engine, name)
+
+
 @dataclass
 class ImportReport:
     format: str
@@ -131,16 +202,28 @@ class ImportReport:
     bad_images_skipped: list[BadImage] = field(default_factory=list)  # with ImportOptions.skip_bad_images
     orphans_swept: int = 0  # images and temporary files a killed earlier import left, removed first
     boxes_clipped: list[str] = field(default_factory=list)  # with ImportOptions.clip_boxes: where, before -> after
+    shapes_as_boxes: Counter = field(default_factory=Counter)  # kind -> how many taken as their bounding box
+    shapes_skipped: Counter = field(default_factory=Counter)  # kind -> how many left out (ImportOptions.shapes)
+    labels_added: list[str] = field(default_factory=list)  # with ImportOptions.add_labels
+    layout: str = ""  # which files the reader read, when the format has several layouts (FormatSpec.layout)
 
     def summary(self) -> str:
-        labels = ", ".join(f"{self.boxes[k]} {k}" for k in LABELS if self.boxes[k]) or "none"
+        order = [*LABELS, *(k for k in self.boxes if k not in LABELS)]  # the project's own labels too
+        labels = ", ".join(f"{self.boxes[k]} {k}" for k in order if self.boxes[k]) or "none"
         what = "trajectories" if self.trajectories and self.trajectories == self.episodes else "episodes"
-        lines = [
-            f"imported {self.episodes} {what} ({self.steps} steps) from {self.source} [{self.format}]",
-            f"  screens: {self.screens_new} new, {self.screens_reused} already stored",
-        ]
+        lines = [f"imported {self.episodes} {what} ({self.steps} steps) from {self.source} [{self.format}]"]
+        if self.layout:
+            lines.append(f"  read: {self.layout}")
+        lines.append(f"  screens: {self.screens_new} new, {self.screens_reused} already stored")
         if what == "episodes":  # a trajectory's actions are the agent's, not labelled boxes
             lines.append(f"  actions: {sum(self.boxes.values())} ({labels})")
+        shapes = [f"{shape_words(k, n)} taken as {'its bounding box' if n == 1 else 'their bounding boxes'}"
+                  for k, n in sorted(self.shapes_as_boxes.items())]
+        shapes += [f"{shape_words(k, n)} skipped" for k, n in sorted(self.shapes_skipped.items())]
+        if shapes:
+            lines.append(f"  other shapes: {', '.join(shapes)}")
+        if self.labels_added:
+            lines.append(f"  labels added to the project: {', '.join(self.labels_added)}")
         if self.trajectories:
             lines.append(f"  trajectory labels: {self.trajectory_labels}; screen captions: {self.captions}")
         if self.trees:
@@ -173,7 +256,9 @@ class ImportReport:
             "existing_episodes_skipped": self.existing_episodes_skipped, "orphans_swept": self.orphans_swept,
             "boxes_clipped": len(self.boxes_clipped),
             "trajectories": self.trajectories, "trajectory_labels": self.trajectory_labels, "captions": self.captions,
-            "trees": self.trees,
+            "trees": self.trees, "shapes_as_boxes": dict(self.shapes_as_boxes),
+            "shapes_skipped": dict(self.shapes_skipped), "labels_added": list(self.labels_added),
+            "layout": self.layout,
             "duplicates": [{"skipped": d, "kept": k} for d, k in self.duplicates[:REPORT_LIST_CAP]],
             "bad_images_skipped": [{"path": b.path, "reason": b.reason}
                                    for b in self.bad_images_skipped[:REPORT_LIST_CAP]],
@@ -222,7 +307,8 @@ def _check_text(record: EpisodeRecord) -> None:
                               f"{MAX_DOCUMENT:,}", step.field + "tree")
 
 
-def _check_record(record: EpisodeRecord, labels: tuple[str, ...]) -> None:
+def _check_record(record: EpisodeRecord, labels: tuple[str, ...], unknown: UnknownLabels) -> None:
+    """Refuses the record at its first problem; a label the project does not have is noted in `unknown`."""
     where = record.where
     if not record.key:
         raise where.error("episode id is empty")
@@ -250,9 +336,7 @@ def _check_record(record: EpisodeRecord, labels: tuple[str, ...]) -> None:
                               step.field + "platform")
         for box in step.boxes:
             if box.label not in labels:
-                raise where.error(f"unknown label '{box.label}' (this project's labels: {', '.join(labels)}); add "
-                                  f"it with: screenlab labels PROJECT --add {box.label} (in the window: Edit > Labels "
-                                  "of this project...), then import again", box.field)
+                unknown.add(box.label, where, box.field)
             if box.action_type not in ACTION_TYPES:
                 raise where.error(f"unknown action type '{box.action_type}' (one of {', '.join(ACTION_TYPES)})",
                                   box.field)
@@ -327,9 +411,14 @@ def ingest(project: Project, records: Iterable[EpisodeRecord], fmt: str, source:
         # records and rows by the million, no cycles among them: the collector walking them took a quarter of
         # the import's time (more as the heap grows) and freed next to nothing (benchmarks/project_1m.py)
         with gc_paused(), _Spool(spill=not isinstance(records, Sized)) as spool:
-            _check_and_copy(project, chain(head, stream), options, report, created, durable, spool, tick)
-            with project.media.locked():  # a failed import elsewhere cannot remove a file between check and commit
-                _write(project, spool, fmt, source, options, report, progress, durable)
+            unknown = _check_and_copy(project, chain(head, stream), options, report, created, durable, spool, tick)
+            report.labels_added = unknown.add_to(project.engine)
+            try:
+                with project.media.locked():  # a failed import elsewhere cannot remove a file between check and commit
+                    _write(project, spool, fmt, source, options, report, progress, durable)
+            except BaseException:
+                unknown.take_back(project.engine, report.labels_added)
+                raise
     except BaseException:
         _remove_unreferenced(project, created)
         raise
@@ -562,19 +651,21 @@ def _drop_stored_duplicates(project, kept, infos, report) -> list[EpisodeRecord]
     return remaining
 
 
-def _check_and_copy(project, records, options, report, created, durable, spool, tick) -> None:
+def _check_and_copy(project, records, options, report, created, durable, spool, tick) -> UnknownLabels:
     """Each record as it comes: its fields and id, then (unless the project has its id) its images, copied
     into the media store; those to import go to the spool. Raises at the first bad record, and at the end
-    when images cannot be read (every one of them named)."""
+    when images cannot be read (every one of them named) or, without ImportOptions.add_labels, when records
+    name labels the project does not have (every one of them named). Returns those labels."""
     images = _ImageChecker(project, options, created, durable)
     labels = label_set.labels(project.engine)
     seen_keys: dict[str, Where] = {}
     kept_as: dict[str, str] = {}
     bad: dict[str, BadImage] = {}  # by file: a bad image named by two records is listed once
+    unknown = UnknownLabels(labels)
     swept, done, importable = False, 0, 0
     for batch in _batches(records, CHECK_BATCH, lambda record: len(record.steps)):
         for record in batch:
-            _check_record(record, labels)
+            _check_record(record, labels, unknown)
             if record.key in seen_keys:
                 first = seen_keys[record.key]
                 raise record.where.error(f"episode id '{record.key}' repeats line {first.line} of {first.file.name}")
@@ -588,6 +679,9 @@ def _check_and_copy(project, records, options, report, created, durable, spool, 
         infos: dict[int, list[ImageInfo | None]] = {}
         for record in batch:
             done += 1
+            if unknown and not options.add_labels:  # sure to be refused: only the rest of the labels are looked at
+                tick(done)
+                continue
             if record.key in existing:
                 report.existing_episodes_skipped += 1
                 tick(done)
@@ -610,10 +704,13 @@ def _check_and_copy(project, records, options, report, created, durable, spool, 
         report.orphans_swept = sweep_orphans(project).removed
     report.boxes_clipped = images.clipped
     tick.end(done)
+    if unknown and not options.add_labels:
+        raise unknown.refusal()
     if bad:
         if not (options.skip_bad_images and importable):  # all or nothing, unless asked (and something is left)
             raise BadImagesError(list(bad.values()), importable)
         report.bad_images_skipped = list(bad.values())
+    return unknown
 
 
 def _write(project, spool, fmt, source, options, report, progress, durable) -> None:
@@ -693,6 +790,9 @@ def _write_batch(session, records, infos, screen_ids, captioned, now, options, r
                     "created_at": b.created_at or now, "updated_at": b.updated_at or now, "version": b.version,
                 })
                 report.boxes[b.label] += 1
+                if b.shape:
+                    report.shapes_as_boxes[b.shape] += 1
+            report.shapes_skipped.update(step.skipped_shapes)
         for review in record.reviews:
             review_rows.append({
                 "episode_id": episode_id, "kind": review.get("kind", ""),

@@ -30,6 +30,7 @@ labelling interface for these tasks) and README.txt (how to open it in Label Stu
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -44,6 +45,7 @@ from desktop_app.formats.labelling_tools import (
     check_size,
     declared_side,
     image_size,
+    other_shape,
     pixels,
     screen_key,
     tool_label,
@@ -72,10 +74,12 @@ from desktop_app.images import IMAGE_SUFFIXES
 from desktop_app.store import label_set
 from desktop_app.store.models import LABELS
 
-GEOMETRY = ("rectanglelabels", "rectangle")
-REFUSED = {"polygonlabels": "a polygon", "polygon": "a polygon", "ellipselabels": "an ellipse",
-           "ellipse": "an ellipse", "keypointlabels": "a key point", "keypoint": "a key point",
-           "brushlabels": "a brush mask", "brush": "a brush mask", "magicwand": "a magic-wand mask"}
+RECTANGLES = ("rectanglelabels", "rectangle")
+# regions of other shapes, by what a user calls them: --shapes decides (labelling_tools.other_shape)
+OTHER = {"polygonlabels": "polygon", "polygon": "polygon", "ellipselabels": "ellipse", "ellipse": "ellipse",
+         "keypointlabels": "key point", "keypoint": "key point", "brushlabels": "brush mask", "brush": "brush mask",
+         "magicwand": "magic-wand mask"}
+GEOMETRY = (*RECTANGLES, *OTHER)
 TOLERANCE = 1e-6  # percent a rectangle may pass the edge by (float noise), then clamped
 LOCAL_FILES = "/data/local-files/?d="
 _UPLOAD_PREFIX = re.compile(r"^[0-9a-f]{8}-(.+)$")  # what Label Studio puts before an uploaded file's name
@@ -96,7 +100,7 @@ def read(path: Path, options) -> list[EpisodeRecord]:
         where = Where(file)
         for i, task in enumerate(tasks):
             prefix = f"[{i}]." if isinstance(data, list) else ""
-            record = _task(task, where, prefix, bases, [root, options.images_dir], rectangles)
+            record = _task(task, where, prefix, bases, [root, options.images_dir], rectangles, options.shapes)
             idents[id(record)] = str(task.get("id", i)) if isinstance(task.get("id"), (int, str)) else str(i)
             records.append(record)
         _refuse_fractions(rectangles, where)
@@ -106,7 +110,7 @@ def read(path: Path, options) -> list[EpisodeRecord]:
     return records
 
 
-def _task(task, where: Where, prefix: str, bases, roots, rectangles) -> EpisodeRecord:
+def _task(task, where: Where, prefix: str, bases, roots, rectangles, shapes_rule: str = "refuse") -> EpisodeRecord:
     if not isinstance(task, dict):
         raise where.error(f"expected a task (an object with data and annotations), got {got(task)}",
                           prefix.rstrip(".") or None)
@@ -121,16 +125,17 @@ def _task(task, where: Where, prefix: str, bases, roots, rectangles) -> EpisodeR
     goal = optional(data, "goal", str, where, "", prefix + "data.")
     boxes: list[BoxRecord] = []
     answers: list[dict] = []
+    skipped: list[str] = []
     annotation = _annotation(task, where, prefix)
     if annotation is not None:
-        boxes, answers = _regions(*annotation, where, key, size, rectangles)
+        boxes, answers, skipped = _regions(*annotation, where, key, size, rectangles, shapes_rule)
     task_id = task.get("id")
     meta = {"label_studio": {"id": task_id}} if isinstance(task_id, (int, str)) and task_id is not True \
         and task_id is not False else {}
     return EpisodeRecord(
         key=key, where=where, goal=goal, meta=meta,
         steps=[StepRecord(image=picture, screen_source=key, boxes=boxes, field=prefix,
-                          image_field=f"{prefix}data.{image_field}",
+                          image_field=f"{prefix}data.{image_field}", skipped_shapes=skipped,
                           meta={"label_studio": {"answers": answers}} if answers else {})],
     )
 
@@ -194,8 +199,10 @@ def _annotator(annotation: dict) -> str:
     return f"user {by}" if isinstance(by, (int, str)) and not isinstance(by, bool) else "unknown annotator"
 
 
-def _regions(annotation: dict, at: str, where: Where, key: str, size, rectangles) -> tuple[list, list]:
-    """The boxes of one annotation, and its answers that belong to no region."""
+def _regions(annotation: dict, at: str, where: Where, key: str, size, rectangles,
+             shapes_rule: str) -> tuple[list, list, list]:
+    """The boxes of one annotation, its answers that belong to no region, and the kinds of the shapes
+    --shapes skip left out."""
     by_region: dict[str, list[tuple[str, dict]]] = {}
     loose: list[tuple[str, dict]] = []
     for k, result in enumerate(require(annotation, "result", list, where, at)):
@@ -203,15 +210,14 @@ def _regions(annotation: dict, at: str, where: Where, key: str, size, rectangles
         if not isinstance(result, dict):
             raise where.error(f"expected a result (an object with type and value), got {got(result)}", field)
         kind = require(result, "type", str, where, field + ".")
-        if kind in REFUSED:
-            raise where.error(f"{REFUSED[kind]} region: ScreenLab's boxes are axis-aligned rectangles; draw it as a "
-                              "rectangle in Label Studio (or delete it), then export again", field + ".type")
         region = result.get("id")
+        if kind in OTHER and (not isinstance(region, (str, int)) or isinstance(region, bool)):  # no id: its own region
+            region = f"#{k}"
         if isinstance(region, (str, int)) and not isinstance(region, bool):
             by_region.setdefault(str(region), []).append((field, result))
         else:
             loose.append((field, result))
-    boxes = []
+    boxes, skipped = [], []
     for region, results in by_region.items():
         shapes = [(f, r) for f, r in results if r["type"] in GEOMETRY]
         if not shapes:
@@ -221,20 +227,34 @@ def _regions(annotation: dict, at: str, where: Where, key: str, size, rectangles
             raise where.error(f"region {region!r} has {len(shapes)} rectangles; a region is one rectangle",
                               shapes[1][0] + ".id")
         box = _box(shapes[0], [(f, r) for f, r in results if r["type"] not in GEOMETRY], annotation, where,
-                   key, size, rectangles)
-        if box is not None:
+                   key, size, rectangles, shapes_rule)
+        if isinstance(box, str):
+            skipped.append(box)
+        elif box is not None:
             boxes.append(box)
     answers = [check_storable({"from_name": r.get("from_name"), "type": r["type"], "value": r.get("value")},
                               where, f) for f, r in loose]
-    return boxes, answers
+    return boxes, answers, skipped
 
 
 def _box(shape: tuple[str, dict], others: list[tuple[str, dict]], annotation: dict, where: Where, key: str,
-         size, rectangles) -> BoxRecord | None:
+         size, rectangles, shapes_rule: str = "refuse") -> BoxRecord | str | None:
+    """The region's box; None when its picture cannot be read; the kind of shape --shapes skip left out."""
     field, result = shape
     value = require(result, "value", dict, where, field + ".")
-    x, y, w, h = (_percent(value, name, where, f"{field}.value.") for name in ("x", "y", "width", "height"))
+    kind = OTHER.get(result["type"], "")
+    if kind:
+        corners = _extent(result["type"], value, where, f"{field}.value.") if shapes_rule == "bbox" else None
+        extent = other_shape(f"{kind} region", corners, shapes_rule, where, field + ".type", _REDRAW)
+        if extent is None:
+            return kind
+        x, y = extent[0], extent[1]
+        w, h = extent[2] - x, extent[3] - y
+    else:
+        x, y, w, h = (_percent(value, name, where, f"{field}.value.") for name in ("x", "y", "width", "height"))
     for name, holder, at in (("rotation", value, f"{field}.value."), ("image_rotation", result, field + ".")):
+        if kind and name == "rotation":  # an ellipse's rotation is in its bounding box already
+            continue
         angle = finite(holder.get(name, 0) if holder.get(name) is not None else 0)
         if angle is None:
             raise where.error(f"expected a number of degrees, got {shown(holder.get(name))}", at + name)
@@ -250,7 +270,7 @@ def _box(shape: tuple[str, dict], others: list[tuple[str, dict]], annotation: di
         raise where.error(f"the rectangle ends at {end:g}% of the picture's {edge}: it reaches outside the picture",
                           f"{field}.value")
     rectangles.append((f"{field}.value", (x, y, w, h), size))
-    label = _label(value, others, where, field)
+    label = _label(value, others, where, field, result["type"])
     values: dict[str, Any] = {}
     for at, other in others:
         if other["type"] != "labels":
@@ -266,7 +286,41 @@ def _box(shape: tuple[str, dict], others: list[tuple[str, dict]], annotation: di
     box = (pixels(x * width / 100), pixels(y * height / 100), pixels(min(x + w, 100) * width / 100),
            pixels(min(y + h, 100) * height / 100))
     return BoxRecord(label=label, box=box, field=f"{field}.value", meta=meta, author=_annotator(annotation)
-                     if annotation.get("completed_by") is not None else "", **fields)
+                     if annotation.get("completed_by") is not None else "", shape=kind, **fields)
+
+
+_REDRAW = "draw it as a rectangle in Label Studio (or delete it), then export again"
+
+
+def _extent(kind: str, value: dict, where: Where, prefix: str) -> list[tuple[float, float]] | None:
+    """Points (percent of the picture) a region's bounding box holds: a polygon's points, an ellipse's box
+    (turned by its rotation), a key point itself (a box of no size); None for a mask, whose extent is in its
+    run-length code."""
+    if kind in ("polygonlabels", "polygon"):
+        points = require(value, "points", list, where, prefix)
+        corners = []
+        for j, point in enumerate(points):
+            if not isinstance(point, list) or len(point) != 2:
+                raise where.error(f"expected a point [x, y] in percent, got {shown(point)}", f"{prefix}points[{j}]")
+            corners.append(tuple(_percent({"x": point[0], "y": point[1]}, n, where, f"{prefix}points[{j}].")
+                                 for n in ("x", "y")))
+        return corners or None
+    if kind in ("keypointlabels", "keypoint"):
+        x, y = (_percent(value, n, where, prefix) for n in ("x", "y"))
+        return [(x, y)]
+    if kind in ("ellipselabels", "ellipse"):
+        x, y = (_percent(value, n, where, prefix) for n in ("x", "y"))
+        rx, ry = (_percent(value, n, where, prefix) for n in ("radiusX", "radiusY"))
+        angle = finite(value.get("rotation") or 0)
+        if angle is None:
+            raise where.error(f"expected a number of degrees, got {shown(value.get('rotation'))}", prefix + "rotation")
+        turn = math.radians(angle)
+        # half the sides of the box around an ellipse turned by `turn`; percent of width and height mix here as
+        # Label Studio draws it (its radii are percent of each side)
+        half_w = math.hypot(rx * math.cos(turn), ry * math.sin(turn))
+        half_h = math.hypot(rx * math.sin(turn), ry * math.cos(turn))
+        return [(x - half_w, y - half_h), (x + half_w, y + half_h)]
+    return None
 
 
 def _percent(value: dict, name: str, where: Where, prefix: str) -> float:
@@ -282,9 +336,10 @@ def _percent(value: dict, name: str, where: Where, prefix: str) -> float:
     return max(number, 0.0)
 
 
-def _label(value: dict, others: list[tuple[str, dict]], where: Where, field: str) -> str:
-    labels = optional(value, "rectanglelabels", list, where, [], f"{field}.value.")
-    named = f"{field}.value.rectanglelabels"
+def _label(value: dict, others: list[tuple[str, dict]], where: Where, field: str, kind: str) -> str:
+    own = kind if kind.endswith("labels") else kind + "labels"  # rectanglelabels, polygonlabels, ...
+    labels = optional(value, own, list, where, [], f"{field}.value.")
+    named = f"{field}.value.{own}"
     for at, other in others:
         if other["type"] == "labels":
             labels = labels + optional(require(other, "value", dict, where, at + "."), "labels", list, where, [],
@@ -292,7 +347,8 @@ def _label(value: dict, others: list[tuple[str, dict]], where: Where, field: str
             named = at + ".value.labels"
     if len(labels) != 1:
         what = "no label" if not labels else f"{len(labels)} labels ({', '.join(map(str, labels))})"
-        raise where.error(f"the rectangle has {what}; a ScreenLab box has one: give it one label in Label Studio",
+        shape = OTHER.get(kind, "rectangle")
+        raise where.error(f"the {shape} has {what}; a ScreenLab box has one: give it one label in Label Studio",
                           named)
     return tool_label(labels[0], where, named)
 
@@ -405,9 +461,16 @@ To open it in Label Studio:
 """
 
 
+def layout(path: Path) -> str:
+    """The import summary's words on which files were read."""
+    return "Label Studio JSON export: " + ", ".join(f.name for f in input_files(Path(path), ".json"))
+
+
 SPEC = FormatSpec(
     name="label-studio",
     description="Label Studio JSON export (rectangle labels, in percent of the picture)",
     read=read,
     write=write,
+    options=("shapes",),
+    layout=layout,
 )

@@ -12,7 +12,10 @@ episode) and a rectangle as a box, by the same rules in every one of them:
   - a picture's size is read from its header here: a reader needs it to turn fractions into pixels, and a
     size the file declares that is not the picture's means its boxes were drawn on another picture;
   - a box whose four coordinates all lie within 0-1 on a picture larger than that is a normalised box in
-    a pixel format: refused, since taken as pixels it would sit in the picture's top-left pixel.
+    a pixel format: refused, since taken as pixels it would sit in the picture's top-left pixel;
+  - a shape that is not a rectangle (a polygon, circle, line, point...) is what ImportOptions.shapes says
+    (--shapes): refused by default, naming the option, since real exports mix shape types; "bbox" takes it as
+    its bounding box, "skip" leaves it out; the import's summary counts each kind (docs/decisions/0045).
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ from desktop_app.store.models import ACTION_TYPES, BOX_SOURCES
 IMAGES_DIR = "images"
 TEXT_FIELDS = ("element_text", "type_text")  # ScreenLab's own box fields that travel as key-values
 NORMALISED_SIDE = 8  # a picture wider and taller than this cannot hold a real box inside its first pixel
+SHAPE_CHOICES = ("refuse", "bbox", "skip")  # ImportOptions.shapes, --shapes
+SHAPES_HELP = {"refuse": "refuse the file (default)", "bbox": "take each as its bounding box",
+               "skip": "leave them out"}
+_PLURALS = {"set of points": "sets of points"}
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d{1,4})?$")  # no nan, inf, 1_000 or hex
 
 
@@ -212,3 +219,31 @@ def declared_side(obj: Mapping, key: str, where: Where, prefix: str = "") -> int
     if number is None or not number.is_integer() or number <= 0:
         raise where.error(f"expected a width or height in pixels (a whole number), got {shown(value)}", prefix + key)
     return int(number)
+
+
+def shape_words(kind: str, count: int) -> str:
+    """"3 polygons", "1 set of points"."""
+    return f"{count} {kind if count == 1 else _PLURALS.get(kind, kind + 's')}"
+
+
+def _article(kind: str) -> str:
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
+def other_shape(kind: str, corners: list[tuple[float, float]] | None, shapes: str, where: Where, field: str,
+                redraw: str) -> tuple[float, float, float, float] | None:
+    """What ImportOptions.shapes makes of a shape that is not an axis-aligned rectangle, `corners` being points
+    its bounding box holds (None when the file does not give them): the box (bbox), None (skip: the caller
+    counts it in StepRecord.skipped_shapes), or a refusal naming the option. `redraw`: how to fix it in the tool."""
+    if shapes == "skip":
+        return None
+    if shapes == "bbox" and corners:
+        xs, ys = [p[0] for p in corners], [p[1] for p in corners]
+        return min(xs), min(ys), max(xs), max(ys)
+    if shapes == "bbox":
+        raise where.error(f"{_article(kind)}: the file does not give where it ends, so it has no bounding box to "
+                          "take; import again with --shapes skip to leave such shapes out (Import dialog: "
+                          f"'Other shapes'), or {redraw}", field)
+    raise where.error(f"{_article(kind)}: ScreenLab's boxes are axis-aligned rectangles; import again with --shapes "
+                      "bbox to take each such shape as its bounding box, or --shapes skip to leave them out (Import "
+                      f"dialog: 'Other shapes'); or {redraw}", field)

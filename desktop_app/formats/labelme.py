@@ -12,8 +12,9 @@ and so do we.
 Rules: each JSON file is a screen (see labelling_tools: its key is the picture's path under the folder
 imported). A `rectangle` is a box; an `oriented_rectangle` whose corners are axis-aligned is a box, a rotated
 one is refused (taking it as unrotated would move its corners); polygons, circles, lines, points, line strips
-and masks are refused by shape: ScreenLab's boxes are axis-aligned rectangles, so redraw them as rectangles
-(or delete them) in LabelMe. A shape's `description` is the box's element text; its `flags` and `group_id`
+and masks are what --shapes says (labelling_tools.other_shape): refused by default (ScreenLab's boxes are
+axis-aligned rectangles), taken as their bounding box (a circle's is the square around it, a mask's the
+rectangle LabelMe placed it in, a point's a box of no size), or left out. A shape's `description` is the box's element text; its `flags` and `group_id`
 stay in the box's meta and are written back on export; an `attributes` object on a shape (our export writes
 one; LabelMe keeps keys it does not know) holds the box's attributes. When the picture is not beside the file,
 the picture embedded in `imageData` is imported.
@@ -36,6 +37,7 @@ from desktop_app.formats.labelling_tools import (
     check_size,
     declared_side,
     image_size,
+    other_shape,
     refuse_normalised,
     screen_key,
     tool_label,
@@ -64,16 +66,15 @@ from desktop_app.formats.writing import ImageWriter, atomic_output, inside, json
 VERSION = "5.7.0"  # the LabelMe release whose files our export imitates (examples/primitives/primitives.json)
 SIGN_BYTES = 64 * 1024
 AXIS_ALIGNED = 1e-6  # pixels two corners may differ by and still share an edge
-_REFUSED = {
-    "polygon": "a polygon", "circle": "a circle", "line": "a line", "point": "a point", "linestrip": "a line strip",
-    "points": "a set of points", "mask": "a mask",
-}
+# shapes that are not rectangles, by what a user calls them: --shapes decides (labelling_tools.other_shape)
+_OTHER = {"polygon": "polygon", "circle": "circle", "line": "line", "point": "point", "linestrip": "line strip",
+          "points": "set of points", "mask": "mask"}
 
 
 def read(path: Path, options) -> list[EpisodeRecord]:
     path = Path(path)
     root = path if path.is_dir() else path.parent
-    records = [_read_file(file, root, options.images_dir) for file in _json_files(path)]
+    records = [_read_file(file, root, options.images_dir, options.shapes) for file in _json_files(path)]
     unique_keys(records, lambda r: r.where.file.name)
     return records
 
@@ -93,7 +94,7 @@ def _json_files(path: Path) -> list[Path]:
     return files
 
 
-def _read_file(file: Path, root: Path, images_dir: Path | None) -> EpisodeRecord:
+def _read_file(file: Path, root: Path, images_dir: Path | None, shapes_rule: str = "refuse") -> EpisodeRecord:
     where = Where(file)
     data = read_json(file)
     if not isinstance(data, dict):
@@ -114,11 +115,17 @@ def _read_file(file: Path, root: Path, images_dir: Path | None) -> EpisodeRecord
         key, size = screen_key(file.with_name(PurePosixPath(posix).name), [root]), image_size(None, image_bytes)
     check_size(declared, size, where, "imageWidth" if declared[0] is not None else "imageHeight", key)
 
-    boxes = [_box(shape, where, f"shapes[{i}]", size) for i, shape in enumerate(shapes)]
+    boxes, skipped = [], []
+    for i, shape in enumerate(shapes):
+        box = _box(shape, where, f"shapes[{i}]", size, shapes_rule)
+        if isinstance(box, str):
+            skipped.append(box)
+        else:
+            boxes.append(box)
     return EpisodeRecord(
         key=key, where=where, meta={"labelme": {"flags": flags}} if flags else {},
         steps=[StepRecord(image=picture or Path(key), image_bytes=image_bytes, screen_source=key, boxes=boxes,
-                          image_field="imagePath")],
+                          image_field="imagePath", skipped_shapes=skipped)],
     )
 
 
@@ -138,7 +145,8 @@ def _picture(name: str, file: Path, root: Path, images_dir: Path | None, embedde
         raise where.error("the picture is not beside the file, and imageData is not base64 text", "imageData") from None
 
 
-def _box(shape, where: Where, field: str, size: tuple[int, int] | None) -> BoxRecord:
+def _box(shape, where: Where, field: str, size: tuple[int, int] | None, shapes_rule: str) -> BoxRecord | str:
+    """The shape's box; for a shape --shapes skip leaves out, the kind skipped ("polygon")."""
     if not isinstance(shape, dict):
         raise where.error(f"expected a shape (an object), got {got(shape)}", field)
     prefix = field + "."
@@ -146,7 +154,15 @@ def _box(shape, where: Where, field: str, size: tuple[int, int] | None) -> BoxRe
     shape_type = optional(shape, "shape_type", str, where, "polygon", prefix)
     points = [_point(p, where, f"{prefix}points[{j}]")
               for j, p in enumerate(require(shape, "points", list, where, prefix))]
-    box = _rectangle(shape_type, points, where, field)
+    kind = ""
+    if shape_type in _OTHER:
+        kind = _OTHER[shape_type]
+        box = other_shape(kind, _extent(shape_type, points, where, field), shapes_rule, where,
+                          prefix + "shape_type", "in LabelMe, redraw it as a rectangle (or delete it)")
+        if box is None:
+            return kind
+    else:
+        box = _rectangle(shape_type, points, where, field)
     refuse_normalised(box, size, where, prefix + "points", "LabelMe")
     description = optional(shape, "description", str, where, "", prefix)
     group_id = optional(shape, "group_id", int, where, None, prefix)
@@ -157,7 +173,7 @@ def _box(shape, where: Where, field: str, size: tuple[int, int] | None) -> BoxRe
         meta["labelme"] = labelme
     if description:
         fields["element_text"] = description
-    return BoxRecord(label=label, box=box, field=prefix + "points", meta=meta, **fields)
+    return BoxRecord(label=label, box=box, field=prefix + "points", meta=meta, shape=kind, **fields)
 
 
 def _point(value, where: Where, field: str) -> tuple[float, float]:
@@ -173,9 +189,9 @@ def _rectangle(shape_type: str, points: list[tuple[float, float]], where: Where,
                field: str) -> tuple[float, float, float, float]:
     corners = {"rectangle": 2, "oriented_rectangle": 4}
     if shape_type not in corners:
-        what = _REFUSED.get(shape_type, f"a shape of type {shape_type!r}")
-        raise where.error(f"{what}: ScreenLab's boxes are axis-aligned rectangles; in LabelMe, redraw it as a "
-                          "rectangle (or delete it), then import again", field + ".shape_type")
+        raise where.error(f"a shape of type {shape_type!r}, which LabelMe does not draw: ScreenLab's boxes are "
+                          "axis-aligned rectangles; in LabelMe, redraw it as a rectangle (or delete it), then import "
+                          "again", field + ".shape_type")
     if len(points) != corners[shape_type]:
         raise where.error(f"a {shape_type} has {corners[shape_type]} points, this one has {len(points)}",
                           field + ".points")
@@ -191,6 +207,22 @@ def _rectangle(shape_type: str, points: list[tuple[float, float]], where: Where,
                               "taking it as unrotated would move its corners; in LabelMe, redraw it as a "
                               "rectangle, then import again", field + ".points")
     return box
+
+
+def _extent(shape_type: str, points: list[tuple[float, float]], where: Where,
+            field: str) -> list[tuple[float, float]]:
+    """Points a shape's bounding box holds: a circle's (LabelMe keeps its centre and a point on its edge) are
+    the corners of the square around it; a mask's two points are the rectangle LabelMe placed it in."""
+    if not points:
+        raise where.error(f"a {_OTHER[shape_type]} without points", field + ".points")
+    if shape_type == "circle":
+        if len(points) != 2:
+            raise where.error(f"a circle has 2 points (its centre and one on its edge), this one has {len(points)}",
+                              field + ".points")
+        (cx, cy), (ex, ey) = points
+        r = math.hypot(ex - cx, ey - cy)
+        return [(cx - r, cy - r), (cx + r, cy + r)]
+    return points
 
 
 def sign(path: Path) -> str | None:
@@ -253,4 +285,5 @@ SPEC = FormatSpec(
     description="LabelMe JSON: one .json per picture (rectangles; imagePath beside it, or imageData)",
     read=read,
     write=write,
+    options=("shapes",),
 )

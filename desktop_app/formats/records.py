@@ -73,6 +73,9 @@ class BoxRecord:
     # fractions (AITW), (1000, 1000) for GUI-Odyssey's 0-1000, (100, 100) for percent. Only ingest knows the
     # image's size: it turns the box into pixels there, refusing numbers off the grid. None: pixels.
     grid: tuple[float, float] | None = None
+    # the shape the tool drew when it was not a rectangle ("polygon"), taken as its bounding box (--shapes bbox):
+    # the import's summary counts them
+    shape: str = ""
 
 
 @dataclass
@@ -86,6 +89,7 @@ class StepRecord:
     instruction: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
     captions: dict[str, str] = field(default_factory=dict)  # captioner -> description of the screen
+    skipped_shapes: list[str] = field(default_factory=list)  # shapes left out by --shapes skip ("point"), counted
     field: str = ""
     image_bytes: bytes | None = None  # a picture made in memory (a render), checked like a file
     tree_xml: str = ""  # the screen's accessibility tree (uiautomator dump), checked by the reader

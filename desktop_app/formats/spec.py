@@ -49,3 +49,6 @@ class FormatSpec:
     # ImportOptions fields its reader reads beyond images_dir (e.g. "bbox_format"): the Import dialog shows
     # a field's widget only for the formats that read it
     options: tuple[str, ...] = ()
+    # (path) -> which of the format's layouts the reader reads there, in words for the import's summary
+    # ("COCO's own layout: annotations/instances_val.json, pictures in images/val/"); None: one layout only
+    layout: Callable[[Path], str] | None = None

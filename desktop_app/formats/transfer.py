@@ -7,6 +7,7 @@ from pathlib import Path
 
 from desktop_app.formats import FORMATS
 from desktop_app.formats.ingest import ImportOptions, ImportReport, Progress, ingest, no_progress
+from desktop_app.formats.labelling_tools import SHAPE_CHOICES
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.spec import ExportContext, ExportReport
 from desktop_app.store.project import Project
@@ -23,11 +24,16 @@ def import_path(project: Project, path: Path, fmt: str | None, options: ImportOp
         readable = ", ".join(n for n, s in FORMATS.items() if s.read)
         raise FormatError(f"cannot import format '{fmt}' (one of: {readable})")
     options = replace(options or ImportOptions(), dedupe_images=spec.dedupe_images)
+    if options.shapes not in SHAPE_CHOICES:
+        raise FormatError(f"shapes {options.shapes!r}: one of {', '.join(SHAPE_CHOICES)}")
     path = Path(path)
     if path.exists() and not (path.is_file() or path.is_dir()):  # reading a pipe or a device would wait forever
         raise FormatError("not a file or a folder (a pipe or a device?); give a file or a folder to import", path)
     records = spec.read(path, options)
-    return ingest(project, records, fmt, str(path), options, progress)
+    report = ingest(project, records, fmt, str(path), options, progress)
+    if spec.layout is not None:
+        report.layout = spec.layout(path)
+    return report
 
 
 def detected_format(path: Path) -> str:

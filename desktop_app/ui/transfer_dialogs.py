@@ -5,8 +5,8 @@ The Import dialog starts on "Detect", the same rule as `screenlab import` withou
 typed or browsed, and a source it cannot tell is refused with the same message and the list of formats,
 never read with a guess. The format used last is listed first after Detect (Settings.last_import_format),
 one key away, never chosen by itself. An import refused for unreadable images lists every one and
-offers to import the rest. The import options a format reads (FormatSpec.options: the box layout) show
-only while that format is selected.
+offers to import the rest. The import options a format reads (FormatSpec.options: the box layout, what
+becomes of shapes other than rectangles) show only while that format is selected.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from desktop_app.formats import FORMATS
 from desktop_app.formats.box_layout import DIALOG_FIELD, LAYOUTS
 from desktop_app.formats.detect import detect_format
 from desktop_app.formats.ingest import BadImagesError, ImportOptions
+from desktop_app.formats.labelling_tools import SHAPES_HELP
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import detected_format, export_path, import_path
 from desktop_app.images import IMAGE_SUFFIXES
@@ -172,13 +173,24 @@ class ImportDialog(_TransferDialog):
         for layout, words in LAYOUTS.items():
             self.box_layout.addItem(words, layout)
         self.form.addRow(DIALOG_FIELD, self.box_layout)
+        self.shapes = QComboBox()
+        for rule, words in SHAPES_HELP.items():
+            self.shapes.addItem(words[0].upper() + words[1:], rule)
+        self.shapes.setToolTip("A polygon, circle, line or point (anything but a rectangle): refuse the file, "
+                               "take it as its bounding box, or leave it out; the report counts each kind")
+        self.form.addRow("Other shapes", self.shapes)
         # ImportOptions field -> its widget (currentData() is the value); shown for the formats that read it
-        self.option_widgets: dict[str, QComboBox] = {"bbox_format": self.box_layout}
+        self.option_widgets: dict[str, QComboBox] = {"bbox_format": self.box_layout, "shapes": self.shapes}
         self.clip_boxes = QCheckBox("Clip boxes at the picture's edge")
         self.clip_boxes.setToolTip("A box reaching past its picture's edge is cut at the edge, one wholly outside "
                                    "left out (its action kept); each is listed in the report. Unticked, such a box "
                                    "stops the whole import")
         self.form.addRow("", self.clip_boxes)
+        self.add_labels = QCheckBox("Add the labels the file names")
+        self.add_labels.setToolTip("Labels the file names that this project does not have are added to it (a "
+                                   "project has at most 6 of its own). Unticked, the import is refused, naming "
+                                   "every one of them")
+        self.form.addRow("", self.add_labels)
         self.format.currentIndexChanged.connect(self._show_options)
         self.import_rest = self.buttons.addButton("Import the good files", QDialogButtonBox.ActionRole)
         self.import_rest.setVisible(False)
@@ -251,7 +263,8 @@ class ImportDialog(_TransferDialog):
         chosen = {name: widget.currentData() for name, widget in self.option_widgets.items()
                   if name in self._read_options()}
         options = ImportOptions(images_dir=Path(self.images.text()) if self.images.text().strip() else None,
-                                clip_boxes=self.clip_boxes.isChecked(), **chosen)
+                                clip_boxes=self.clip_boxes.isChecked(), add_labels=self.add_labels.isChecked(),
+                                **chosen)
         self._import(self.format.currentData(), Path(self.source.text().strip()), options)
 
     def _import(self, fmt: str, source: Path, options: ImportOptions) -> None:
