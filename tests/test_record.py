@@ -189,3 +189,22 @@ def test_a_start_that_is_nothing_is_said_in_one_line(tmp_path):
         open_site("flow:nope")
     with pytest.raises(SiteError, match="not a URL"):
         open_site(str(tmp_path / "missing.html"))
+
+
+def test_the_cli_replays_a_recording_and_refuses_a_headed_recording_without_a_display(recorded, tmp_path, capsys,
+                                                                                     monkeypatch):
+    from desktop_app.cli.main import main
+
+    path, episode_id, _ = recorded
+    assert main(["replay", str(path), str(episode_id)]) == 0
+    out = capsys.readouterr().out
+    assert "step 6 click: ok" in out and "evaluator: passed" in out
+    assert main(["replay", str(path), "999"]) == 2
+    assert capsys.readouterr().err.strip() == "error: no episode 999 in this project"
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr("sys.platform", "linux")
+    assert main(["record", str(tmp_path / "new"), "flow:account", "--goal", "Sign in", "--headed"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "needs a display" in err[0]
+    assert not (tmp_path / "new").exists()  # refused before a project was made

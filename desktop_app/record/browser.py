@@ -19,8 +19,8 @@ from desktop_app.render.renderer import _NO_PEER_CONNECTIONS, DESKTOP, _playwrig
 VIEWPORT = (DESKTOP.width, DESKTOP.height)
 
 
-class NoDisplay(RuntimeError):
-    """A headed recording asked for where no window can open."""
+class NoDisplay(ValueError):
+    """A headed recording asked for where no window can open (said in one line, as bad input is)."""
 
 
 def has_display() -> bool:

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from urllib.parse import urlsplit, urlunsplit
 
-from desktop_app.capability.evaluators import build_trace, parse_evaluators, score_task, to_json
-from desktop_app.capability.evaluators import StopPage
+from desktop_app.capability.evaluators import StopPage, build_trace, parse_evaluators, score_task, to_json
 
 
 @dataclass
