@@ -208,3 +208,38 @@ def test_the_cli_replays_a_recording_and_refuses_a_headed_recording_without_a_di
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "needs a display" in err[0]
     assert not (tmp_path / "new").exists()  # refused before a project was made
+
+
+CARD = "4111222233334444"
+CARD_PASSWORD = "Tr0ub4dor&3-x"
+
+
+def test_a_card_number_and_a_password_are_in_no_tree_and_no_project_file(tmp_path):
+    from desktop_app.a11y.tree import UiTree
+    from desktop_app.store.project import Project
+
+    folder = tmp_path / "checkout"
+    folder.mkdir()
+    (folder / "index.html").write_text(
+        '<!doctype html><h1>Pay</h1><form onsubmit="return false">'
+        '<input id="card" name="card" autocomplete="cc-number" placeholder="Card number">'
+        '<input id="pass" name="pass" type="password" placeholder="Password">'
+        '<input id="note" name="note" placeholder="Note">'
+        '<button id="pay" type="button">Pay</button></form>', encoding="utf-8")
+    project_dir = tmp_path / "p"
+    with Project.init(project_dir) as project:
+        episode_id = record_task(project, str(folder), "Pay by card", actions=[
+            lambda p: p.fill("#card", CARD), lambda p: p.fill("#pass", CARD_PASSWORD),
+            lambda p: p.fill("#note", "gift"), lambda p: p.click("#pay")])
+    with _open(project_dir) as project, project.reading() as session:
+        steps = session.execute(select(Step).where(Step.episode_id == episode_id).order_by(Step.index)).scalars().all()
+        last = steps[-1]  # the screen before Pay: all three fields filled in
+        xml = session.execute(select(ScreenTree).where(ScreenTree.sha256 == last.meta["tree"])).scalars().first().xml
+    fields = {n.text for n in UiTree.from_xml(xml).nodes if n.cls == "android.widget.EditText"}
+    assert fields == {"(hidden)", "gift"}, fields  # the card and the password: a placeholder, not their length
+    files = [p for p in project_dir.rglob("*") if p.is_file()]
+    assert any(p.suffix in (".sqlite", ".db", ".sqlite3") for p in files)
+    for file in files:
+        data = file.read_bytes()
+        assert CARD.encode() not in data and CARD_PASSWORD.encode() not in data, f"a secret is in {file}"
+    assert any(b"gift" in f.read_bytes() for f in files)  # typed text that is not secret is stored, so grep works
