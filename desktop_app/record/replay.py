@@ -63,6 +63,13 @@ class ReplayReport:
     def passed(self) -> bool:
         return not self.changed and self.verdict is not None and self.verdict.passed
 
+    def summary(self) -> str:
+        """One line for a person: "6 of 6 steps match, evaluator passed"."""
+        matched = sum(s.matched for s in self.steps)
+        verdict = ("no evaluator" if self.verdict is None else
+                   "evaluator passed" if self.verdict.passed else "evaluator FAILED")
+        return f"{matched} of {len(self.steps)} steps match, {verdict}"
+
     def lines(self) -> list[str]:
         out = [f"episode {self.episode_id}: {self.goal}"]
         for s in self.steps:
