@@ -243,3 +243,30 @@ def test_a_card_number_and_a_password_are_in_no_tree_and_no_project_file(tmp_pat
         data = file.read_bytes()
         assert CARD.encode() not in data and CARD_PASSWORD.encode() not in data, f"a secret is in {file}"
     assert any(b"gift" in f.read_bytes() for f in files)  # typed text that is not secret is stored, so grep works
+
+
+def test_a_key_press_and_going_back_are_steps_that_replay(tmp_path):
+    from desktop_app.store.project import Project
+
+    def back(page):
+        page.go_back(wait_until="load")
+
+    with Project.init(tmp_path / "p") as project:
+        episode_id = record_task(project, "flow:account", "Sign in with Enter, then go back", actions=[
+            lambda p: p.fill("#email", "alex@example.com"), lambda p: p.fill("#password", PASSWORD),
+            lambda p: p.press("#password", "Enter"), back])
+        with project.reading() as session:
+            steps = session.execute(select(Step).where(Step.episode_id == episode_id).order_by(Step.index)
+                                    ).scalars().all()
+            actions = [s.meta["action"] for s in steps]
+            enter_gold = session.execute(select(ActionBox).where(ActionBox.step_id == steps[2].id,
+                                                                 ActionBox.label == "gold")).scalars().one()
+        report = replay_task(project, episode_id)
+    # Enter in the password field submits the form, which "clicks" Sign in: one step (the key), not two
+    assert [a["kind"] for a in actions] == ["type", "type", "key", "navigate_back"]
+    assert actions[2]["text"] == "Enter" and actions[2]["selector"] == "#password"
+    assert (enter_gold.action_type, enter_gold.type_text) == ("key", "Enter")
+    assert actions[3]["url"].endswith("/site/account/signin")  # Back from the profile lands on sign-in
+    assert [(s.kind, s.matched) for s in report.steps] == [("type", True), ("type", True), ("key", True),
+                                                          ("navigate_back", True)], "\n".join(report.lines())
+    assert report.passed, "\n".join(report.lines())

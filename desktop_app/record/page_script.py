@@ -91,8 +91,12 @@ LISTENERS = r"""
   const editable = el => el && (el.localName === 'textarea' || el.isContentEditable || (el.localName === 'input'
     && !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'range', 'color', 'image'].includes((el.type || '').toLowerCase())));
   let labelled = null;  // the control a click on its <label> is about to click again
+  // Enter in a form field "clicks" its submit button, and Enter on a button clicks it: a click without a
+  // pointer (detail 0) just after Enter is that key's doing, already its step, not a second action.
+  let enterAt = -Infinity;
   window.addEventListener('click', e => {
     if (sl.inBar(e.target)) return;
+    if (e.detail === 0 && performance.now() - enterAt < 1000) return;
     const el = sl.actionable(e.target);
     if (labelled && el === labelled) { labelled = null; return; }
     labelled = el.localName === 'label' && el.control ? el.control : null;
@@ -115,6 +119,7 @@ LISTENERS = r"""
   const MOVES = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End']);
   window.addEventListener('keydown', e => {
     if (sl.inBar(e.target)) return;
+    if (e.key === 'Enter') enterAt = performance.now();
     if (!KEYS.has(e.key) && !(MOVES.has(e.key) && !editable(e.target))) return;
     const el = e.target && e.target !== document.body && e.target !== document.documentElement ? e.target : null;
     send({kind: 'key', key: e.key, element: el ? sl.describe(el) : null});
