@@ -34,6 +34,8 @@ from desktop_app.api.boxes import __all__ as _boxes_all
 from desktop_app.api.guide import guide_path
 from desktop_app.api.projects import *  # noqa: F403  (opening, server URLs: desktop_app/api/projects.py)
 from desktop_app.api.projects import __all__ as _projects_all
+from desktop_app.api.recording import *  # noqa: F403  (recording tasks, replaying them: desktop_app/api/recording.py)
+from desktop_app.api.recording import __all__ as _recording_all
 from desktop_app.api.review import *  # noqa: F403  (verifying samples: desktop_app/api/review.py)
 from desktop_app.api.review import __all__ as _review_all
 from desktop_app.api.samples import *  # noqa: F403  (the list, episodes, screens: desktop_app/api/samples.py)
@@ -130,7 +132,7 @@ __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "RunProgress",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
            "trajectory_labels",
            *_teams_all, *_boxes_all, "guide_path"]
-__all__ += [*_projects_all, *_samples_all, *_review_all, *_user_data_all]  # (ProjectError, open_project, init_project among them)
+__all__ += [*_projects_all, *_samples_all, *_review_all, *_user_data_all, *_recording_all]  # (ProjectError, open_project, init_project among them)
 
 
 

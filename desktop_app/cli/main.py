@@ -348,6 +348,12 @@ def add_vaf_commands(sub) -> None:
     vaf_commands.add_commands(sub, add_project)
 
 
+def add_record_commands(sub) -> None:
+    from desktop_app.cli import record_commands
+
+    record_commands.add_commands(sub, add_project)
+
+
 def add_team_commands(sub) -> None:
     from desktop_app.cli import team_commands
 
@@ -428,6 +434,9 @@ COMMANDS = {
     "judge": ("trajectories, human labels, model judges and their agreement", add_judge_commands),
     "capability": ("recorded app tasks (Sphinx): check evaluators, show observations", add_capability_commands),
     "vaf": ("page variants: one target restyled, agents browsing them (VAF)", add_vaf_commands),
+    "record": ("record a task in a real browser: each action with its screen, element and tree",
+               add_record_commands),
+    "replay": ("replay a recorded task: the steps that no longer match, and its evaluator", add_record_commands),
     "team": ("a team on one project: people, assign, states, review, progress, agreement, adjudicate",
              add_team_commands),
     "boxes": ("show a screen's boxes and version; add, edit or delete boxes (refused if it changed since)",

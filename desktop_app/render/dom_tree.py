@@ -16,8 +16,9 @@ What the walk does:
   clickable Button with a separate, non-clickable TextView child (the label-vs-button situation of
   real dumps).
 * class comes from the tag and the ARIA role (see `_WALK`), text is the element's own direct text (an
-  input's value, else its placeholder, as Android shows the hint), content-desc is aria-label, alt or
-  title, resource-id is `<package>:id/<id>` from the id attribute or `data-sl-id` (made a valid
+  input's value, else its placeholder, as Android shows the hint; a sensitive field's value, by the
+  recorder's rule, is written as "(hidden)", never its text nor its length), content-desc is aria-label,
+  alt or title, resource-id is `<package>:id/<id>` from the id attribute or `data-sl-id` (made a valid
   identifier: `add-to-bag` -> `add_to_bag`; a value already of the form `pkg:id/name` is kept).
 * clickable: a, button, input, select, textarea, summary, [onclick], the roles button/link/checkbox/
   radio/switch/tab/menuitem/option, <label for=...>, and elements that set `cursor: pointer`
@@ -70,6 +71,17 @@ async ({pkg, activity}) => {
                       progressbar: W + 'ProgressBar', combobox: W + 'Spinner', listbox: W + 'Spinner'};
 
   const squash = s => (s || '').replace(/\s+/g, ' ').trim();
+  // The recorder's rule for a field whose content must not be kept (record/page_script.py masks the same
+  // fields in screenshots): a password, a card/one-time-code/password autocomplete, or [data-sensitive].
+  const HIDDEN = '(hidden)';
+  const SENSITIVE_TOKENS = /^(cc-|one-time-code$|current-password$|new-password$)/;
+  const sensitive = (el, tag, type) => {
+    if (type === 'password') return true;
+    const tokens = (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+    if (tokens.some(t => SENSITIVE_TOKENS.test(t))) return true;
+    const marked = el.closest('[data-sensitive]');
+    return !!marked && marked.getAttribute('data-sensitive') !== 'false';
+  };
   const ownText = el => {
     let t = '';
     for (const n of el.childNodes) if (n.nodeType === Node.TEXT_NODE) t += n.data + ' ';
@@ -134,18 +146,21 @@ async ({pkg, activity}) => {
                      || role === 'searchbox'
                      || (el.hasAttribute('contenteditable') && el.getAttribute('contenteditable') !== 'false');
     let text = '';
+    const secret = sensitive(el, tag, type);
     if (tag === 'input' || tag === 'textarea') {
       if (editable) {
-        const value = type === 'password' ? '\u2022'.repeat(el.value.length) : el.value;
+        // a sensitive field shows that it holds something, not what nor how long (bullets would give the length)
+        const value = secret && el.value ? HIDDEN : el.value;
         text = value || el.getAttribute('placeholder') || '';
       } else if (['button', 'submit', 'reset'].includes(type)) {
         text = el.value || '';
       }
     } else if (tag === 'select') {
       const chosen = el.selectedOptions && el.selectedOptions[0];
-      text = chosen ? squash(chosen.textContent) : '';
+      text = chosen ? (secret ? HIDDEN : squash(chosen.textContent)) : '';
     } else if (tag !== 'svg') {
       text = ownText(el);
+      if (secret && text && editable) text = HIDDEN;  // a contenteditable marked sensitive
     }
     const desc = describe(el, tag);
     let rid = el.id ? ident(el.id, mine) : (el.dataset && el.dataset.slId ? ident(el.dataset.slId, mine) : '');

@@ -65,6 +65,25 @@ class WindowDialogs(QObject):
         dialog.run()
         return dialog
 
+    def record_task(self):
+        """File > Record a task…: a window beside the main one; a recorded episode is selected in the list,
+        and Replay and check acts on it (or, before one is recorded, on the episode selected there)."""
+        from desktop_app.ui.record_dialog import RecordTaskDialog
+
+        opened = self.window.opened  # the menu item is greyed out while no project is open
+        dialog = RecordTaskDialog(opened.project, opened.browser.current_episode_id(),
+                                  self.window.settings.browser_path, self.window)  # it frees itself
+        dialog.recorded.connect(lambda episode_id: self._show_recorded(opened, episode_id))
+        dialog.show()
+        return dialog
+
+    def _show_recorded(self, opened, episode_id: int) -> None:
+        if self.window.opened is not opened:  # another project was opened while recording
+            return
+        opened.browser.reload_choices()  # a new scenario ("recorded") may be there now
+        opened.browser.apply_filter()
+        opened.browser.show_episode(episode_id)
+
     def welcome(self) -> None:
         from desktop_app.ui.welcome import WelcomeDialog
 

@@ -35,7 +35,7 @@ NEEDS_PROJECT = frozenset({
 UNDO = ("edit.undo", "edit.redo")
 # the menu items of make_menus that act on the open project, by their name in its result
 NAMED_NEEDS_PROJECT = ("labels", "observe", "grounding_tasks", "grounding_instructions", "probes", "profile",
-                       "variants", "new_run", "report", "check")
+                       "variants", "new_run", "report", "check", "record")
 
 
 def handlers(w: MainWindow) -> dict:
@@ -133,6 +133,10 @@ def make_menus(w: MainWindow) -> dict[str, QAction]:
     menu.addSeparator()
     menu.addAction(a["file.import"])
     menu.addAction(a["file.export"])
+    named["record"] = menu.addAction("Record a task…")
+    named["record"].setToolTip("Act in a browser window on a flow site, a web page or a saved page; each action "
+                               "becomes a step of a new episode. Replay and check tells which steps still match")
+    named["record"].triggered.connect(w.dialogs.record_task)
     named["check"] = menu.addAction("Check project…")
     named["check"].setToolTip("What `screenlab check` says: the database's integrity, the counts, and the image "
                               "files no screen names, with a Repair button")
