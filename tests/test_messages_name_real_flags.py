@@ -30,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "desktop_app"
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 MENTION = re.compile(r"\bscreenlab((?: [a-z][a-z0-9-]*)+)")
 # modules that pass other programs' switches, which are not ours to have
-OTHER_PROGRAMS = {"render/browser.py": "Chromium's switches", "ocr/tess.py": "Tesseract's switches"}
+OTHER_PROGRAMS = {"render/browser.py": "Chromium's switches", "record/browser.py": "Chromium's switches", "ocr/tess.py": "Tesseract's switches"}
 
 
 def commands() -> dict[tuple[str, ...], tuple[set[str], set[str]]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-HELP = "remove your ScreenLab settings, caches and logs (projects only with --projects), after listing them"
+HELP = "remove your ScreenLab settings, caches and logs (your projects only when asked), after listing them"
 
 
 def add_uninstall_command(sub) -> None:
