@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -37,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 DEMO = ROOT / "datasets" / "demo"
+SPLASH_WIDTH = 440  # ui/splash.py's; the main window is wider
 SPLASH_GOAL = 0.5  # seconds from launch to something on the screen (issue 33: progress for every wait over 0.5 s)
 
 
@@ -106,11 +108,19 @@ def xvfb():
         server.wait()
 
 
+def _width(line: str) -> int:
+    """The width in an xwininfo tree line ('0x1 "title": ("name" "Class")  1400x900+0+0  +0+0')."""
+    sizes = re.findall(r"\s(\d+)x\d+[+-]", line)
+    return int(sizes[-1]) if sizes else 0
+
+
 def _viewable(display: str, wm_class: str) -> bool:
+    """A main window of the class is mapped: wider than the launch's splash (ui/splash.py, 440 px), which has
+    the same class and comes first."""
     env = {**os.environ, "DISPLAY": display}
     tree = subprocess.run(["xwininfo", "-root", "-tree"], env=env, capture_output=True, text=True).stdout
     for line in tree.splitlines():
-        if f'"{wm_class}"' in line.lower() and ":" in line:
+        if f'"{wm_class}"' in line.lower() and ":" in line and _width(line) > SPLASH_WIDTH:
             window = line.split()[0]
             info = subprocess.run(["xwininfo", "-id", window], env=env, capture_output=True, text=True).stdout
             if "IsViewable" in info:
