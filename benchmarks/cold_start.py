@@ -187,7 +187,10 @@ def paging_while_ocr(project: Path, steps: int = 12) -> tuple[list[float], list[
         for _ in range(steps):
             if ocr_on:  # this screen's OCR is running (started as the settle timer would start it)
                 window.ocr.run()
-                time.sleep(0.15)  # into the read: the engine is busy
+            # the same short look at the screen in both arms (0.15 s: into the read, the engine busy); without it
+            # the OCR-off arm pressed next the moment a screen painted, before anyone could, and before the
+            # screen decoded ahead had arrived: a comparison of dwell times, not of OCR's cost
+            time.sleep(0.15)
             before = painted.count
             started = time.perf_counter()
             window.actions_by_id["nav.next"].trigger()
@@ -270,6 +273,13 @@ def main() -> None:
             print(f"   OCR off           median {median(without):.0f} ms, max {max(without):.0f} ms")
             print(f"   ratio {median(with_ocr) / median(without):.2f} (1.0 = OCR costs the next screen nothing), "
                   f"{load()}")
+            with cpu_hog(True):  # issue 33: the next screen within its goal with the other core busy too
+                busy_ocr, busy_off = paging_while_ocr(fresh)
+                figure = load()
+            goal = 50
+            print(f"   one core busy: with OCR reading median {median(busy_ocr):.0f} ms (max {max(busy_ocr):.0f}), "
+                  f"OCR off {median(busy_off):.0f} ms (max {max(busy_off):.0f}); goal <= {goal} ms: "
+                  f"{'met' if max(median(busy_ocr), median(busy_off)) <= goal else 'NOT met'}, {figure}")
 
 
 if __name__ == "__main__":

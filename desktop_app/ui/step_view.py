@@ -15,6 +15,8 @@ from desktop_app.ui.canvas.prefetch import Prefetch, decode
 from desktop_app.ui.shortcuts import key_name
 from desktop_app.ui.workspace import AFTER_SHOWN_MS
 
+DECODE_AHEAD_LOCAL_MS = 30  # after the paint this screen's show_step asked for
+
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
 
@@ -58,7 +60,11 @@ class StepView(QObject):
         window.evaluation.refresh_predictions()
         window.a11y.show_step()
         shown = ws.step
-        QTimer.singleShot(AFTER_SHOWN_MS, lambda: self._decode_ahead(shown))
+        # on a server the screen's own reads must end first (one pooled connection: workspace.AFTER_SHOWN_MS); a
+        # local project's reads run side by side, so decoding ahead starts once this screen is painted: an
+        # annotator paging quickly (a look of 0.15 s) then finds the next screen decoded
+        delay = AFTER_SHOWN_MS if ws.project.on_server else DECODE_AHEAD_LOCAL_MS
+        QTimer.singleShot(delay, lambda: self._decode_ahead(shown))
 
     def _decode_ahead(self, shown) -> None:
         """The screens likely next: this episode's next step, and the next sample in the list."""
