@@ -62,11 +62,13 @@ NEEDED=$(printf '%s\n' "$ELVES" | xargs objdump -p 2>/dev/null | awk '/NEEDED/ {
 CARRIED=$(find "$STAGE/opt/screenlab" -name '*.so*' -printf '%f\n' | sort -u)
 PACKAGES=""
 for lib in $(comm -23 <(printf '%s\n' "$NEEDED") <(printf '%s\n' "$CARRIED")); do
-    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ { print $NF; exit }')
+    # awk reads to the end (no `exit`, no `head`): a reader that stops early kills the writer with SIGPIPE, and
+    # under pipefail that ended the build with status 141 on some runs
+    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ && !found { print $NF; found = 1 }')
     [[ -n "$path" ]] || die "$lib is needed by the bundle but not installed here, so its package is unknown"
     owner=""
     for candidate in "$path" "$(readlink -f "$path")" "/usr$path"; do  # merged /usr: dpkg may know the other name
-        owner=$(dpkg-query -S "$candidate" 2>/dev/null | head -1 | cut -d: -f1) && [[ -n "$owner" ]] && break
+        owner=$(dpkg-query -S "$candidate" 2>/dev/null | awk -F: 'NR == 1 { print $1 }') && [[ -n "$owner" ]] && break
     done
     [[ -n "$owner" ]] || die "no Debian package owns $path ($lib)"
     printf '  %-28s %s\n' "$lib" "$owner"
