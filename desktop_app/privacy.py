@@ -4,7 +4,8 @@ ONNX Runtime (the OCR engine) has, since its 1.2x releases, a telemetry client o
 first session it makes ~/.cache/Microsoft/DeveloperTools/.onnxruntime with a `deviceid` (a random id for this
 computer) and an `onnxruntime.db` of events to send. It reads ORT_DISABLE_TELEMETRY when the library loads, so the
 variable must be set before `import onnxruntime` (its Python `disable_telemetry_events()` comes too late: the
-folder is already made). Set here, in the process's environment, it also holds for the processes ScreenLab
+folder is already made). It also stays quiet when a build server's variable is set (CI, GITHUB_ACTIONS, ...),
+which is why tests/test_privacy.py removes those before its control. Set here, in the process's environment, it also holds for the processes ScreenLab
 starts (the OCR worker, Playwright's Node.js, the browser), which inherit it.
 
 The other libraries were checked (issue 38): Qt, Playwright's driver, OpenCV, openai, SQLAlchemy, psycopg,

@@ -133,7 +133,7 @@ echo "largest parts:"
 {
     du -sb "$APPDIR"/_internal/* "$APPDIR/screenlab"
     du -sb "$APPDIR"/_internal/playwright/driver/node* "$APPDIR"/_internal/PySide6/Qt/lib/libicudata* 2>/dev/null
-} | sort -rn | head -14 | while read -r bytes path; do printf '  %10s  %s\n' "$(mb "$bytes")" "${path#"$APPDIR"/}"; done \
+} | sort -rn | sed -n 1,14p | while read -r bytes path; do printf '  %10s  %s\n' "$(mb "$bytes")" "${path#"$APPDIR"/}"; done \
     || true  # head closing the pipe early (SIGPIPE) is not a build failure
 BUDGET=$((BUDGET_MB * 1048576))
 if (( SIZE > BUDGET )); then

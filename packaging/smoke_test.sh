@@ -27,9 +27,10 @@
 # painted (SCREENLAB_STARTUP_PROBE=1, ui/startup_probe.py) by the bundle and by the source tree
 # (.venv or SCREENLAB_DEV_PYTHON) on the same machine, median of 3 starts each after one to warm up.
 set -euo pipefail
+# no `| head`, `grep -q` or awk `exit` after a writer: under pipefail the writer's SIGPIPE (141) fails the line
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-TARGET="${1:-$(ls -t "$ROOT"/dist/ScreenLab-*-linux-*.tar.gz 2>/dev/null | head -1 || true)}"
+TARGET="${1:-$(ls -t "$ROOT"/dist/ScreenLab-*-linux-*.tar.gz 2>/dev/null | sed -n 1p || true)}"
 [[ -n "$TARGET" && -e "$TARGET" ]] || { echo "nothing to test: run packaging/build_linux.sh first" >&2; exit 2; }
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/screenlab-smoke.XXXXXX")"
@@ -104,14 +105,14 @@ run_smoke() {  # $1: label
     set -e
     t1=$(now)
     sed 's/^[0-9.]* /  | /' "$out"
-    [[ -s "$out.err" ]] && sed 's/^/  ! /' "$out.err" | head -20
+    [[ -s "$out.err" ]] && sed -n '1,20s/^/  ! /p' "$out.err"
     [[ $rc == 0 ]] || fail "$1 start: exit code $rc"
     grep -q "smoke: ok" "$out" || fail "$1 start: no 'smoke: ok' line"
     grep -q "project demo-project" "$out" || fail "$1 start: the demo project was not opened"
     [[ -s "$shot" && "$(head -c 8 "$shot" | od -An -tx1 | tr -d ' \n')" == "89504e470d0a1a0a" ]] \
         || fail "$1 start: no PNG screenshot at $shot"
-    shown=$(awk '/smoke: window shown at/ { for (i = 1; i <= NF; i++) if ($i == "at") print $(i + 1) }' "$out" | head -1)
-    ok_at=$(awk '/smoke: ok/ { print $1 }' "$out" | head -1)
+    shown=$(awk '/smoke: window shown at/ { for (i = 1; i <= NF; i++) if ($i == "at") print $(i + 1) }' "$out" | sed -n 1p)
+    ok_at=$(awk '/smoke: ok/ { print $1 }' "$out" | sed -n 1p)
     if [[ -n "$shown" ]]; then
         echo "  $1 start: window shown after $(elapsed "$t0" "$shown") s; smoke done after $(elapsed "$t0" "${ok_at:-$t1}") s; exited after $(elapsed "$t0" "$t1") s"
     else
@@ -165,8 +166,8 @@ env -i HOME="$home" USER=annotator PATH=/usr/bin:/bin LANG=C.UTF-8 DISPLAY="$DIS
     SCREENLAB_USER=annotator "$app" >"$home.out" 2>&1 &
 pid=$!
 for _ in $(seq 1 3000); do
-    id=$(xwininfo -root -tree 2>/dev/null | awk '/ScreenLab": \("screenlab"/ { print $1; exit }')
-    if [[ -n "$id" ]] && xwininfo -id "$id" 2>/dev/null | grep -q IsViewable; then
+    id=$(xwininfo -root -tree 2>/dev/null | awk '/ScreenLab": \("screenlab"/ && !id { id = $1 } END { print id }')
+    if [[ -n "$id" ]] && xwininfo -id "$id" 2>/dev/null | grep IsViewable >/dev/null; then
         t1=$(date +%s.%N)
         awk -v a="$t0" -v b="$t1" -v l="$label" 'BEGIN { printf "  %s: main window mapped after %.2f s\n", l, b - a }'
         break
@@ -193,7 +194,7 @@ if [[ -x "$DEV_PYTHON" ]]; then
         local t0 out
         t0=$(now)
         out=$("${NET[@]}" "${ENV[@]}" SCREENLAB_STARTUP_PROBE=1 SCREENLAB_USER=annotator "${@:2}" 2>/dev/null \
-              | awk '/^startup-probe: painted/ { sub(";", "", $3); print $3; exit }') || true
+              | awk '/^startup-probe: painted/ && !t { sub(";", "", $3); t = $3 } END { if (t) print t }') || true
         [[ -n "$out" ]] && elapsed "$t0" "$out"
     }
     median() { grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
@@ -216,7 +217,7 @@ fi
 LOGS="$WORK/home/.local/state/ScreenLab/log"
 CRASHES=$(find "$LOGS" -name 'crash-*.log' 2>/dev/null | wc -l)
 LEFT=$(find "$LOGS" -name 'faulthandler-*.log' 2>/dev/null | wc -l)
-[[ $CRASHES == 0 ]] || { fail "$CRASHES crash log(s) written:"; find "$LOGS" -name 'crash-*.log' -exec cat {} \; | head -60; }
+[[ $CRASHES == 0 ]] || { fail "$CRASHES crash log(s) written:"; find "$LOGS" -name 'crash-*.log' -exec cat {} \; | sed -n 1,60p; }
 [[ $LEFT == 0 ]] || fail "faulthandler log(s) left behind (a hard crash?)"
 # no telemetry (issue 38): ONNX Runtime would have made ~/.cache/Microsoft/DeveloperTools/.onnxruntime by now
 for home in "$WORK/home" "$WORK/home-x11"; do
@@ -229,9 +230,9 @@ set +e
 rc=${PIPESTATUS[0]}
 set -e
 [[ $rc == 0 ]] || fail "uninstall-data (exit code $rc)"
-LEFT_DATA=$(find "$WORK/home" -name ScreenLab | head -5)
+LEFT_DATA=$(find "$WORK/home" -name ScreenLab | sed -n 1,5p)
 [[ -z "$LEFT_DATA" ]] || fail "uninstall-data left: $LEFT_DATA"
-WRITTEN=$(find "$INSTALL_DIR" -newer "$WORK/installed.stamp" | head -5)
+WRITTEN=$(find "$INSTALL_DIR" -newer "$WORK/installed.stamp" | sed -n 1,5p)
 [[ -z "$WRITTEN" ]] || fail "the app wrote inside its installation folder: $WRITTEN"
 
 echo

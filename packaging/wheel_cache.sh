@@ -15,7 +15,7 @@ wheel_cache_folder() {
 # print_cached_wheel TAG PATTERN: prints the cached wheel's path and exits the script, when there is one
 print_cached_wheel() {
   local existing
-  existing=$(ls "$OUT"/$2 2>/dev/null | head -1 || true)
+  existing=$(ls "$OUT"/$2 2>/dev/null | sed -n 1p || true)
   if [[ -n "$existing" ]]; then
     echo "$1: cached, nothing to build"
     echo "$existing"
@@ -27,7 +27,7 @@ print_cached_wheel() {
 keep_wheel() {
   local tag=$1 built=$2 pattern=$3 started=$4 wheel
   shift 4
-  wheel=$(ls "$built"/$pattern | head -1)
+  wheel=$(ls "$built"/$pattern | sed -n 1p)
   mv "$wheel" "$OUT/"
   wheel="$OUT/$(basename "$wheel")"
   printf '%s\n' "$@" >"$OUT/flags.txt"
