@@ -32,11 +32,11 @@ DATA = Path(__file__).parent / "data" / "formats"
 
 
 def _boxes(project) -> list[tuple]:
-    """(episode key, label, (x1, y1, x2, y2)) of every box, in the order they were imported."""
+    """(episode key, class or else role, (x1, y1, x2, y2)) of every box, in the order they were imported."""
     with project.reading() as s:
         rows = s.exec(select(Episode.key, ActionBox).join(Step, ActionBox.step_id == Step.id)
                       .join(Episode, Step.episode_id == Episode.id).order_by(ActionBox.id)).all()
-    return [(key, b.label, tuple(round(v, 3) for v in (b.x1, b.y1, b.x2, b.y2))) for key, b in rows]
+    return [(key, b.category or b.label, tuple(round(v, 3) for v in (b.x1, b.y1, b.x2, b.y2))) for key, b in rows]
 
 
 def _cli(capsys, *args) -> tuple[int, str, str]:
@@ -57,56 +57,66 @@ def _labelme_file(folder: Path, name: str, labels: list[str]) -> None:
 # --------------------------------------------------------------------------- 1. unknown labels, all at once
 
 
-def test_every_unknown_label_is_named_in_one_refusal_then_added_with_add_labels(project, tmp_path, capsys):
+def test_every_unknown_class_is_named_in_one_refusal_then_added_with_add_labels(project, tmp_path, capsys):
     folder = tmp_path / "shots"
     _labelme_file(folder, "a", ["Button", "icon", "button"])
-    _labelme_file(folder, "b", ["text", "icon", "button"])
+    _labelme_file(folder, "b", ["text", "icon", "Gold"])  # "Gold" is the role, whatever its case
     before = snapshot(project)
 
     code, out, err = _cli(capsys, "import", tmp_path / "proj", folder, "-q")
 
-    # one attempt names all three, with how many boxes each, and the one command that adds them
+    # one attempt names all of them, case kept ("Button" and "button" are two), with how many boxes each, and
+    # the one command that adds them
     assert code != 0 and out == ""
-    assert "3 unknown labels: 'button' (3 boxes), 'icon' (2 boxes), 'text' (1 box)" in err, err
-    assert "screenlab labels PROJECT --add button --add icon --add text" in err
+    assert "4 unknown classes: 'Button' (1 box), 'icon' (2 boxes), 'button' (1 box), 'text' (1 box)" in err, err
+    assert "screenlab labels PROJECT --add Button --add icon --add button --add text" in err
     assert "--add-labels" in err and "Traceback" not in err
-    assert snapshot(project) == before and label_set.labels(project.engine) == ("gold", "distracted", "other")
+    assert snapshot(project) == before and label_set.classes(project.engine) == ()
 
     code, out, err = _cli(capsys, "import", tmp_path / "proj", folder, "-q", "--add-labels")
 
     assert code == 0, err
-    assert "labels added to the project: button, icon, text" in out
-    assert "actions: 6 (3 button, 2 icon, 1 text)" in out  # the summary counts the project's own labels too
-    assert label_set.labels(project.engine) == ("gold", "distracted", "other", "button", "icon", "text")
-    assert [b[1] for b in _boxes(project)] == ["button", "icon", "button", "text", "icon", "button"]
+    assert "classes added to the project: Button, icon, button, text" in out
+    assert "actions: 6 (1 gold, 5 other; classes: 2 icon, 1 Button, 1 button, 1 text)" in out, out
+    assert label_set.classes(project.engine) == ("Button", "icon", "button", "text")
+    assert [b[1] for b in _boxes(project)] == ["Button", "icon", "button", "text", "icon", "gold"]
+    with project.reading() as s:
+        assert list(s.exec(select(ActionBox.label).order_by(ActionBox.id))) == ["other"] * 5 + ["gold"]
 
 
-def test_add_labels_stops_at_the_project_s_limit_and_says_so(project, tmp_path):
+def test_coco_s_80_classes_and_10000_boxes_import_in_one_run(project, tmp_path):
+    """What the six-label limit stopped: a COCO file naming 80 categories (ids with COCO's gaps) imports with
+    --add-labels in one run, every class with its case, in the file's order (not the order its boxes name them:
+    the first box here is Class_2's)."""
+    folder = tmp_path / "coco"
+    names = [f"Class_{i}" for i in range(1, 81)]
+    images, annotations = [], []
+    for i in range(20):
+        make_image(folder / f"shot{i}.png", size=(400, 300))
+        images.append({"id": i + 1, "file_name": f"shot{i}.png", "width": 400, "height": 300})
+    categories = [{"id": i + 1 + i // 10 * 2, "name": name} for i, name in enumerate(names)]  # gaps, as COCO's
+    for n in range(10_000):
+        x, y = (n * 7) % 380, (n * 13) % 280
+        annotations.append({"id": n + 1, "image_id": n % 20 + 1, "category_id": categories[(n + 1) % 80]["id"],
+                            "bbox": [x, y, 10, 10], "area": 100, "iscrowd": 0})
+    (folder / "instances.json").write_text(json.dumps({"images": images, "annotations": annotations,
+                                                       "categories": categories}))
+
+    report = api.import_data(project, folder / "instances.json", "coco", add_labels=True)
+
+    assert report.labels_added == names and label_set.classes(project.engine) == tuple(names)
+    assert sum(report.boxes.values()) == 10_000 and sum(report.classes.values()) == 10_000
+    with project.reading() as s:
+        assert s.exec(select(ActionBox.category).where(ActionBox.id == 1)).one() == names[1]
+
+
+def test_a_name_that_cannot_be_a_class_is_refused_and_none_is_added(project, tmp_path):
     folder = tmp_path / "shots"
-    _labelme_file(folder, "a", ["ad", "banner", "button", "icon", "link", "menu", "text"])  # 7: one too many
-    before = snapshot(project)
+    _labelme_file(folder, "a", ["icon", "x" * 65])
 
-    with pytest.raises(FormatError) as caught:
+    with pytest.raises(FormatError, match="class 'x{65}': 1 to 64 characters"):
         api.import_data(project, folder, add_labels=True)
-
-    message = str(caught.value)
-    assert "7 unknown labels" in message and "at most 6 labels of its own" in message and "has 0" in message
-    assert "nothing was added or imported" in message
-    assert snapshot(project) == before and label_set.labels(project.engine) == ("gold", "distracted", "other")
-
-    _labelme_file(folder, "a", ["ad", "banner", "button", "icon", "link", "menu"])  # six: they fit
-    report = api.import_data(project, folder, add_labels=True)
-    assert report.labels_added == ["ad", "banner", "button", "icon", "link", "menu"]
-    assert sum(report.boxes.values()) == 6
-
-
-def test_a_label_that_cannot_be_a_label_name_is_refused_and_none_is_added(project, tmp_path):
-    folder = tmp_path / "shots"
-    _labelme_file(folder, "a", ["icon", "traffic light"])
-
-    with pytest.raises(FormatError, match="cannot add the file's label: label 'traffic light'"):
-        api.import_data(project, folder, add_labels=True)
-    assert label_set.labels(project.engine) == ("gold", "distracted", "other")  # icon was taken back too
+    assert label_set.classes(project.engine) == ()  # icon was not added either
 
 
 # --------------------------------------------------------------------------- 2. shapes that are not boxes
@@ -135,7 +145,7 @@ def test_labelme_shapes_are_refused_naming_the_option_then_taken_as_bounding_box
     code, out, err = _cli(capsys, "import", tmp_path / "proj", folder, "-q", "--shapes", "bbox", "--add-labels")
 
     assert code == 0, err
-    assert "labels added to the project: box, shape" in out
+    assert "classes added to the project: box, shape" in out
     assert ("other shapes: 1 circle taken as its bounding box, 1 line taken as its bounding box, 1 line strip "
             "taken as its bounding box, 1 mask taken as its bounding box, 1 point taken as its bounding box, "
             "1 polygon taken as its bounding box") in out, out
@@ -154,7 +164,7 @@ def test_labelme_shapes_are_refused_naming_the_option_then_taken_as_bounding_box
 
 def test_labelme_shapes_skipped_leave_the_rectangles_and_are_counted(project, tmp_path):
     folder = _primitives(tmp_path)
-    label_set.add_label(project.engine, "rectangle")
+    label_set.add_class(project.engine, "rectangle")
 
     report = api.import_data(project, folder, shapes="skip")
 
@@ -212,17 +222,16 @@ def _label_studio_task(folder: Path) -> Path:
 
 def test_label_studio_polygon_and_key_point_as_bounding_boxes_or_skipped(project, tmp_path):
     folder = _label_studio_task(tmp_path / "ls")
-    label_set.add_label(project.engine, "button")
-    label_set.add_label(project.engine, "icon")
+    label_set.add_classes(project.engine, ["Button", "Icon"])  # as the file spells them
     with pytest.raises(FormatError, match=r"a polygon region.*--shapes bbox"):
         api.import_data(project, folder)
 
     report = api.import_data(project, folder, shapes="bbox")
 
     assert [b[1:] for b in _boxes(project)] == [
-        ("button", (10.0, 10.0, 50.0, 40.0)),
-        ("icon", (20.0, 20.0, 100.0, 60.0)),  # x 10-50 % of 200, y 20-60 % of 100
-        ("icon", (150.0, 50.0, 150.0, 50.0)),  # the key point at 75 %, 50 %
+        ("Button", (10.0, 10.0, 50.0, 40.0)),
+        ("Icon", (20.0, 20.0, 100.0, 60.0)),  # x 10-50 % of 200, y 20-60 % of 100
+        ("Icon", (150.0, 50.0, 150.0, 50.0)),  # the key point at 75 %, 50 %
     ]
     assert "1 key point taken as its bounding box, 1 polygon taken as its bounding box" in report.summary()
 
@@ -263,12 +272,12 @@ def test_coco_2017_pictures_are_found_in_val2017_beside_annotations(project, tmp
     folder = tmp_path / "coco2017"
     _coco(folder / "annotations" / "instances_val2017.json", ["000000000139.jpg"])
     make_image(folder / "val2017" / "000000000139.jpg", fmt="JPEG")
-    label_set.add_label(project.engine, "icon")
+    label_set.add_class(project.engine, "icon")
     assert detect_format(folder) == "coco"
 
     report = api.import_data(project, folder)  # the format detected, as the CLI without --format does
 
-    assert report.episodes == 1 and report.boxes["icon"] == 1
+    assert report.episodes == 1 and report.classes["icon"] == 1
     # the file given by itself finds its pictures in ../val2017 too
     report = api.import_data(project, folder / "annotations" / "instances_val2017.json", "coco")
     assert report.existing_episodes_skipped == 1
@@ -283,7 +292,7 @@ def test_a_cvat_task_exported_as_train_xml_is_detected_by_its_content(project, t
 
     assert detect_format(folder) == detect_format(folder / "train.xml") == "cvat-images"
     report = api.import_data(project, folder, add_labels=True)
-    assert report.boxes["plate"] == 1 and report.layout == "CVAT for images 1.1: train.xml"
+    assert report.classes["plate"] == 1 and report.layout == "CVAT for images 1.1: train.xml"
     assert "read: CVAT for images 1.1: train.xml" in report.summary()
 
 
@@ -294,7 +303,7 @@ def test_a_folder_holding_label_studio_s_data_json_and_its_pictures_is_detected(
     report = api.import_data(project, folder, shapes="skip", add_labels=True)
 
     assert report.format == "label-studio" and report.layout == "Label Studio JSON export: data.json"
-    assert report.labels_added == ["button"] and dict(report.shapes_skipped) == {"polygon": 1, "key point": 1}
+    assert report.labels_added == ["Button"] and dict(report.shapes_skipped) == {"polygon": 1, "key point": 1}
 
 
 def test_a_shapes_value_it_does_not_know_is_refused(project, tmp_path):

@@ -37,16 +37,17 @@ def _copy(sample: str, tmp_path: Path) -> Path:
 
 
 def _add_labels(project, *names: str) -> None:
-    for name in names:
-        label_set.add_label(project.engine, name)
+    """The tools' label names as the project's classes, spelt as the files spell them."""
+    label_set.add_classes(project.engine, list(names))
 
 
 def _boxes(project) -> list[tuple]:
-    """(episode key, label, (x1, y1, x2, y2)) of every box, in the order they were imported."""
+    """(episode key, name, (x1, y1, x2, y2)) of every box, in the order they were imported; its name is its class,
+    or its role when it has none (what a tool's file calls it)."""
     with project.reading() as s:
         rows = s.exec(select(Episode.key, ActionBox).join(Step, ActionBox.step_id == Step.id)
                       .join(Episode, Step.episode_id == Episode.id).order_by(ActionBox.id)).all()
-    return [(key, b.label, (b.x1, b.y1, b.x2, b.y2)) for key, b in rows]
+    return [(key, b.category or b.label, (b.x1, b.y1, b.x2, b.y2)) for key, b in rows]
 
 
 def _keys(project) -> list[str]:
@@ -83,13 +84,13 @@ def test_labelme_release_example_imports_its_rectangles_in_pixels(project, tmp_p
     assert detect_format(folder) == "labelme"
     assert detect_format(folder / "2011_000003.json") == "labelme"
     # the tool's label is not one of the project's: refused with the command that adds it
-    _refused(project, folder, "labelme", "2011_000003.json", "field 'shapes[0].points'", "unknown label 'person'",
-             "screenlab labels PROJECT --add person", "Edit > Labels of this project")
+    _refused(project, folder, "labelme", "2011_000003.json", "field 'shapes[0].points'", "unknown class 'person'",
+             "screenlab labels PROJECT --add person", "Edit > Classes of this project")
 
     _add_labels(project, "person")
     report = import_path(project, folder, "labelme")
 
-    assert (report.episodes, report.boxes["person"]) == (2, 6)
+    assert (report.episodes, report.classes["person"]) == (2, 6)
     assert _keys(project) == ["2011_000003.jpg", "2011_000006.jpg"]
     boxes = _boxes(project)
     # "points": [[191.0, 107.36900369003689], [313.0, 329.36900369003695]]: opposite corners, in pixels
@@ -116,21 +117,21 @@ def test_label_studio_export_converts_percent_of_the_picture_into_pixels(project
     _refused(project, file, "label-studio", "field '[0].data.image'", "image not found", "image1.jpg", "--images")
 
     make_image(folder / "image1.jpg", size=(320, 240), fmt="JPEG")
-    _add_labels(project, "cat")  # the tool's "Cat": labels are compared without case
+    _add_labels(project, "Cat")  # as the tool spells it: case is kept
     report = import_path(project, file, "label-studio")
 
     assert report.episodes == 2
     # two tasks name the same picture: each keeps its own boxes, told apart by the task's id
     assert _keys(project) == ["image1.jpg#282278", "image1.jpg#282279"]
     # x 1%, y 1%, width 2%, height 2% of 320x240 -> (3.2, 2.4) to (9.6, 7.2); then 2, 2, 3, 3 percent
-    assert _boxes(project) == [("image1.jpg#282278", "cat", (3.2, 2.4, 9.6, 7.2)),
-                               ("image1.jpg#282279", "cat", (6.4, 4.8, 16.0, 12.0))]
+    assert _boxes(project) == [("image1.jpg#282278", "Cat", (3.2, 2.4, 9.6, 7.2)),
+                               ("image1.jpg#282279", "Cat", (6.4, 4.8, 16.0, 12.0))]
 
 
 def test_label_studio_refuses_a_picture_of_another_size_than_the_task_says(project, tmp_path):
     folder = _copy("label-studio", tmp_path)
     make_image(folder / "image1.jpg", size=(640, 480), fmt="JPEG")
-    _add_labels(project, "cat")
+    _add_labels(project, "Cat")
     _refused(project, folder / "image_urls_with_bboxes_gt.json", "label-studio",
              "field '[0].annotations[0].result[0].original_width'", "is 640x480 pixels, but the file says 320x240")
 
@@ -179,7 +180,7 @@ def test_yolo_labels_of_label_studio_converter_tests_become_pixel_boxes(project,
     folder = _yolo_sample(tmp_path)
     assert detect_format(folder) == "yolo"
     # every label the project lacks named in one refusal, with its boxes, and the one command adding them all
-    _refused(project, folder, "yolo", "img_4.txt", "3 unknown labels: 'number' (1 box), 'closed_door' (3 boxes), "
+    _refused(project, folder, "yolo", "img_4.txt", "3 unknown classes: 'number' (1 box), 'closed_door' (3 boxes), "
              "'bus' (3 boxes)", "screenlab labels PROJECT --add number --add closed_door --add bus", "--add-labels")
 
     _add_labels(project, "closed_door", "opened_door", "bus", "number")
@@ -365,7 +366,7 @@ LABELME_BROKEN = [
     ("another picture's size", lambda d: d.update(imageWidth=1000, imageHeight=676),
      ("field 'imageWidth'", "is 500x338 pixels, but the file says 1000x676")),
     ("unknown label", lambda d: _shape(d, label="Button"),
-     ("unknown label 'button'", "screenlab labels PROJECT --add button")),
+     ("unknown class 'Button'", "screenlab labels PROJECT --add Button")),
 ]
 
 
@@ -402,7 +403,7 @@ LABEL_STUDIO_BROKEN = [
      d[1]["annotations"][0].update(ground_truth=False),
      ("field '[1].annotations'", "2 annotations of one task", "mark one as ground truth")),
     ("unknown label", lambda d: _region(d, rectanglelabels=["Dog"]),
-     ("field '[1].annotations[0].result[0].value'", "unknown label 'dog'", "--add dog")),
+     ("field '[1].annotations[0].result[0].value'", "unknown class 'Dog'", "--add Dog")),
 ]
 
 
@@ -410,7 +411,7 @@ LABEL_STUDIO_BROKEN = [
 def test_broken_label_studio_exports_are_refused_by_task_and_field(project, tmp_path, change, words):
     folder = _copy("label-studio", tmp_path)
     make_image(folder / "image1.jpg", size=(320, 240), fmt="JPEG")
-    _add_labels(project, "cat")
+    _add_labels(project, "Cat")
     file = folder / "image_urls_with_bboxes_gt.json"
     _edit_json(file, change)
     _refused(project, file, "label-studio", "image_urls_with_bboxes_gt.json", *words)
@@ -426,7 +427,7 @@ CVAT_BROKEN = [
      ("line 81", "field 'box'", "look normalised (0-1)", "CVAT gives pixels")),
     ("rotated", BOX.replace(' z_order="4"', ' z_order="4" rotation="30.00"'),
      ("line 81", "field 'box.rotation'", "rotated by 30 degrees")),
-    ("unknown label", BOX.replace('"plate"', '"Licence"'), ("line 80", "unknown label 'licence'", "--add licence")),
+    ("unknown label", BOX.replace('"plate"', '"Licence"'), ("line 80", "unknown class 'Licence'", "--add Licence")),
     ("a video task", None, ("line 80", "field 'track'", "CVAT for video 1.1", "CVAT for images 1.1")),
 ]
 

@@ -63,8 +63,9 @@ def test_each_edit_is_committed_at_once_and_survives_reopening(new_location):
 
 
 def test_database_rejects_incomplete_and_inverted_boxes_and_the_store_unknown_labels(any_project):
-    """The schema keeps boxes whole; the label is the project's label set's to check (store/label_set.py),
-    so an edit with a label the project lacks is refused before it reaches the database."""
+    """The schema keeps boxes whole and their role one of three (ADR 0047); the class is the project's
+    vocabulary's to check (store/label_set.py), so an edit naming a class the project lacks is refused before it
+    reaches the database."""
     project = any_project
     with project.transaction() as s:
         screen = Screen(sha256="b" * 64, ext="png", width=10, height=10)
@@ -73,11 +74,13 @@ def test_database_rejects_incomplete_and_inverted_boxes_and_the_store_unknown_la
         s.flush()
         step = Step(episode_id=episode.id, screen_id=screen.id)
         s.add(step)
-    for bad in (dict(label="gold", x1=5, y1=0, x2=1, y2=1), dict(label="gold", x1=1)):
+    for bad in (dict(label="gold", x1=5, y1=0, x2=1, y2=1), dict(label="gold", x1=1), dict(label="great")):
         with pytest.raises(DatabaseError), project.transaction() as s:
             s.add(ActionBox(step_id=step.id, **bad))
-    with pytest.raises(ValueError, match="unknown label 'great'"):
+    with pytest.raises(ValueError, match="unknown role 'great'"):
         edits.create_boxes(project, step.id, [{"label": "great"}])
+    with pytest.raises(ValueError, match="unknown class 'Car'"):
+        edits.create_boxes(project, step.id, [{"label": "gold", "category": "Car"}])
 
 
 def test_audit_log_is_append_only(any_project):

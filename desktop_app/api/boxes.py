@@ -35,9 +35,9 @@ from desktop_app.store.models import ACTION_TYPES, LABELS, ActionBox, Episode, S
 from desktop_app.store.project import Project
 
 __all__ = ["ACTION_TYPES", "LABELS", "ActionBox", "EditConflict", "EditRefused", "ScreenBoxes", "StaleEdit",
-           "add_boxes", "add_label", "box", "box_attributes", "boxes_from_clipboard", "clipboard_text",
+           "add_boxes", "add_class", "add_classes", "box", "box_attributes", "boxes_from_clipboard", "clipboard_text",
            "copied_boxes", "delete_boxes", "duplicated_box", "edit_boxes", "edit_episode", "edit_step_meta",
-           "labels", "nudged_boxes", "pasted_box", "remove_label", "restore_boxes", "screen",
+           "classes", "nudged_boxes", "pasted_box", "remove_class", "restore_boxes", "screen",
            "set_box_attributes", "with_attributes"]
 
 
@@ -122,16 +122,21 @@ def set_box_attributes(project: Project, box_id: int, changes: dict[str, str | N
     return _set_attributes(project, box_id, changes, actor, expected_version)
 
 
-# -- the project's label set (desktop_app/store/label_set.py) ----------------------------------------------
-def labels(project: Project) -> tuple[str, ...]:
-    """gold, distracted, other, then the project's own labels (which score as other)."""
-    return _label_set.labels(project.engine)
+# -- the project's classes (desktop_app/store/label_set.py) -----------------------------------------------
+def classes(project: Project) -> tuple[str, ...]:
+    """The project's class vocabulary in the order it was added (a box's role is one of LABELS)."""
+    return _label_set.classes(project.engine)
 
 
-def add_label(project: Project, name: str) -> tuple[str, ...]:
-    return _label_set.add_label(project.engine, name)
+def add_classes(project: Project, names: list[str]) -> tuple[str, ...]:
+    """Adds classes, all or none (LabelError names the bad or repeated one); returns the vocabulary."""
+    return _label_set.add_classes(project.engine, list(names))
 
 
-def remove_label(project: Project, name: str) -> tuple[str, ...]:
-    """Refused (LabelError) for gold, distracted, other and for a label boxes still use."""
-    return _label_set.remove_label(project.engine, name)
+def add_class(project: Project, name: str) -> tuple[str, ...]:
+    return _label_set.add_class(project.engine, name)
+
+
+def remove_class(project: Project, name: str) -> tuple[str, ...]:
+    """Refused (LabelError) for a class boxes still have."""
+    return _label_set.remove_class(project.engine, name)

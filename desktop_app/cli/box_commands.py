@@ -1,5 +1,5 @@
 """`screenlab boxes` (a screen's boxes, and edits that never overwrite what the caller did not see),
-`screenlab labels` (the project's label set) and `screenlab box-attributes` (a box's free key-value
+`screenlab labels` (the project's classes: ADR 0047) and `screenlab box-attributes` (a box's free key-value
 attributes) from the command line.
 
 Every edit takes --expected-version, the version `screenlab boxes show` printed: when someone changed the
@@ -44,29 +44,34 @@ def cmd_labels(args) -> int:
 
     with open_project(args) as project:
         try:
-            for name in args.add:
-                api.add_label(project, name)
+            if args.add:
+                api.add_classes(project, args.add)
             for name in args.remove:
-                api.remove_label(project, name)
+                api.remove_class(project, name)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        print(" ".join(api.labels(project)))
+        # one per line: a class may hold spaces ("sports ball")
+        for name in api.classes(project):
+            print(name)
     return 0
 
 
-BOX_TEXT_FIELDS = ("label", "action_type", "element_text", "type_text", "source")
+BOX_TEXT_FIELDS = ("label", "category", "action_type", "element_text", "type_text", "source")
+ALIASES = {"role": "label", "class": "category"}  # the words the window uses
 BOX_NUMBER_FIELDS = ("x1", "y1", "x2", "y2")
 
 
 def _box_line(box) -> str:
     where = "no box" if box.x1 is None else f"{box.x1:g},{box.y1:g},{box.x2:g},{box.y2:g}"
-    return f"{box.id:>8}  {box.label:<11} {box.action_type:<8} {where:<24} {box.element_text[:40]}"
+    kind = f"{box.label}/{box.category}" if box.category else box.label
+    return f"{box.id:>8}  {kind:<20} {box.action_type:<8} {where:<24} {box.element_text[:40]}"
 
 
 def _changes(texts: list[str]) -> dict:
     out: dict = {}
     for name, value in _pairs(texts).items():
+        name = ALIASES.get(name, name)
         if name in BOX_NUMBER_FIELDS:
             try:
                 out[name] = float(value)
@@ -75,7 +80,8 @@ def _changes(texts: list[str]) -> dict:
         elif name in BOX_TEXT_FIELDS:
             out[name] = value
         else:
-            raise ValueError(f"cannot set '{name}' (one of {', '.join(BOX_NUMBER_FIELDS + BOX_TEXT_FIELDS)})")
+            raise ValueError(f"cannot set '{name}' (one of {', '.join(BOX_NUMBER_FIELDS + BOX_TEXT_FIELDS)}; "
+                             "role and class name label and category)")
     return out
 
 
@@ -124,8 +130,8 @@ def cmd_boxes_show(project, args) -> int:
 def cmd_boxes_add(project, args) -> int:
     from desktop_app import api
 
-    values = {**_corners(args.box), "label": args.label, "action_type": args.action_type,
-              "element_text": args.element_text}
+    values = {**_corners(args.box), "label": args.label, "category": args.box_class,
+              "action_type": args.action_type, "element_text": args.element_text}
     (box,) = api.add_boxes(project, args.step, [values], expected_version=args.expected_version)
     print(f"added box {box.id}")
     _after(project, args.step, args.expected_version)
@@ -136,7 +142,7 @@ def cmd_boxes_edit(project, args) -> int:
     from desktop_app import api
 
     if not args.set:
-        raise ValueError("say what to change: --set NAME=VALUE (x1, y1, x2, y2, label, action_type, element_text, ...)")
+        raise ValueError("say what to change: --set NAME=VALUE (x1, y1, x2, y2, role, class, action_type, element_text, ...)")
     (box,) = api.edit_boxes(project, {args.box: _changes(args.set)}, expected_version=args.expected_version)
     print(_box_line(box))
     _after(project, box.step_id, args.expected_version)
@@ -170,7 +176,9 @@ def add_commands(sub, add_project) -> None:
     add_project(p)
     p.add_argument("step", type=int, help="the step's id")
     p.add_argument("box", metavar="X1,Y1,X2,Y2", help="its corners in image pixels")
-    p.add_argument("--label", default="gold")
+    p.add_argument("--label", "--role", default="gold", help="its role: gold, distracted or other")
+    p.add_argument("--class", dest="box_class", default="", metavar="NAME",
+                   help="its class, one of the project's (screenlab labels)")
     p.add_argument("--action-type", default="click")
     p.add_argument("--element-text", default="")
     p.add_argument("--expected-version", **expected)
@@ -187,12 +195,16 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--expected-version", **expected)
     p.set_defaults(boxes_func=cmd_boxes_delete)
 
-    p = sub.add_parser("labels", help="the project's box labels: gold, distracted, other and its own",
-                       description="A project's own labels (up to 6, keys 4-9 in the window) score as 'other' "
-                                   "in every protocol; gold, distracted and other cannot be removed.")
+    p = sub.add_parser("labels", help="the project's classes (a box's role is gold, distracted or other; its "
+                                      "class is one of these)",
+                       description="A box has a role, which every protocol scores (gold, distracted, other: keys "
+                                   "1-3 in the window), and may have a class from this list (button, Car, COCO's "
+                                   "80...: keys 4-9 for the first six, C to search them all), which no protocol "
+                                   "reads. Any number, case kept. Prints the classes, one per line.")
     add_project(p)
-    p.add_argument("--add", action="append", default=[], metavar="NAME", help="add a label (repeat for more)")
-    p.add_argument("--remove", action="append", default=[], metavar="NAME", help="remove a label no box uses")
+    p.add_argument("--add", action="append", default=[], metavar="NAME",
+                   help="add a class (repeat for more; all or none)")
+    p.add_argument("--remove", action="append", default=[], metavar="NAME", help="remove a class no box has")
     p.set_defaults(func=cmd_labels)
 
     p = sub.add_parser("box-attributes", help="show or set a box's attributes (free key-value pairs)")

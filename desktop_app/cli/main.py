@@ -278,8 +278,8 @@ def add_transfer_commands(sub) -> None:
                         + "; ".join(f"{k} = {v}" for k, v in SHAPES_HELP.items())
                         + ". The report counts each kind")
     p.add_argument("--add-labels", action="store_true",
-                   help="add the labels the file names that the project does not have (a project has at most "
-                        "6 of its own); without it the import is refused, naming every one of them")
+                   help="add the classes the file names that the project does not have; without it the import "
+                        "is refused, naming every one of them")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_import)

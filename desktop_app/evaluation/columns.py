@@ -20,7 +20,6 @@ from sqlalchemy.types import NullType
 from desktop_app.evaluation.rules.base import Target
 from desktop_app.gc_pause import gc_paused
 from desktop_app.store import models as m
-from desktop_app.store.label_set import scoring_label
 
 CHUNK = 10_000
 STEPS_PER_QUERY = 500  # under SQLite's limit of bound values
@@ -97,7 +96,7 @@ class StepActions:
     def __init__(self, rows: list, session=None):
         width = len(rows[0]) if rows else len(_BOX_COLUMNS)
         columns = list(zip(*rows, strict=True)) if rows else [()] * width
-        self.labels = [_SCORING_LABELS.get(label) or scoring_label(label) for label in columns[1]]
+        self.labels = [_SCORING_LABELS.get(label, label) for label in columns[1]]
         self.code = np.array([SCORING_CODES[label] for label in self.labels], dtype=np.int8)
         self.boxes = np.array(columns[2:6], dtype=np.float64).T.reshape(len(rows), 4)  # None -> NaN
         steps = np.array(columns[0], dtype=np.int64)
@@ -143,7 +142,7 @@ def _target(row) -> Target:
     if isinstance(meta, str):  # read as text: most actions have none, and "{}" needs no parser
         meta = {} if meta == "{}" else json.loads(meta)
     meta = meta or {}
-    return Target.quick(box_id, _SCORING_LABELS.get(label) or scoring_label(label), text, (x1, y1, x2, y2) if x1 is not None else None,
+    return Target.quick(box_id, _SCORING_LABELS.get(label, label), text, (x1, y1, x2, y2) if x1 is not None else None,
                         meta.get("role", ""), bool(meta.get("out_of_screen")))
 
 

@@ -33,6 +33,7 @@ from desktop_app.formats.labelling_tools import (
     declared_side,
     image_size,
     refuse_normalised,
+    role_attribute,
     screen_key,
     tool_label,
 )
@@ -70,7 +71,7 @@ def categories(names: tuple[str, ...] = LABELS) -> list[dict]:
 
 
 def write(ctx: ExportContext) -> ExportReport:
-    names = label_set.labels(ctx.session.get_bind()) if ctx.session is not None else LABELS
+    names = label_set.export_names(ctx.session.get_bind() if ctx.session is not None else None)
     cats = categories(names)
     category_id = {c["name"]: c["id"] for c in cats}
     report = ExportReport("coco", ctx.out, skipped_why="actions without a box (text-only or out of screen)")
@@ -93,13 +94,13 @@ def write(ctx: ExportContext) -> ExportReport:
                     w, h = box.x2 - box.x1, box.y2 - box.y1
                     annotations.append({
                         "id": len(annotations) + 1, "image_id": image_id,
-                        "category_id": category_id[box.label],
+                        "category_id": category_id[label_set.category_of(box.label, box.category)],
                         "bbox": [json_number(v) for v in (box.x1, box.y1, w, h)],
                         "area": w * h, "iscrowd": 0,
                         # the box's own attributes (store/attributes.py) beside ours, as CVAT's COCO does
                         "attributes": {**attributes_of(box.meta), "action_type": box.action_type,
                                        "element_text": box.element_text, "type_text": box.type_text,
-                                       "source": box.source},
+                                       "source": box.source, **role_attribute(box)},
                     })
         doc = {"info": {"description": "exported by ScreenLab"}, "images": images_json,
                "annotations": annotations, "categories": cats}
@@ -207,7 +208,7 @@ def _read_file(file: Path, roots: list, images_dir: Path | None) -> list[Episode
         category_id = _id(category, "id", where, at)
         if category_id in names:
             raise where.error(f"category id {category_id!r} repeats", at + "id")
-        names[category_id] = (require(category, "name", str, where, at), at + "name")
+        names[category_id] = (require(category, "name", str, where, at), at + "name", len(names))
     by_image: dict = {}
     for i, image in enumerate(images):
         if not isinstance(image, dict):
@@ -259,7 +260,7 @@ def _read_file(file: Path, roots: list, images_dir: Path | None) -> list[Episode
     return list(episodes.values())
 
 
-def _box(annotation: dict, at: str, category: tuple[str, str], where: Where, size) -> BoxRecord:
+def _box(annotation: dict, at: str, category: tuple[str, str, int], where: Where, size) -> BoxRecord:
     label = tool_label(category[0], where, category[1])
     bbox = require(annotation, "bbox", list, where, at)
     numbers = [finite(v) for v in bbox]
@@ -280,7 +281,7 @@ def _box(annotation: dict, at: str, category: tuple[str, str], where: Where, siz
     if annotation.get("iscrowd") in (1, True):
         values["iscrowd"] = "1"
     fields, meta = box_parts(values, where, at + "attributes")
-    return BoxRecord(label=label, box=box, field=at + "bbox", meta=meta, **fields)
+    return BoxRecord(label=label, box=box, field=at + "bbox", meta=meta, class_rank=category[2], **fields)
 
 
 def sign(path: Path) -> str | None:

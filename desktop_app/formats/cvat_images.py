@@ -66,7 +66,6 @@ from desktop_app.formats.records import (
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output
 from desktop_app.store import label_set
-from desktop_app.store.models import LABELS
 
 FILE_NAME = "annotations.xml"
 MAX_DEPTH = 20  # CVAT nests 7 deep (meta/task/labels/label/attributes/attribute/name)
@@ -457,7 +456,7 @@ class _Reader:
 
 def write(ctx: ExportContext) -> ExportReport:
     report = ExportReport("cvat-images", ctx.out, skipped_why="actions without a box (text-only or out of screen)")
-    labels = label_set.labels(ctx.session.get_bind()) if ctx.session is not None else LABELS
+    labels = label_set.export_names(ctx.session.get_bind() if ctx.session is not None else None)
     attributes: dict[str, dict[str, None]] = {label: {} for label in labels}
     names = ScreenNames()
     body: list[str] = []
@@ -478,7 +477,7 @@ def write(ctx: ExportContext) -> ExportReport:
                     if not box.has_box:
                         report.skipped += 1
                         continue
-                    body += _box_lines(box, attributes.setdefault(box.label, {}), key)
+                    body += _box_lines(box, attributes.setdefault(label_set.category_of(box.label, box.category), {}), key)
                     report.annotations += 1
                 kept = sb.step.meta.get("cvat")
                 body += _tag_lines(kept.get("tags", []) if isinstance(kept, dict) else [], key)
@@ -498,7 +497,7 @@ def _text(value: str, episode: str) -> str:
 
 def _box_lines(box, declared: dict[str, None], episode: str) -> list[str]:
     kept = box.meta.get("cvat") if isinstance(box.meta.get("cvat"), dict) else {}
-    attrib = {"label": box.label, "source": kept.get("source", "manual"), "occluded": kept.get("occluded", "0"),
+    attrib = {"label": label_set.category_of(box.label, box.category), "source": kept.get("source", "manual"), "occluded": kept.get("occluded", "0"),
               "xtl": number_text(box.x1), "ytl": number_text(box.y1), "xbr": number_text(box.x2),
               "ybr": number_text(box.y2), "z_order": kept.get("z_order", "0")}
     if "group_id" in kept:

@@ -16,6 +16,7 @@ import hashlib
 import math
 import os
 import pickle
+import shlex
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sized
@@ -28,7 +29,7 @@ from sqlalchemy import insert, select, update
 from desktop_app.a11y.tree import UiTree
 from desktop_app.formats.budget import MAX_DOCUMENT, MAX_TEXT, longest_text
 from desktop_app.formats.labelling_tools import shape_words
-from desktop_app.formats.records import EpisodeRecord, FormatError, Where, unstorable
+from desktop_app.formats.records import BoxRecord, EpisodeRecord, FormatError, Where, unstorable
 from desktop_app.gc_pause import gc_paused
 from desktop_app.images import DEFAULT_MAX_PIXELS, ImageInfo, ImageProblem, inspect_bytes, inspect_file
 from desktop_app.store import audit, label_set
@@ -79,8 +80,8 @@ class ImportOptions:
     # a shape that is not a rectangle (LabelMe, Label Studio, CVAT): "refuse" the file, take it as its bounding
     # "bbox", or "skip" it (labelling_tools.SHAPE_CHOICES); the report counts each kind
     shapes: str = "refuse"
-    # labels the records name that the project does not have are added to it (within label_set.MAX_EXTRA) once
-    # every record passed its checks; without it they are all named in one refusal
+    # classes the records name that the project does not have are added to it once every record passed its
+    # checks; without it they are all named in one refusal
     add_labels: bool = False
 
 
@@ -120,67 +121,62 @@ class BadImagesError(FormatError):
 
 
 class UnknownLabels:
-    """The labels an import's records name that the project does not have: how many boxes each, and where
+    """The classes an import's records name that the project does not have: how many boxes each, and where
     the first is, so that one refusal names them all (not one per attempt), or ImportOptions.add_labels adds
-    them (label_set.add_label each, within its limit) before the rows are written."""
+    them (all or none) before the rows are written."""
 
-    def __init__(self, labels: tuple[str, ...]):
-        self.labels = labels
+    def __init__(self, classes: tuple[str, ...]):
+        self.classes = classes
         self.counts: Counter = Counter()
         self.first: tuple[Where, str] | None = None
+        self.rank: dict[str, int] = {}  # class -> its place in the file's own list, where the file has one
 
     def __bool__(self) -> bool:
         return bool(self.counts)
 
-    def add(self, label: str, where: Where, field_name: str) -> None:
+    def add(self, label: str, where: Where, field_name: str, rank: int | None = None) -> None:
         if self.first is None:
             self.first = (where, field_name)
         self.counts[label] += 1
+        if rank is not None:
+            self.rank.setdefault(label, rank)
 
     def _listed(self) -> str:
         return ", ".join(f"'{k}' ({n} box{'es' if n != 1 else ''})" for k, n in self.counts.items())
 
     def refusal(self) -> FormatError:
         names = list(self.counts)
-        adds = " ".join(f"--add {name}" for name in names)
-        what = f"unknown label {self._listed()}" if len(names) == 1 else \
-            f"{len(names)} unknown labels: {self._listed()}"
+        adds = " ".join(f"--add {shlex.quote(name)}" for name in names)
+        what = f"unknown class {self._listed()}" if len(names) == 1 else \
+            f"{len(names)} unknown classes: {self._listed()}"
         where, field_name = self.first
+        have = ", ".join(self.classes) if len(self.classes) <= 12 else \
+            f"{', '.join(self.classes[:12])} and {len(self.classes) - 12} more"
         return where.error(
-            f"{what} (this project's labels: {', '.join(self.labels)}; this is the first box naming one); add "
-            f"{'it' if len(names) == 1 else 'them'} with: screenlab labels PROJECT {adds} (in the window: Edit > "
-            "Labels of this project...), then import again; or import again with --add-labels (Import dialog: "
-            "'Add the labels the file names')", field_name)
+            f"{what} (this project's classes: {have or 'none yet'}; this is the first box naming one); import "
+            "again with --add-labels (Import dialog: 'Add the classes the file names'), or add "
+            f"{'it' if len(names) == 1 else 'them'} first with: screenlab labels PROJECT {adds} (in the window: "
+            "Edit > Classes of this project...)", field_name)
 
     def add_to(self, engine) -> list[str]:
-        """Adds the labels to the project, all or none; a FormatError says why when they cannot be."""
+        """Adds the classes to the project, all or none; a FormatError says why when they cannot be."""
         if not self.counts:
             return []
-        own = len(self.labels) - len(LABELS)
-        names = list(self.counts)
+        # the file's order where it declares one (then the others as they came)
+        names = sorted(self.counts, key=lambda name: self.rank.get(name, len(self.rank) + len(self.counts)))
         where, field_name = self.first
-        if own + len(names) > label_set.MAX_EXTRA:
-            raise where.error(
-                f"{len(names)} unknown labels: {self._listed()}; a project has at most {label_set.MAX_EXTRA} labels "
-                f"of its own (keys 4-9) and this one has {own}, so --add-labels cannot add them: nothing was "
-                "added or imported. Relabel the file's boxes in the tool that wrote it (or remove labels this "
-                "project does not use: screenlab labels PROJECT --remove NAME)", field_name)
-        added: list[str] = []
-        for name in names:
-            try:
-                label_set.add_label(engine, name)
-            except label_set.LabelError as exc:
-                self.take_back(engine, added)
-                raise where.error(f"cannot add the file's label: {exc}; nothing was added or imported",
-                                  field_name) from None
-            added.append(name)
-        return added
+        try:
+            label_set.add_classes(engine, names)
+        except label_set.LabelError as exc:
+            raise where.error(f"cannot add the file's classes: {exc}; nothing was added or imported",
+                              field_name) from None
+        return names
 
     @staticmethod
     def take_back(engine, added: list[str]) -> None:
-        """Removes labels this import added, when it failed after adding them (no box uses them then)."""
+        """Removes classes this import added, when it failed after adding them (no box has them then)."""
         for name in reversed(added):
-            label_set.remove_label(engine, name)
+            label_set.remove_class(engine, name)
 
 
 @dataclass
@@ -204,12 +200,17 @@ class ImportReport:
     boxes_clipped: list[str] = field(default_factory=list)  # with ImportOptions.clip_boxes: where, before -> after
     shapes_as_boxes: Counter = field(default_factory=Counter)  # kind -> how many taken as their bounding box
     shapes_skipped: Counter = field(default_factory=Counter)  # kind -> how many left out (ImportOptions.shapes)
-    labels_added: list[str] = field(default_factory=list)  # with ImportOptions.add_labels
+    labels_added: list[str] = field(default_factory=list)  # classes, with ImportOptions.add_labels
+    classes: Counter = field(default_factory=Counter)  # class -> boxes (their roles are counted in `boxes`)
     layout: str = ""  # which files the reader read, when the format has several layouts (FormatSpec.layout)
 
     def summary(self) -> str:
-        order = [*LABELS, *(k for k in self.boxes if k not in LABELS)]  # the project's own labels too
-        labels = ", ".join(f"{self.boxes[k]} {k}" for k in order if self.boxes[k]) or "none"
+        labels = ", ".join(f"{self.boxes[k]} {k}" for k in LABELS if self.boxes[k]) or "none"
+        if self.classes:
+            top = self.classes.most_common(12)
+            labels += "; classes: " + ", ".join(f"{n} {k}" for k, n in top)
+            if len(self.classes) > len(top):
+                labels += f" and {len(self.classes) - len(top)} more"
         what = "trajectories" if self.trajectories and self.trajectories == self.episodes else "episodes"
         lines = [f"imported {self.episodes} {what} ({self.steps} steps) from {self.source} [{self.format}]"]
         if self.layout:
@@ -223,7 +224,7 @@ class ImportReport:
         if shapes:
             lines.append(f"  other shapes: {', '.join(shapes)}")
         if self.labels_added:
-            lines.append(f"  labels added to the project: {', '.join(self.labels_added)}")
+            lines.append(f"  classes added to the project: {', '.join(self.labels_added)}")
         if self.trajectories:
             lines.append(f"  trajectory labels: {self.trajectory_labels}; screen captions: {self.captions}")
         if self.trees:
@@ -258,6 +259,7 @@ class ImportReport:
             "trajectories": self.trajectories, "trajectory_labels": self.trajectory_labels, "captions": self.captions,
             "trees": self.trees, "shapes_as_boxes": dict(self.shapes_as_boxes),
             "shapes_skipped": dict(self.shapes_skipped), "labels_added": list(self.labels_added),
+            "classes": dict(self.classes),
             "layout": self.layout,
             "duplicates": [{"skipped": d, "kept": k} for d, k in self.duplicates[:REPORT_LIST_CAP]],
             "bad_images_skipped": [{"path": b.path, "reason": b.reason}
@@ -307,8 +309,18 @@ def _check_text(record: EpisodeRecord) -> None:
                               f"{MAX_DOCUMENT:,}", step.field + "tree")
 
 
-def _check_record(record: EpisodeRecord, labels: tuple[str, ...], unknown: UnknownLabels) -> None:
-    """Refuses the record at its first problem; a label the project does not have is noted in `unknown`."""
+def role_and_class(box: BoxRecord) -> tuple[str, str]:
+    """A file's box as (role, class): a name that is a role ("gold", "Other") is that role; any other name is
+    the box's class, as the file spells it, with the role the file gave (our exports' "role" attribute) or
+    other (ADR 0047)."""
+    role = label_set.role_of(box.label)
+    if role:
+        return role, ""
+    return (box.role or "other"), box.label.strip()
+
+
+def _check_record(record: EpisodeRecord, classes: tuple[str, ...], unknown: UnknownLabels) -> None:
+    """Refuses the record at its first problem; a class the project does not have is noted in `unknown`."""
     where = record.where
     if not record.key:
         raise where.error("episode id is empty")
@@ -335,8 +347,15 @@ def _check_record(record: EpisodeRecord, labels: tuple[str, ...], unknown: Unkno
             raise where.error(f"unknown platform '{step.platform}' (one of {', '.join(PLATFORMS)})",
                               step.field + "platform")
         for box in step.boxes:
-            if box.label not in labels:
-                unknown.add(box.label, where, box.field)
+            role, name = role_and_class(box)
+            if role not in LABELS:
+                raise where.error(f"unknown role '{role}' (gold, distracted or other)", box.field)
+            if name and name not in classes:
+                try:
+                    label_set.clean_name(name)
+                except label_set.LabelError as exc:
+                    raise where.error(str(exc), box.field) from None
+                unknown.add(name, where, box.field, box.class_rank)
             if box.action_type not in ACTION_TYPES:
                 raise where.error(f"unknown action type '{box.action_type}' (one of {', '.join(ACTION_TYPES)})",
                                   box.field)
@@ -657,15 +676,15 @@ def _check_and_copy(project, records, options, report, created, durable, spool, 
     when images cannot be read (every one of them named) or, without ImportOptions.add_labels, when records
     name labels the project does not have (every one of them named). Returns those labels."""
     images = _ImageChecker(project, options, created, durable)
-    labels = label_set.labels(project.engine)
+    classes = label_set.classes(project.engine)
     seen_keys: dict[str, Where] = {}
     kept_as: dict[str, str] = {}
     bad: dict[str, BadImage] = {}  # by file: a bad image named by two records is listed once
-    unknown = UnknownLabels(labels)
+    unknown = UnknownLabels(classes)
     swept, done, importable = False, 0, 0
     for batch in _batches(records, CHECK_BATCH, lambda record: len(record.steps)):
         for record in batch:
-            _check_record(record, labels, unknown)
+            _check_record(record, classes, unknown)
             if record.key in seen_keys:
                 first = seen_keys[record.key]
                 raise record.where.error(f"episode id '{record.key}' repeats line {first.line} of {first.file.name}")
@@ -783,13 +802,16 @@ def _write_batch(session, records, infos, screen_ids, captioned, now, options, r
             step_id = next(step_iter)
             for b in step.boxes:
                 x1, y1, x2, y2 = b.box if b.box is not None else (None,) * 4
+                role, name = role_and_class(b)
                 box_rows.append({
-                    "step_id": step_id, "x1": x1, "y1": y1, "x2": x2, "y2": y2, "label": b.label,
+                    "step_id": step_id, "x1": x1, "y1": y1, "x2": x2, "y2": y2, "label": role, "category": name,
                     "action_type": b.action_type, "element_text": b.element_text, "type_text": b.type_text,
                     "source": b.source, "author": b.author, "meta": b.meta,
                     "created_at": b.created_at or now, "updated_at": b.updated_at or now, "version": b.version,
                 })
-                report.boxes[b.label] += 1
+                report.boxes[role] += 1
+                if name:
+                    report.classes[name] += 1
                 if b.shape:
                     report.shapes_as_boxes[b.shape] += 1
             report.shapes_skipped.update(step.skipped_shapes)

@@ -72,7 +72,6 @@ from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output
 from desktop_app.images import IMAGE_SUFFIXES
 from desktop_app.store import label_set
-from desktop_app.store.models import LABELS
 
 RECTANGLES = ("rectanglelabels", "rectangle")
 # regions of other shapes, by what a user calls them: --shapes decides (labelling_tools.other_shape)
@@ -381,7 +380,7 @@ def _refuse_fractions(rectangles, where: Where) -> None:
 
 def write(ctx: ExportContext) -> ExportReport:
     report = ExportReport("label-studio", ctx.out, skipped_why="actions without a box (text-only or out of screen)")
-    labels = label_set.labels(ctx.session.get_bind()) if ctx.session is not None else LABELS
+    labels = label_set.export_names(ctx.session.get_bind() if ctx.session is not None else None)
     names = ScreenNames()
     tasks: list[dict] = []
     answers: dict[str, None] = {}
@@ -414,7 +413,7 @@ def write(ctx: ExportContext) -> ExportReport:
 def _results(box, region: str, screen, answers: dict) -> list[dict]:
     width, height = screen.width, screen.height
     value = {"x": box.x1 / width * 100, "y": box.y1 / height * 100, "width": (box.x2 - box.x1) / width * 100,
-             "height": (box.y2 - box.y1) / height * 100, "rotation": 0, "rectanglelabels": [box.label]}
+             "height": (box.y2 - box.y1) / height * 100, "rotation": 0, "rectanglelabels": [label_set.category_of(box.label, box.category)]}
     rectangle = {"id": region, "type": "rectanglelabels", "from_name": "label", "to_name": "image",
                  "original_width": width, "original_height": height, "image_rotation": 0, "value": value}
     out = [rectangle]

@@ -30,10 +30,13 @@ from desktop_app.formats.box_layout import image_size  # noqa: F401  (the tools'
 from desktop_app.formats.images import shown_name
 from desktop_app.formats.records import Where, finite, got, shown
 from desktop_app.store.attributes import attributes_of, with_attributes
-from desktop_app.store.models import ACTION_TYPES, BOX_SOURCES
+from desktop_app.store.models import ACTION_TYPES, BOX_SOURCES, LABELS
 
 IMAGES_DIR = "images"
 TEXT_FIELDS = ("element_text", "type_text")  # ScreenLab's own box fields that travel as key-values
+# the attribute carrying a classed box's role (gold, distracted) through a tool's file: its label there is the
+# class; "other" is what a class alone reads back as, so it is left out (ADR 0047)
+ROLE = "role"
 NORMALISED_SIDE = 8  # a picture wider and taller than this cannot hold a real box inside its first pixel
 SHAPE_CHOICES = ("refuse", "bbox", "skip")  # ImportOptions.shapes, --shapes
 SHAPES_HELP = {"refuse": "refuse the file (default)", "bbox": "take each as its bounding box",
@@ -71,10 +74,11 @@ def unique_keys(records: list, ident) -> None:
 
 
 def tool_label(value: Any, where: Where, field: str) -> str:
-    """A tool's label as ScreenLab names it: lowercase, no surrounding spaces."""
+    """A tool's label as the file spells it, without surrounding spaces: a role's name (any case) gives the
+    box that role, any other name is its class, case kept (ingest.role_and_class)."""
     if not isinstance(value, str):
         raise where.error(f"expected a label name (text), got {got(value)}", field)
-    label = value.strip().lower()
+    label = value.strip()
     if not label:
         raise where.error("the label is empty", field)
     return label
@@ -105,7 +109,7 @@ def box_parts(values: Mapping[str, Any], where: Where, field: str) -> tuple[dict
         if text is None:
             continue
         if name in TEXT_FIELDS or (name == "action_type" and text in ACTION_TYPES) or \
-                (name == "source" and text in BOX_SOURCES):
+                (name == "source" and text in BOX_SOURCES) or (name == ROLE and text in LABELS):
             fields[name] = text
         else:
             attributes[str(name)] = text
@@ -125,7 +129,13 @@ def box_values(box) -> dict[str, str]:
             values[name] = getattr(box, name)
     if box.action_type != "click":
         values["action_type"] = box.action_type
+    values.update(role_attribute(box))
     return values
+
+
+def role_attribute(box) -> dict[str, str]:
+    """{"role": gold or distracted} for a box with a class, which its file names by the class; else nothing."""
+    return {ROLE: box.label} if box.category and box.label != "other" else {}
 
 
 def check_size(declared: tuple[Any, Any], actual: tuple[int, int] | None, where: Where, field: str,

@@ -62,6 +62,7 @@ from desktop_app.formats.records import (
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output, inside, json_number
+from desktop_app.store import label_set
 
 VERSION = "5.7.0"  # the LabelMe release whose files our export imitates (examples/primitives/primitives.json)
 SIGN_BYTES = 64 * 1024
@@ -271,7 +272,7 @@ def _shape(box) -> dict:
     kept = box.meta.get("labelme", {}) if isinstance(box.meta.get("labelme"), dict) else {}
     values = box_values(box)
     description = values.pop("element_text", "")
-    shape = {"label": box.label, "points": [[json_number(box.x1), json_number(box.y1)],
+    shape = {"label": label_set.category_of(box.label, box.category), "points": [[json_number(box.x1), json_number(box.y1)],
                                             [json_number(box.x2), json_number(box.y2)]],
              "group_id": kept.get("group_id"), "description": description, "shape_type": "rectangle",
              "flags": kept.get("flags", {}), "mask": None}

@@ -57,6 +57,8 @@ class Where:
 
 @dataclass
 class BoxRecord:
+    # the file's name for the box: a role (gold, distracted, other, any case) or else its class, as the file
+    # spells it (ingest.role_and_class)
     label: str
     box: tuple[float, float, float, float] | None  # x1, y1, x2, y2 in image pixels
     element_text: str = ""
@@ -76,6 +78,11 @@ class BoxRecord:
     # the shape the tool drew when it was not a rectangle ("polygon"), taken as its bounding box (--shapes bbox):
     # the import's summary counts them
     shape: str = ""
+    # the role of a box whose label is a class, when the file says it (our exports' "role" attribute); else other
+    role: str = ""
+    # its label's place in the file's own list of categories (COCO's categories, YOLO's names), so the classes an
+    # import adds keep the file's order (class 37 of the file is the project's 37th); None: order of appearance
+    class_rank: int | None = None
 
 
 @dataclass

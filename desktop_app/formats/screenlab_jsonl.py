@@ -28,6 +28,7 @@ from desktop_app.formats.records import (
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output, json_box
+from desktop_app.store.models import LABELS
 
 FILE_NAME = "episodes.jsonl"
 VERSION = 1
@@ -49,8 +50,16 @@ def _read_action(obj, where: Where, name: str) -> BoxRecord:
     if not isinstance(obj, dict):
         raise where.error("expected an object", name)
     box = obj.get("box")
+    label = require(obj, "label", str, where, name + ".")
+    # "label" is the role; "category" (written when the box has one) its class: the record's label is then the
+    # class and its role the role (ingest.role_and_class)
+    category = optional(obj, "category", str, where, "", name + ".").strip()
+    if category and label not in LABELS:
+        raise where.error(f"a box with a class has a role as its label (gold, distracted, other), not {label!r}",
+                          name + ".label")
     return BoxRecord(
-        label=require(obj, "label", str, where, name + "."),
+        label=category or label,
+        role=label if category else "",
         box=None if box is None else parse_box(box, where, name + ".box"),
         element_text=optional(obj, "element_text", str, where, "", name + "."),
         action_type=optional(obj, "action_type", str, where, "click", name + "."),
@@ -147,7 +156,8 @@ def episode_to_json(bundle, image_name) -> dict:
             "instruction": sb.step.instruction, "meta": sb.step.meta,
             "actions": [{
                 "box": json_box(b),
-                "label": b.label, "action_type": b.action_type, "element_text": b.element_text,
+                "label": b.label, **({"category": b.category} if b.category else {}),
+                "action_type": b.action_type, "element_text": b.element_text,
                 "type_text": b.type_text, "source": b.source, "author": b.author, "version": b.version,
                 "created_at": _iso(b.created_at), "updated_at": _iso(b.updated_at), "meta": b.meta,
             } for b in sb.boxes],

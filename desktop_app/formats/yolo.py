@@ -55,7 +55,6 @@ from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
 from desktop_app.formats.writing import ImageWriter, atomic_output, inside
 from desktop_app.images import IMAGE_SUFFIXES
 from desktop_app.store import label_set
-from desktop_app.store.models import LABELS
 
 LABELS_DIR = "labels"
 NAME_FILES = ("classes.txt", "obj.names")
@@ -248,7 +247,7 @@ def _yaml_names(file: Path) -> dict[int, str] | None:
 
 def write(ctx: ExportContext) -> ExportReport:
     report = ExportReport("yolo", ctx.out, skipped_why="actions without a box (text-only or out of screen)")
-    classes = list(label_set.labels(ctx.session.get_bind()) if ctx.session is not None else LABELS)
+    classes = list(label_set.export_names(ctx.session.get_bind() if ctx.session is not None else None))
     names = ScreenNames()
     with atomic_output(ctx.out) as tmp:
         images = ImageWriter(tmp, ctx.image_bytes)
@@ -262,11 +261,12 @@ def write(ctx: ExportContext) -> ExportReport:
                     if not box.has_box:
                         report.skipped += 1
                         continue
-                    if box.label not in classes:
-                        classes.append(box.label)
+                    name = label_set.category_of(box.label, box.category)  # YOLO has no field for a role
+                    if name not in classes:
+                        classes.append(name)
                     numbers = ((box.x1 + box.x2) / 2 / width, (box.y1 + box.y2) / 2 / height,
                                (box.x2 - box.x1) / width, (box.y2 - box.y1) / height)
-                    lines.append(" ".join([str(classes.index(box.label)), *(number_text(v) for v in numbers)]))
+                    lines.append(" ".join([str(classes.index(name)), *(number_text(v) for v in numbers)]))
                 target = inside(tmp, str(PurePosixPath(LABELS_DIR, *rel.parts[1:]).with_suffix(".txt")))
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text("".join(line + "\n" for line in lines), encoding="utf-8")

@@ -15,7 +15,6 @@ from sqlalchemy import select
 from desktop_app.agents.prompts import Sample, shuffled_choices
 from desktop_app.evaluation.rules.base import Target
 from desktop_app.store import models as m
-from desktop_app.store.label_set import scoring_label
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter, episode_ids
 
@@ -58,7 +57,7 @@ class WorkItem:
 
     @cached_property
     def targets(self) -> tuple[Target, ...]:
-        return tuple(Target(a.id, scoring_label(a.label), a.text, a.box, a.meta.get("role", ""),
+        return tuple(Target(a.id, a.label, a.text, a.box, a.meta.get("role", ""),
                             bool(a.meta.get("out_of_screen"))) for a in self.actions)
 
     def sample(self, project: Project, image: bool = True) -> Sample:

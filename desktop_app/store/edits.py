@@ -26,7 +26,7 @@ from desktop_app.store.models import ACTION_TYPES, ActionBox, Assignment, Episod
 from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
 
-BOX_FIELDS = ("x1", "y1", "x2", "y2", "label", "action_type", "element_text", "type_text", "source", "meta")
+BOX_FIELDS = ("x1", "y1", "x2", "y2", "label", "category", "action_type", "element_text", "type_text", "source", "meta")
 EPISODE_FIELDS = ("goal", "scenario", "split", "review_status", "meta")
 
 
@@ -113,12 +113,16 @@ def _claim_steps(s: Session, step_ids, expected: int | None, actor: str) -> None
         claim_episode(s, episode_id, expected, actor)
 
 
-def _check_box_values(values: dict[str, Any], labels: tuple[str, ...]) -> None:
+def _check_box_values(values: dict[str, Any], classes: tuple[str, ...]) -> None:
     unknown = set(values) - set(BOX_FIELDS)
     if unknown:
         raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
-    if "label" in values and values["label"] not in labels:
-        raise ValueError(f"unknown label '{values['label']}' (this project's labels: {', '.join(labels)})")
+    if "label" in values and values["label"] not in label_set.ROLES:
+        raise ValueError(f"unknown role '{values['label']}' (gold, distracted or other; a class is set as "
+                         "category)")
+    if values.get("category") and values["category"] not in classes:
+        raise ValueError(f"unknown class '{values['category']}' (this project's classes: "
+                         f"{', '.join(classes) or 'none yet'})")
     if "action_type" in values and values["action_type"] not in ACTION_TYPES:
         raise ValueError(f"unknown action type '{values['action_type']}'")
 
@@ -135,7 +139,7 @@ def _jsonable(values: dict[str, Any]) -> dict[str, Any]:
 def create_boxes(project: Project, step_id: int, values: list[dict[str, Any]],
                  actor: str | None = None, expected_version: int | None = None) -> list[ActionBox]:
     actor = project.actor(actor)
-    allowed = label_set.labels(project.engine)
+    allowed = label_set.classes(project.engine) if any(v.get("category") for v in values) else ()
     for v in values:
         _check_box_values(v, allowed)
     with project.transaction() as s:
@@ -172,7 +176,7 @@ def update_boxes(project: Project, changes: list[tuple[int, dict[str, Any]]], ac
                  expected_versions: dict[int, int] | None = None,
                  expected_version: int | None = None) -> list[ActionBox]:
     actor = project.actor(actor)
-    allowed = label_set.labels(project.engine) if any("label" in c for _, c in changes) else ()
+    allowed = label_set.classes(project.engine) if any(c.get("category") for _, c in changes) else ()
     for _, c in changes:
         _check_box_values(c, allowed)
     out = []

@@ -132,7 +132,8 @@ class ActionBox(SQLModel, table=True):
 
     __tablename__ = "action_box"
     __table_args__ = (
-        # the label is checked against the project's label set (store/label_set.py), which can grow
+        # the role is one of LABELS (migration 0014: a check on PostgreSQL, a trigger on SQLite); the class is
+        # the project's vocabulary's to check (store/label_set.py)
         CheckConstraint(_in("source", BOX_SOURCES), name="ck_box_source"),
         CheckConstraint("(x1 IS NULL) = (x2 IS NULL) AND (y1 IS NULL) = (y2 IS NULL) AND (x1 IS NULL) = (y1 IS NULL)",
                         name="ck_box_complete"),
@@ -150,7 +151,10 @@ class ActionBox(SQLModel, table=True):
     y1: float | None = None
     x2: float | None = None
     y2: float | None = None
-    label: str = Field(default="other", max_length=16)
+    label: str = Field(default="other", max_length=16)  # the role scoring sees: gold, distracted or other
+    # the box's class from the project's vocabulary (store/label_set.py: "button", "Car", COCO's 80), case kept;
+    # "" for none. Scoring never reads it (ADR 0047).
+    category: str = Field(default="", max_length=64, sa_column_kwargs={"server_default": ""})
     action_type: str = Field(default="click", max_length=16)
     element_text: str = Field(default="")
     type_text: str = Field(default="")

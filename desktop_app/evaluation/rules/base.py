@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from desktop_app.agents.actions import ParsedAction
-from desktop_app.store.label_set import scoring_label
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ class Target:
 def target_of(box) -> Target:
     """An ActionBox (or anything with its fields) as scoring sees it."""
     meta = box.meta or {}
-    return Target(box.id, scoring_label(box.label), box.element_text,
+    return Target(box.id, box.label, box.element_text,
                   (box.x1, box.y1, box.x2, box.y2) if box.x1 is not None else None,
                   meta.get("role", ""), bool(meta.get("out_of_screen")))
 
