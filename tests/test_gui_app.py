@@ -24,9 +24,11 @@ pytestmark = pytest.mark.gui
 
 
 def _screenlab(*args, env_dirs):
+    """The timeout only catches a hang (a first start makes the demo project and reads a screen with OCR: one
+    CI run on a loaded machine needed more than 120 s); start-up time is measured in benchmarks/cold_start.py."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", **env_dirs)
     return subprocess.run([sys.executable, "-m", "desktop_app", *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+                          env=env, timeout=300)
 
 
 def test_bare_screenlab_opens_the_demo_project_from_the_user_data_folder(tmp_path):

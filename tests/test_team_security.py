@@ -128,10 +128,11 @@ def attacks(attacker, owner, scene: Scene) -> dict[str, bool]:
                    "source, author, meta, created_at, updated_at, version) VALUES (%s, 1, 1, 9, 9, 'gold', 'click', "
                    "'', '', 'manual', %s, '{}', now(), now(), 1)", (scene.original_step, me))
     _try(attacker, "UPDATE action_box SET label = 'other' WHERE id = %s", (scene.lead_box,))
+    _try(attacker, "UPDATE action_box SET category = 'hijacked' WHERE id = %s", (scene.lead_box,))
     _try(attacker, "UPDATE episode SET goal = 'hijacked', version = version + 1 WHERE id = %s", (scene.double,))
     got["write to the original"] = (
         _owner_one(owner, "SELECT count(*) FROM action_box WHERE step_id = %s", (scene.original_step,))[0] != 1
-        or _owner_one(owner, "SELECT label FROM action_box WHERE id = %s", (scene.lead_box,))[0] != "gold"
+        or _owner_one(owner, "SELECT label, category FROM action_box WHERE id = %s", (scene.lead_box,)) != ("gold", "")
         or _owner_one(owner, "SELECT goal FROM episode WHERE id = %s", (scene.double,))[0] == "hijacked")
     # -- the partner's state and assignment
     before = _owner_one(owner, "SELECT state, annotator FROM assignment WHERE copy_id = %s", (scene.partner_copy,))
@@ -150,13 +151,14 @@ def attacks(attacker, owner, scene: Scene) -> dict[str, bool]:
     got["adjudicate"] = _owner_one(owner, "SELECT count(*) FROM adjudication")[0] != 0
     # -- editing work I marked done, or reopening it myself
     _try(attacker, "UPDATE action_box SET label = 'other' WHERE id = %s", (scene.my_done_box,))
+    _try(attacker, "UPDATE action_box SET category = 'hijacked' WHERE id = %s", (scene.my_done_box,))
     _try(attacker, "DELETE FROM action_box WHERE id = %s", (scene.my_done_box,))
     _try(attacker, "INSERT INTO action_box (step_id, x1, y1, x2, y2, label, action_type, element_text, type_text, "
                    "source, author, meta, created_at, updated_at, version) VALUES (%s, 1, 1, 9, 9, 'gold', 'click', "
                    "'', '', 'manual', %s, '{}', now(), now(), 1)", (scene.my_copy_step, me))
     _try(attacker, "UPDATE assignment SET state = 'in_progress' WHERE copy_id = %s", (scene.my_copy,))
     got["edit a done copy"] = (
-        _owner_one(owner, "SELECT label FROM action_box WHERE id = %s", (scene.my_done_box,)) != ("gold",)
+        _owner_one(owner, "SELECT label, category FROM action_box WHERE id = %s", (scene.my_done_box,)) != ("gold", "")
         or _owner_one(owner, "SELECT count(*) FROM action_box WHERE step_id = %s", (scene.my_copy_step,))[0] != 1
         or _owner_one(owner, "SELECT state FROM assignment WHERE copy_id = %s", (scene.my_copy,))[0] != "done")
     # -- the audit trail
