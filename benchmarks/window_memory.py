@@ -64,11 +64,17 @@ now, peak = rss()
 window.ocr.shutdown()
 from desktop_app.ocr.process import shared_ocr_process
 worker = shared_ocr_process().pid  # the OCR process (ocr/process.py), None when no screen was read
-ocr_peak = 0.0
+ocr_peak = ocr_now = ocr_idle = 0.0
 if worker:
     fields = dict(line.split(":", 1) for line in open(f"/proc/{worker}/status"))
     ocr_peak = int(fields["VmHWM"].split()[0]) / 1024
-print(f"{opened:.1f} {now:.1f} {peak:.1f} {ocr_peak:.1f}")
+    ocr_now = int(fields["VmRSS"].split()[0]) / 1024
+    # a while later with nothing to read, the worker has left (ocr/process.py IDLE_EXIT_S, shortened here)
+    time.sleep(float(os.environ["SCREENLAB_OCR_IDLE_EXIT_S"]) + 2)
+    if shared_ocr_process().pid:
+        fields = dict(line.split(":", 1) for line in open(f"/proc/{worker}/status"))
+        ocr_idle = int(fields["VmRSS"].split()[0]) / 1024
+print(f"{opened:.1f} {now:.1f} {peak:.1f} {ocr_peak:.1f} {ocr_now:.1f} {ocr_idle:.1f}")
 """
 
 
@@ -87,10 +93,10 @@ def make_project(base: Path, episodes: int, env: dict) -> Path:
     return project
 
 
-def one_run(project: Path, screens: int, ocr: str, env: dict) -> tuple[float, float, float, float]:
+def one_run(project: Path, screens: int, ocr: str, env: dict) -> tuple[float, ...]:
     out = subprocess.run([sys.executable, "-c", _CHILD, str(project), str(screens), ocr], env=env, check=True,
                          capture_output=True, text=True, timeout=1200).stdout.split()
-    return float(out[-4]), float(out[-3]), float(out[-2]), float(out[-1])
+    return tuple(float(v) for v in out[-6:])
 
 
 def main() -> None:
@@ -102,7 +108,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="screenlab-winmem-") as tmp:
         base = Path(tmp)
         env = {**os.environ, "SCREENLAB_CONFIG_DIR": str(base / "config"), "SCREENLAB_DATA_DIR": str(base / "user"),
-               "SCREENLAB_LOG_DIR": str(base / "log"), "SCREENLAB_USER": "bench", "PYTHONPATH": str(ROOT)}
+               "SCREENLAB_LOG_DIR": str(base / "log"), "SCREENLAB_USER": "bench", "PYTHONPATH": str(ROOT),
+               "SCREENLAB_OCR_IDLE_EXIT_S": "5"}  # the real default is 120 s: the same exit, sooner
         started = time.perf_counter()
         project = make_project(base, args.episodes, env)
         print(f"window memory, {args.episodes:,} episodes on 28 screens (made in {time.perf_counter() - started:.0f} s), "
@@ -114,9 +121,12 @@ def main() -> None:
                 shutil.copytree(project, copy)
                 figures.append(one_run(copy, args.screens, ocr, env))
             load = os.getloadavg()[0]
-            opened, last, peak, ocr_peak = (statistics.median(f[i] for f in figures) for i in range(4))
+            opened, last, peak, ocr_peak, ocr_now, ocr_idle = (statistics.median(f[i] for f in figures)
+                                                               for i in range(6))
             print(f"  OCR {ocr:<3}  window: opened {opened:6.0f} MB   after the last screen {last:6.0f} MB   peak "
-                  f"{peak:6.0f} MB;   the OCR process: peak {ocr_peak:4.0f} MB   (load {load:.2f})")
+                  f"{peak:6.0f} MB;   the OCR process: peak {ocr_peak:4.0f} MB, after the last screen "
+                  f"{ocr_now:4.0f} MB, once idle {ocr_idle:4.0f} MB;   together after the last screen "
+                  f"{last + ocr_now:5.0f} MB, once idle {last + ocr_idle:5.0f} MB   (load {load:.2f})")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,11 @@ window's threads and the same on every OS; the installer's entry point calls fre
 runs at a lower priority than the window, and ends with the window (a daemon process; it also stops when
 its pipe closes). A worker that died (killed, out of memory) is started again for the next request once;
 if that fails too the error says so, and the window goes on without OCR.
+
+An idle worker leaves by itself (issue 36: the window and the OCR process together were 3.6 times labelme's
+memory): after IDLE_EXIT_S without a request its memory goes back to the system, and the next request starts
+a new one (the engines load again in a second or two; browsing screens with OCR on keeps it busy and alive).
+A request sent just as it leaves finds the pipe closed and is sent again to a new worker, as after a crash.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 from desktop_app.ocr.base import OcrUnavailable, Proposal, Word
 
 ANSWER_WITHIN_S = 300  # a 1280x800 screen takes about a second; a huge image or a loaded machine, more
+IDLE_EXIT_S = 120.0  # SCREENLAB_OCR_IDLE_EXIT_S overrides (0: never)
 _ERRORS: dict[str, type[Exception]] = {"unavailable": OcrUnavailable, "os": OSError, "value": ValueError}
 
 
@@ -33,7 +39,10 @@ class OcrProcess:
     """The worker, seen from the window: analyse() blocks the calling thread (never the UI thread) until
     the worker answers."""
 
-    def __init__(self) -> None:
+    def __init__(self, idle_exit_s: float | None = None) -> None:
+        if idle_exit_s is None:
+            idle_exit_s = _env_seconds("SCREENLAB_OCR_IDLE_EXIT_S", IDLE_EXIT_S)
+        self.idle_exit_s = idle_exit_s
         self._lock = threading.Lock()
         self._process = None
         self._conn = None
@@ -75,7 +84,7 @@ class OcrProcess:
         self._stop()
         context = multiprocessing.get_context("spawn")
         mine, theirs = context.Pipe()
-        process = context.Process(target=serve, args=(theirs,), name="screenlab-ocr", daemon=True)
+        process = context.Process(target=serve, args=(theirs, self.idle_exit_s), name="screenlab-ocr", daemon=True)
         process.start()
         theirs.close()  # the worker's end: once the worker is gone, recv() here ends with EOFError
         self._process, self._conn = process, mine
@@ -104,13 +113,23 @@ def shared_ocr_process() -> OcrProcess:
         return _shared
 
 
-def serve(conn) -> None:
-    """The worker's loop: one request at a time, until the window closes the pipe."""
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        return max(0.0, float(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+def serve(conn, idle_exit_s: float = 0.0) -> None:
+    """The worker's loop: one request at a time, until the window closes the pipe or, with idle_exit_s,
+    no request came for that long."""
     _lower_priority()
     from desktop_app.ocr.cache import analyse_file
 
     while True:
         try:
+            if idle_exit_s and not conn.poll(idle_exit_s):
+                return  # idle: give the memory back; the window starts a new worker when it needs one
             path, engine, language, options = conn.recv()
         except (EOFError, OSError):
             return
