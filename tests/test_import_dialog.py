@@ -330,14 +330,14 @@ def test_other_shapes_and_new_labels_are_chosen_in_the_dialog_as_on_the_command_
     dialog.shapes.setCurrentIndex(dialog.shapes.findData("bbox"))
     _wait(qtbot, dialog, dialog.start)
     shown = dialog.result.text() + dialog.details.toPlainText()
-    assert dialog.report is None and "unknown label 'icon' (1 box)" in shown
-    assert "'Add the labels the file names'" in shown
+    assert dialog.report is None and "unknown class 'icon' (1 box)" in shown
+    assert "'Add the classes the file names'" in shown and dialog.add_labels.text() == "Add the classes the file names"
 
     dialog.add_labels.setChecked(True)
     _wait(qtbot, dialog, dialog.start)
     shown = dialog.result.text() + dialog.details.toPlainText()
     assert dialog.report is not None, shown
-    assert "1 polygon taken as its bounding box" in shown and "labels added to the project: icon" in shown
+    assert "1 polygon taken as its bounding box" in shown and "classes added to the project: icon" in shown
 
     dialog.source.setText(str(_coco_folder(tmp_path / "coco")))
     assert dialog.format.currentData() == "coco" and not dialog.form.isRowVisible(dialog.shapes)
