@@ -442,7 +442,7 @@ COMMANDS = {
              add_team_commands),
     "boxes": ("show a screen's boxes and version; add, edit or delete boxes (refused if it changed since)",
               add_box_commands),
-    "labels": ("the project's box labels: gold, distracted, other and its own", add_box_commands),
+    "labels": ("the project's classes (a box's role is gold, distracted or other; its class is one of these)", add_box_commands),
     "box-attributes": ("show or set a box's attributes (free key-value pairs)", add_box_commands),
     "gui": ("open the annotation window on a project", add_gui_command),
     "guide": ("where the user guide's built pages are (index.html), to read offline", add_guide_command),
