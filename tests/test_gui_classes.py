@@ -291,11 +291,11 @@ def test_the_caption_names_the_class_before_the_text(qtbot, demo_copy):
 
 # -- the dashboard's split by class ---------------------------------------------------------------------------------
 def test_the_dashboard_splits_the_rates_by_the_class_of_the_gold_box(qtbot, demo_copy):
+    from test_class_selection import _classed
+
     from desktop_app.evaluation.rows import rule_rows
     from desktop_app.evaluation.tables import METRIC_VERDICT
     from desktop_app.ui.eval.dashboard import DashboardWidget
-
-    from test_class_selection import _classed
 
     episode, _ = _classed(demo_copy)  # the gold box of one popup sample is an "icon"
     with Project.open(demo_copy) as project:

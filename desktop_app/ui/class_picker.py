@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QApplication,
     QFrame,
     QLabel,
@@ -116,7 +117,7 @@ class ClassPicker(QFrame):
         None), inside the parent."""
         self.classes = tuple(classes)
         self._current = current
-        self.title.setText(f"Class of the selected box ({len(self.classes)} in this project)")
+        self.line.setPlaceholderText(f"type a name, or a number 1-{len(self.classes)}")
         self.line.blockSignals(True)
         self.line.clear()
         self.line.blockSignals(False)
@@ -167,7 +168,7 @@ class ClassPicker(QFrame):
         current = next((row for row, (n, name) in enumerate(found) if n and name == self._current), None)
         self.list.setCurrentRow(current if current is not None and not text.strip() else 0 if found else -1)
         if self.list.currentItem() is not None:
-            self.list.scrollToItem(self.list.currentItem())
+            self.list.scrollToItem(self.list.currentItem(), QAbstractItemView.PositionAtCenter)
         if found:
             self.hint.setText(f"{key_name('picker.take')}: the highlighted class · {key_name('picker.close')} "
                               "closes")

@@ -47,8 +47,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("label.other", "Label other", ("3",), "Label"),
     *(ActionSpec(f"label.{n}", f"Label with the project's class no. {n - 3}", (str(n),), "Label")
       for n in range(4, 10)),
-    ActionSpec("label.class", "Label with a class: search the project's classes by name or number", ("C",),
-               "Label"),
+    ActionSpec("label.class", "Label with a class: open the class picker, to search the project's classes by "
+               "name or number", ("C",), "Label"),
     ActionSpec("nudge.left", "Move left 1 px", ("Left",), "Move"),
     ActionSpec("nudge.right", "Move right 1 px", ("Right",), "Move"),
     ActionSpec("nudge.up", "Move up 1 px", ("Up",), "Move"),
