@@ -33,8 +33,8 @@ pytestmark = pytest.mark.gui
 
 WINDOW = (1366, 768)  # a laptop's screen (issue 33)
 CANVAS = (720, 450)
-OWN_LABEL = "cookie banner"
-SYMBOLS = Path(__file__).parent / "data" / "fonts"  # a project's own label (the fourth colour)
+CLASS = "cookie banner"  # a box's class: named in its caption, its colour its role's
+SYMBOLS = Path(__file__).parent / "data" / "fonts"
 
 
 @pytest.fixture(scope="module")
@@ -102,10 +102,9 @@ def canvas(qtbot, fixed_look):
     boxes = [ActionBox(id=i + 1, step_id=1, x1=a["box"][0], y1=a["box"][1], x2=a["box"][2], y2=a["box"][3],
                        label=a["label"], element_text=a["element_text"]) for i, a in enumerate(actions)]
     boxes += [ActionBox(id=10, step_id=1, x1=72, y1=330, x2=196, y2=372, label="other", element_text="Shop now"),
-              ActionBox(id=11, step_id=1, x1=0, y1=0, x2=1280, y2=26, label=OWN_LABEL,
+              ActionBox(id=11, step_id=1, x1=0, y1=0, x2=1280, y2=26, label="other", category=CLASS,
                         element_text="Free delivery on orders over $60")]
     scene = AnnotationScene()
-    scene.set_own_labels((OWN_LABEL,))
     view = CanvasView(scene)
     view.kept_scene = scene  # the view does not own its scene: Python would free it
     qtbot.addWidget(view)
@@ -128,7 +127,8 @@ def test_the_canvas_shows_each_label_a_selection_and_suggestions(qtbot, canvas, 
     click(canvas, 1220, 442, Qt.ShiftModifier)  # and the "See all" suggestion beside it
     settle(qtbot)
     assert scene.selected_ids() == [10] and scene.suggestions.selected == {1}
-    assert {item.label for item in scene.items_by_id.values()} == {"gold", "distracted", "other", OWN_LABEL}
+    assert {item.label for item in scene.items_by_id.values()} == {"gold", "distracted", "other"}
+    assert scene.items_by_id[11].caption == f"{CLASS} · Free delivery on orders over $60"
     check(render(canvas), "canvas", tmp_path)
 
 

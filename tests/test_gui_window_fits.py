@@ -178,10 +178,10 @@ def tool_windows(window):
     p, s = window.project, window.settings
     from desktop_app.ui.about_dialog import AboutDialog
     from desktop_app.ui.capability_view import CapabilityView
+    from desktop_app.ui.classes_dialog import ClassesDialog
     from desktop_app.ui.crash_dialog import CrashDialog
     from desktop_app.ui.eval.profile_dialog import AgentProfileDialog
     from desktop_app.ui.eval.run_dialog import RunDialog
-    from desktop_app.ui.labels_dialog import LabelsDialog
     from desktop_app.ui.llm_settings import LlmSettingsDialog
     from desktop_app.ui.observation_view import ObservationView
     from desktop_app.ui.probe_editor import ProbeEditor
@@ -203,7 +203,7 @@ def tool_windows(window):
         "shortcuts": lambda: ShortcutsDialog(s.shortcuts, window),
         "welcome": lambda: WelcomeDialog(s.shortcuts, window),
         "about": lambda: AboutDialog(window),
-        "labels": lambda: LabelsDialog(p, s.palette, window),
+        "classes": lambda: ClassesDialog(p, window),
         "llm endpoint": lambda: LlmSettingsDialog(s, window),
         "server": lambda: ServerDialog(s, window),
         "crash": lambda: CrashDialog(log, f"OSError: [Errno 28] No space left on device: '{sha_name(2)}.png'",

@@ -310,7 +310,8 @@ def test_a_box_past_the_picture_s_edge_is_refused_until_clipping_is_ticked(qtbot
 
 def test_other_shapes_and_new_labels_are_chosen_in_the_dialog_as_on_the_command_line(qtbot, project, tmp_path):
     """A LabelMe file with a polygon, whose label the project lacks: refused naming both choices; with
-    'Take each as its bounding box' and 'Add the labels the file names', it imports and says what it did."""
+    'Take each as its bounding box' and 'Add the classes the file names', it imports and says what it did (the
+    class as the file spells it: Icon)."""
     make_image(tmp_path / "shot.png", size=(200, 100))
     (tmp_path / "shot.json").write_text(json.dumps({
         "version": "5.7.0", "flags": {}, "imagePath": "shot.png", "imageData": None, "imageHeight": 100,
@@ -330,14 +331,14 @@ def test_other_shapes_and_new_labels_are_chosen_in_the_dialog_as_on_the_command_
     dialog.shapes.setCurrentIndex(dialog.shapes.findData("bbox"))
     _wait(qtbot, dialog, dialog.start)
     shown = dialog.result.text() + dialog.details.toPlainText()
-    assert dialog.report is None and "unknown label 'icon' (1 box)" in shown
-    assert "'Add the labels the file names'" in shown
+    assert dialog.report is None and "unknown class 'Icon' (1 box)" in shown
+    assert "'Add the classes the file names'" in shown and dialog.add_labels.text() == "Add the classes the file names"
 
     dialog.add_labels.setChecked(True)
     _wait(qtbot, dialog, dialog.start)
     shown = dialog.result.text() + dialog.details.toPlainText()
     assert dialog.report is not None, shown
-    assert "1 polygon taken as its bounding box" in shown and "labels added to the project: icon" in shown
+    assert "1 polygon taken as its bounding box" in shown and "classes added to the project: Icon" in shown
 
     dialog.source.setText(str(_coco_folder(tmp_path / "coco")))
     assert dialog.format.currentData() == "coco" and not dialog.form.isRowVisible(dialog.shapes)

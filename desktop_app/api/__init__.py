@@ -178,7 +178,8 @@ def export_data(project: Project, out: str | Path, format: str, where: Where = N
 
 
 def where(**fields) -> EpisodeFilter:
-    """A sample selection: scenarios=, review_statuses=, splits=, has_label=, text=, ids= (lists are fine)."""
+    """A sample selection: scenarios=, review_statuses=, splits=, has_label= (a role), classes= (a box of one of
+    these classes), text=, ids= (lists are fine)."""
     return _filter(fields)
 
 

@@ -35,7 +35,7 @@ from desktop_app.store.models import ACTION_TYPES, LABELS, ActionBox, Episode, S
 from desktop_app.store.project import Project
 
 __all__ = ["ACTION_TYPES", "LABELS", "ActionBox", "EditConflict", "EditRefused", "ScreenBoxes", "StaleEdit",
-           "add_boxes", "add_class", "add_classes", "box", "box_attributes", "boxes_from_clipboard", "clipboard_text",
+           "add_boxes", "add_class", "add_classes", "box", "class_counts", "box_attributes", "boxes_from_clipboard", "clipboard_text",
            "copied_boxes", "delete_boxes", "duplicated_box", "edit_boxes", "edit_episode", "edit_step_meta",
            "classes", "nudged_boxes", "pasted_box", "remove_class", "restore_boxes", "screen",
            "set_box_attributes", "with_attributes"]
@@ -126,6 +126,11 @@ def set_box_attributes(project: Project, box_id: int, changes: dict[str, str | N
 def classes(project: Project) -> tuple[str, ...]:
     """The project's class vocabulary in the order it was added (a box's role is one of LABELS)."""
     return _label_set.classes(project.engine)
+
+
+def class_counts(project: Project) -> dict[str, int]:
+    """Each class of the vocabulary, in its order, with how many boxes have it."""
+    return _label_set.class_counts(project.engine)
 
 
 def add_classes(project: Project, names: list[str]) -> tuple[str, ...]:

@@ -13,11 +13,11 @@ from desktop_app.cli.common import add_text_metric, rules_argument
 from desktop_app.store.queries import EpisodeFilter
 
 WHERE_KEYS = {"scenario": "scenarios", "status": "review_statuses", "split": "splits", "id": "ids",
-              "label": "has_label"}
+              "label": "has_label", "class": "classes"}
 
 
 def parse_where(text: str) -> dict:
-    """`scenario=popup|search,status=accepted` -> EpisodeFilter fields."""
+    """`scenario=popup|search,status=accepted,class=button|icon` -> EpisodeFilter fields."""
     out: dict = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, _, value = part.partition("=")
@@ -377,7 +377,7 @@ def add_commands(sub, add_project) -> None:
     p.add_argument("--pattern", choices=list(PATTERNS), help="override the profile's working pattern")
     p.add_argument("--where", type=parse_where, default={},
                    help="samples, e.g. scenario=popup|search,status=accepted (default statuses: "
-                        "accepted, edited, unreviewed)")
+                        "accepted, edited, unreviewed); label=ROLE or class=NAME|NAME: a box of that role or class")
     p.add_argument("--protocol", choices=list(PROTOCOLS),
                    help="; ".join(f"{name}: {proto.description}" for name, proto in PROTOCOLS.items())
                    + " (default: the one the samples fit: episode when most selected episodes have several steps)")

@@ -30,12 +30,16 @@ def add_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--status", type=csv_values, default=(),
                         help="only these review statuses: unreviewed, pending, accepted, rejected, edited")
     parser.add_argument("--split", type=csv_values, default=(), help="only these splits")
+    # one name a flag: a class may hold spaces or commas ("sports ball")
+    parser.add_argument("--class", dest="classes", action="append", default=[], metavar="NAME",
+                        help="only episodes with a box of this class (repeat for several; case-sensitive)")
 
 
 def filter_of(args) -> EpisodeFilter:
     from desktop_app.store.queries import EpisodeFilter
 
-    return EpisodeFilter(scenarios=args.scenario, review_statuses=args.status, splits=args.split)
+    return EpisodeFilter(scenarios=args.scenario, review_statuses=args.status, splits=args.split,
+                         classes=tuple(args.classes))
 
 
 def rules_argument(text: str) -> tuple[str, ...]:

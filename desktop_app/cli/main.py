@@ -170,7 +170,8 @@ def cmd_info(args) -> int:
         print(f"{'annotator copies':<20} {counts['double_annotation_copies']}")
     for key, title in (("episodes_by_scenario", "episodes by scenario"), ("episodes_by_split", "episodes by split"),
                        ("episodes_by_review_status", "episodes by review status"),
-                       ("actions_by_label", "actions by label"), ("review_items_by_status", "review items")):
+                       ("actions_by_label", "actions by label"), ("actions_by_class", "actions by class"),
+                       ("review_items_by_status", "review items")):
         if counts[key]:
             print(f"\n{title}:")
             for name, n in counts[key].items():

@@ -31,7 +31,8 @@ TITLES = {"acc_gold": "Acc_gold", "acc_dist": "Acc_dist", "acc_inv": "Acc_inv", 
 # the verdict a metric counts: what a click on its bar filters the browser to
 METRIC_VERDICT = {"acc_gold": "gold", "acc_dist": "distracted", "acc_inv": "invalid", "acc_other": "other"}
 ALL = "all"  # the column pooling every scenario (or pattern)
-FIELD_TITLES = {"agent": "Agent", "pattern": "Pattern", "scenario": "Scenario", "run": "Run", "rules": "Rules"}
+FIELD_TITLES = {"agent": "Agent", "pattern": "Pattern", "scenario": "Scenario", "run": "Run", "rules": "Rules",
+                "class": "Class"}
 NO_DATA = "-"  # a rate over no scored sample: never shown as 0 %
 SCORED = {"gold", "distracted", "other", "invalid", "error"}
 # CSV columns after the row and column keys; rates are 0-1, _lo/_hi the Wilson interval
@@ -157,9 +158,12 @@ def overall_table(rows: Iterable[dict], row_fields: tuple[str, ...] = ("agent", 
 
 
 def breakdown_table(rows: Iterable[dict], breakdown: str) -> Table:
-    """What the dashboard shows for a breakdown: overall, scenario, pattern or rules (side by side)."""
+    """What the dashboard shows for a breakdown: overall, scenario, pattern, class (of the target: rows from
+    evaluation/target_class.with_target_class) or rules (side by side)."""
     if breakdown == "overall":
         return overall_table(rows)
+    if breakdown == "class":
+        return build_table(rows, ("agent", "pattern"), "class", "By class of the target")
     if breakdown == "pattern":
         return build_table(rows, ("agent",), "pattern", "By working pattern")
     if breakdown == "rules":

@@ -6,6 +6,8 @@ Writes, into the output folder:
   table_by_scenario.{csv,md,tex}   agents x patterns rows, a column group per scenario (+ all)
   table_by_pattern.{csv,md,tex}    agents rows, a column group per working pattern (+ all)
   table_scenario_<name>.{...}      per scenario: agents x patterns (the paper's Tables 3-6)
+  table_by_class.{csv,md,tex}      agents x patterns rows, a column group per class of the gold box (when
+                                   some gold box has a class: evaluation/target_class.py)
                                    (each of these again with a _<rules> suffix for the second rule set)
   plot_overall.png, plot_by_scenario.png, plot_by_pattern.png, plot_by_rules.png
   vaf_variants.csv, vaf_ranked.md, vaf_delta_heatmap.png   browse runs (page variants): per variant TCR /
@@ -22,6 +24,7 @@ from desktop_app.evaluation import tables
 from desktop_app.evaluation.chart_png import render_png
 from desktop_app.evaluation.rows import rule_rows
 from desktop_app.evaluation.rules import check_text_metric
+from desktop_app.evaluation.target_class import any_class, with_target_class
 from desktop_app.runs.evaluate import DEFAULT_RULES, evaluate, list_runs, summary_lines
 from desktop_app.store.project import Project
 
@@ -66,6 +69,10 @@ def write_report(project: Project, run_ids: list[int] | None, out: Path | str, p
         for name, table in tables.paper_tables(rows).items():
             for fmt in ("csv", "md", "tex"):
                 written.append(tables.write(table, out / f"table_{name}.{fmt}"))
+        classed = with_target_class(project, [r for r in rows if r["rules"] == rules[0]])
+        if any_class(classed):  # a project without classes writes what it wrote before
+            for fmt in ("csv", "md", "tex"):
+                written.append(tables.write(tables.breakdown_table(classed, "class"), out / f"table_by_class.{fmt}"))
         if plots:
             first = [r for r in rows if r["rules"] == rules[0]]
             made = {"overall": lambda: tables.overall_table(first),

@@ -1,4 +1,4 @@
-"""What `screenlab info` shows: a project's totals and counts by scenario, split, review status and label.
+"""What `screenlab info` shows: a project's totals and counts by scenario, split, review status, role and class.
 
 One COUNT or GROUP BY query each (two for the labels, on SQLite), over the tables named here as plain
 SQL tables: the ORM models (store/models.py, sqlmodel) take longer to import than these queries take on
@@ -13,7 +13,7 @@ _screen = table("screen", column("id"))
 _episode = table("episode", column("id"), column("kind"), column("scenario"), column("split"),
                  column("review_status"))
 _step = table("step", column("id"), column("episode_id"))
-_box = table("action_box", column("step_id"), column("label"), column("x1"))
+_box = table("action_box", column("step_id"), column("label"), column("category"), column("x1"))
 _review_item = table("review_item", column("status"))
 
 
@@ -64,6 +64,7 @@ def project_counts(conn) -> dict:
         "episodes_by_scenario": grouped(episode.scenario, *own),
         "episodes_by_split": grouped(episode.split, *own),
         "episodes_by_review_status": grouped(episode.review_status, *own),
-        "actions_by_label": by_label(*own_boxes),
+        "actions_by_label": by_label(*own_boxes),  # by role
+        "actions_by_class": grouped(box.category, box.category != "", *own_boxes),  # none without a class
         "review_items_by_status": grouped(_review_item.c.status),
     }

@@ -101,6 +101,19 @@ def remove_class(engine: Engine, name: str) -> tuple[str, ...]:
     return classes(engine)
 
 
+def class_counts(engine: Engine) -> dict[str, int]:
+    """How many boxes have each class of the vocabulary, in its order (0 for an unused one); one GROUP BY."""
+    with engine.connect() as conn:
+        found = dict(conn.execute(select(ActionBox.category, func.count()).where(ActionBox.category != "")
+                                  .group_by(ActionBox.category)).all())
+    return {name: found.get(name, 0) for name in classes(engine)}
+
+
+def classes_in_use(conn) -> list[str]:
+    """The classes boxes have, sorted (a connection or a session): what a selection by class can find."""
+    return sorted(conn.execute(select(ActionBox.category).distinct().where(ActionBox.category != "")).scalars())
+
+
 def _store(engine: Engine, names: list[str]) -> None:
     table = ProjectSetting.__table__
     with engine.begin() as conn:

@@ -24,7 +24,8 @@ class EpisodeFilter:
     scenarios: tuple[str, ...] = ()
     review_statuses: tuple[str, ...] = ()
     splits: tuple[str, ...] = ()
-    has_label: str | None = None  # at least one box with this label
+    has_label: str | None = None  # at least one box with this role (gold, distracted, other)
+    classes: tuple[str, ...] = ()  # at least one box of one of these classes (ActionBox.category, case kept)
     has_boxes: bool | None = None  # True: some box; False: no box at all
     text: str = ""  # substring of the goal, the episode id, or a box's element or typed text
     ids: tuple[int, ...] = ()
@@ -83,6 +84,9 @@ class EpisodeFilter:
         if self.has_label:
             clauses.append(exists().where(Step.episode_id == Episode.id, ActionBox.step_id == Step.id,
                                           ActionBox.label == self.has_label))
+        if self.classes:
+            clauses.append(exists().where(Step.episode_id == Episode.id, ActionBox.step_id == Step.id,
+                                          ActionBox.category.in_(self.classes)))
         if self.has_boxes is not None:
             any_box = exists().where(Step.episode_id == Episode.id, ActionBox.step_id == Step.id)
             clauses.append(any_box if self.has_boxes else ~any_box)
@@ -367,6 +371,13 @@ def no_match(session: Session, flt: EpisodeFilter) -> str:
                                                                                .where())).scalars()
         return (f"selects no {kind} in review status {', '.join(flt.review_statuses)} (those it matches are "
                 f"{', '.join(sorted(found))}; name them with status=...)")
+    if flt.classes and count_episodes(session, replace(flt, classes=())):
+        from desktop_app.store.label_set import classes_in_use
+
+        used = classes_in_use(session)
+        return (f"selects no {kind} with a box of class {', '.join(flt.classes)} (classes boxes have: "
+                f"{', '.join(used[:20]) + (', ...' if len(used) > 20 else '') if used else 'none'}; "
+                "names are case-sensitive)")
     names = session.execute(select(Episode.scenario).distinct().where(*of_kind).order_by(Episode.scenario)).scalars()
     shown = [n or "(none)" for n in names]
     there = f"scenarios in this project: {', '.join(shown[:20])}{', ...' if len(shown) > 20 else ''}" if shown \

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.api import samples
+from desktop_app.api.boxes import classes
 from desktop_app.api.projects import Project, is_connection_lost
 from desktop_app.api.samples import EPISODE_REVIEW_STATUSES, WORK_STATES, EpisodeFilter
 from desktop_app.teams.views import queue_choices
@@ -238,6 +239,9 @@ class SampleBrowser(QWidget):
         self.scenario = QComboBox()
         self.status = QComboBox()
         self.has = QComboBox()
+        self.has.setToolTip("Samples with a box of this role (what scoring reads), or with or without boxes")
+        self.klass = QComboBox()  # a box's class (ADR 0047), beside its role
+        self.klass.setToolTip("Samples with a box of this class (Edit > Classes of this project…)")
         self.split = QComboBox()
         self.outcome = QComboBox()
         self.outcome.setToolTip("Show only episodes where an agent run went a certain way")
@@ -262,6 +266,7 @@ class SampleBrowser(QWidget):
         for status in EPISODE_REVIEW_STATUSES:
             self.status.addItem(status.capitalize(), status)
         self.reload_choices()
+        self.reload_classes()
         self.reload_outcomes()
         self.reload_queues()
 
@@ -285,17 +290,18 @@ class SampleBrowser(QWidget):
         self.pinned: tuple[tuple[int, ...], str] | None = None
 
         # split, scenario, run and annotator names are the data's: the filters never widen the panel for them
-        for combo in (self.scenario, self.status, self.has, self.split, self.outcome, self.queue, self.work_state,
-                      self.changed_by, self.changed_within):
+        for combo in (self.scenario, self.status, self.has, self.klass, self.split, self.outcome, self.queue,
+                      self.work_state, self.changed_by, self.changed_within):
             fit_combo(combo, 10)
         filters = QHBoxLayout()
         for widget in (self.scenario, self.status):
             filters.addWidget(widget)
         filters2 = QHBoxLayout()
-        for widget in (self.has, self.split):
+        for widget in (self.has, self.klass):
             filters2.addWidget(widget)
         filters3 = QHBoxLayout()
-        filters3.addWidget(self.outcome)
+        for widget in (self.split, self.outcome):
+            filters3.addWidget(widget)
         filters4 = QHBoxLayout()
         for widget in (self.queue, self.work_state):
             filters4.addWidget(widget)
@@ -316,8 +322,8 @@ class SampleBrowser(QWidget):
         self._debounce = QTimer(self, singleShot=True, interval=250)
         self._debounce.timeout.connect(self.apply_filter)
         self.search.textChanged.connect(self._debounce.start)
-        for combo in (self.scenario, self.status, self.has, self.split, self.outcome, self.queue, self.work_state,
-                      self.changed_by, self.changed_within):
+        for combo in (self.scenario, self.status, self.has, self.klass, self.split, self.outcome, self.queue,
+                      self.work_state, self.changed_by, self.changed_within):
             combo.currentIndexChanged.connect(self.apply_filter)
         self.table.selectionModel().currentRowChanged.connect(self._row_changed)
         if self.current_filter() != self.model.filter:  # the list starts on the person's own queue
@@ -367,6 +373,22 @@ class SampleBrowser(QWidget):
             index = combo.findData(current)
             combo.setCurrentIndex(max(index, 0))
             combo.blockSignals(False)
+
+    def reload_classes(self) -> None:
+        """The project's classes (after Edit > Classes of this project or an import added some)."""
+        current = self.klass.currentData()
+        self.klass.blockSignals(True)
+        self.klass.clear()
+        self.klass.addItem("Any class", None)
+        for name in classes(self.project):
+            self.klass.addItem(f"Class {name}", name)
+            self.klass.setItemData(self.klass.count() - 1, name, Qt.ToolTipRole)
+        index = self.klass.findData(current) if current is not None else 0
+        self.klass.setCurrentIndex(max(index, 0))
+        self.klass.setEnabled(self.klass.count() > 1)
+        self.klass.blockSignals(False)
+        if current is not None and index < 0:  # its class was removed: the list no longer filters by it
+            self.apply_filter()
 
     def reload_outcomes(self) -> None:
         """Outcome filters for the latest runs: their distracted / invalid / wrong-format cases, and
@@ -437,6 +459,7 @@ class SampleBrowser(QWidget):
             review_statuses=(self.status.currentData(),) if self.status.currentData() else (),
             splits=(self.split.currentData(),) if self.split.currentData() is not None else (),
             has_label=has if isinstance(has, str) else None,
+            classes=(self.klass.currentData(),) if self.klass.currentData() is not None else (),
             has_boxes=has if isinstance(has, bool) else None,
             text=self.search.text().strip(),
             outcome=outcome_of(self.outcome.currentData()),
@@ -513,8 +536,8 @@ class SampleBrowser(QWidget):
         the person's own queue with no other filter (where their private copies are listed)."""
         if self.model.row_of(episode_id) is None:
             mine = self.queue.findData(queue_choices(self.project).me)
-            for combo in (self.scenario, self.status, self.has, self.split, self.outcome, self.work_state,
-                          self.changed_by, self.changed_within, self.queue):
+            for combo in (self.scenario, self.status, self.has, self.klass, self.split, self.outcome,
+                          self.work_state, self.changed_by, self.changed_within, self.queue):
                 combo.blockSignals(True)
                 combo.setCurrentIndex(mine if combo is self.queue else 0)
                 combo.blockSignals(False)

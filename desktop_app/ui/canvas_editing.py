@@ -1,4 +1,5 @@
-"""What the Edit and Navigate keys do to the boxes of the screen shown: draw or select, label, delete,
+"""What the Edit and Navigate keys do to the boxes of the screen shown: draw or select, set the role or the
+class (keys 4-9, the class picker), delete,
 nudge, copy, paste, duplicate, snap, move between boxes and steps; and a finished gesture on the canvas
 (drawn, moved, resized) becomes a workspace edit. Only wiring: the rules (where a box may go, what the
 clipboard may hold, what snapping does) are the core's, applied by the workspace."""
@@ -7,10 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QRectF
+from PySide6.QtCore import QObject, QPoint, QRectF
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.api.boxes import boxes_from_clipboard, clipboard_text, labels
+from desktop_app.api.boxes import boxes_from_clipboard, classes, clipboard_text
+from desktop_app.ui.shortcuts import key_name
 
 if TYPE_CHECKING:
     from desktop_app.ui.main_window import MainWindow
@@ -71,8 +73,9 @@ class CanvasEditing(QObject):
         verb = "Move" if all(o.size() == r.size() for _, o, r in changes) else "Resize"
         self.ws.change_boxes(after, f"{verb} box{'es' if len(changes) > 1 else ''}")
 
-    # labels -------------------------------------------------------------------------------------
+    # roles and classes ------------------------------------------------------------------------------
     def set_label(self, label: str) -> None:
+        """Keys 1-3: the selected boxes' role; with none selected, the role of the next box drawn."""
         ids = self.selected_ids()
         if ids and self.ws is not None:
             self.ws.change_boxes({i: {"label": label} for i in ids}, f"Label {label}")
@@ -80,26 +83,72 @@ class CanvasEditing(QObject):
             self.scene.next_label = label
             self.window.status.update_mode()
 
-    def set_own_label(self, number: int) -> None:
-        """Keys 4-9: the project's own labels, in the order it added them."""
-        own = labels(self.window.project)  # keys 4-9 act only while a project is open
-        if number - 1 < len(own):
-            self.set_label(own[number - 1])
+    def set_class(self, name: str) -> None:
+        """The selected boxes' class ("" clears it), one undoable edit."""
+        ids = self.selected_ids()
+        if not ids or self.ws is None:
+            self.window.status.show_message("Select a box first: the class is set on the selected boxes", 5000)
+            return
+        self.ws.change_boxes({i: {"category": name} for i in ids}, f"Class {name}" if name else "Clear class")
+        self.window.status.show_message(f"Class: {name}" if name else "No class", 3000)
+
+    def set_class_number(self, number: int) -> None:
+        """Keys 4-9: the project's 1st to 6th class, in the order it added them."""
+        vocabulary = classes(self.window.project)  # keys 4-9 act only while a project is open
+        if number - 1 < len(vocabulary):
+            self.set_class(vocabulary[number - 1])
         else:
-            self.window.status.show_message(f"This project has no label no. {number} (Edit > Labels of this "
-                                            "project…)", 5000)
+            have = f"has {len(vocabulary)} class{'es' if len(vocabulary) != 1 else ''}" if vocabulary \
+                else "has no class yet"
+            self.window.status.show_message(f"This project {have}, no class no. {number}: Edit > Classes of "
+                                            "this project… adds them", 6000)
 
-    def labels_dialog(self) -> None:
-        from desktop_app.ui.labels_dialog import LabelsDialog
+    def pick_class(self) -> None:
+        """The class picker over the canvas, for the selected boxes (ui/class_picker.py)."""
+        ids = self.selected_ids()
+        vocabulary = classes(self.window.project)
+        if not vocabulary:
+            self.window.status.show_message("This project has no class yet: Edit > Classes of this project… "
+                                            "adds them", 6000)
+            return
+        if not ids or self.ws is None:
+            self.window.status.show_message(f"Select a box first, then {key_name('label.class')} for its class",
+                                            5000)
+            return
+        picker = self.picker()
+        first = self.ws.boxes.get(ids[0])
+        picker.open_with(vocabulary, first.category if first is not None else "", self._picker_anchor(ids))
 
-        dialog = LabelsDialog(self.window.project, self.window.settings.palette, self.window)
-        dialog.changed.connect(self.labels_changed)
+    def picker(self):
+        if getattr(self, "_picker", None) is None:
+            from desktop_app.ui.class_picker import ClassPicker
+
+            self._picker = ClassPicker(self.view)
+            self._picker.chosen.connect(self.set_class)
+            self._picker.closed.connect(self.view.setFocus)  # the keys go back to the canvas
+        return self._picker
+
+    def _picker_anchor(self, ids: list[int]):
+        """Just below the first selected box on screen (the picker keeps inside the canvas by itself), so the
+        box stays in sight; None (the canvas's top) for a box with no place on the screen."""
+        item = self.scene.items_by_id.get(ids[0])
+        if item is None:
+            return None
+        rect = self.view.mapFromScene(item.rect()).boundingRect()
+        return rect.bottomLeft() + QPoint(0, 12)
+
+    def classes_dialog(self) -> None:
+        from desktop_app.ui.classes_dialog import ClassesDialog
+
+        dialog = ClassesDialog(self.window.project, self.window)
+        dialog.changed.connect(self.classes_changed)
         dialog.open()
 
-    def labels_changed(self) -> None:
-        self.window.properties.reload_labels()  # the dialog is about the open project
+    def classes_changed(self) -> None:
+        """The dialog is about the open project: its class lists follow."""
+        self.window.properties.reload_classes()
         self.window.properties.refresh_boxes()
-        self.scene.set_own_labels(labels(self.window.project)[3:])
+        self.window.browser.reload_classes()
 
     # edits of the selection ------------------------------------------------------------------------
     def delete_selected(self) -> None:

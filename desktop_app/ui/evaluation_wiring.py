@@ -113,7 +113,7 @@ class EvaluationWiring(QObject):
             self._refresh(opened)
 
     def _bar_clicked(self, opened: OpenProject, info: dict) -> None:
-        parts = [info.get(k) for k in ("agent", "pattern", "scenario", "verdict") if info.get(k)]
+        parts = [info.get(k) for k in ("agent", "pattern", "scenario", "class", "verdict") if info.get(k)]
         rules = f" ({info['rules']} rules)" if info.get("rules") else ""
         opened.browser.show_ids(list(info.get("episode_ids") or []),
                                 "dashboard: " + " / ".join(map(str, parts)) + rules)

@@ -244,8 +244,8 @@ class MainWindow(QMainWindow):
     def create_project(self, folder: str) -> None:
         self.projects.create(folder)
 
-    def labels_dialog(self) -> None:
-        self.editing.labels_dialog()
+    def classes_dialog(self) -> None:
+        self.editing.classes_dialog()
 
     def go_step(self, delta: int) -> None:
         self.editing.go_step(delta)

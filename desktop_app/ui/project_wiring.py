@@ -66,7 +66,6 @@ class ProjectWiring(QObject):
         self.current = opened = OpenProject(project, settings, window)
         ws, browser = opened.ws, opened.browser
         opened.changed.connect(self._changed)
-        window.scene.set_own_labels(api.labels(project)[3:])
         window.left_tabs.insertTab(0, browser, "Samples")
         window.left_tabs.insertTab(1, opened.grid, "Thumbnails")
         opened.grid.opened.connect(lambda _id: window.view.setFocus())
@@ -241,6 +240,8 @@ class ProjectWiring(QObject):
         dialog.exec()
         if dialog.report is not None:
             opened.browser.reload_choices()
+            opened.browser.reload_classes()  # an import may add classes (its "Add the classes the file names")
+            opened.properties.reload_classes()
             opened.browser.apply_filter()
 
     def export_dialog(self) -> None:

@@ -3,6 +3,8 @@ and the list of this screen's actions (including text-only ones without a box)."
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (
@@ -23,8 +25,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.api.boxes import ACTION_TYPES, box_attributes, labels, with_attributes
+from desktop_app.api.boxes import ACTION_TYPES, LABELS, box_attributes, classes, with_attributes
 from desktop_app.api.teams import skip_note
+from desktop_app.ui.class_combo import ClassCombo
 from desktop_app.ui.fit import ElidedLabel, fit_combo
 from desktop_app.ui.palette import label_color
 from desktop_app.ui.shortcuts import key_name, pressed
@@ -88,8 +91,15 @@ class PropertiesPanel(QWidget):
         form.addRow(self.skip_note)
         self.skip_note.hide()
 
-        self.label = fit_combo(QComboBox())  # a project's own labels may be long
-        self.reload_labels()
+        self.label = fit_combo(QComboBox())  # the role: what scoring reads (keys 1-3)
+        for label in LABELS:
+            self.label.addItem(self._swatch(label), label, label)
+        self.label.setToolTip("The box's role, what every protocol scores")
+        self.category = fit_combo(ClassCombo())  # a class may be long: the box never widens the panel for it
+        self.category.setToolTip(f"The box's class, from the project's (Edit > Classes of this project…): type "
+                                 f"to search; keys {key_name('label.4')}-{key_name('label.9')} and "
+                                 f"{key_name('label.class')} on the canvas")
+        self.reload_classes()
         self.action = fit_combo(QComboBox())
         self.action.addItems(list(ACTION_TYPES))
         self.element_text = QLineEdit(placeholderText="visible text of the element")
@@ -105,7 +115,8 @@ class PropertiesPanel(QWidget):
         self.attributes.setToolTip("Type a name and a value in the last row to add one; clear a value to remove it")
         box_box = QGroupBox("Selected action")
         form = QFormLayout(box_box)
-        form.addRow("Label", self.label)
+        form.addRow("Role", self.label)
+        form.addRow("Class", self.category)
         form.addRow("Action", self.action)
         form.addRow("Element text", self.element_text)
         form.addRow("Text to type", self.type_text)
@@ -132,7 +143,12 @@ class PropertiesPanel(QWidget):
         self.goal.committed.connect(self._commit_goal)
         self.scenario.activated.connect(self._commit_scenario)
         self.scenario.lineEdit().editingFinished.connect(self._commit_scenario)
-        self.label.activated.connect(lambda _=None: self._commit_boxes({"label": self.label.currentData()}, "Set label"))
+        self.label.activated.connect(lambda index: self._commit_boxes({"label": self.label.itemData(index)}, "Set role"))
+        self.category.chosen.connect(
+            lambda name: self._commit_boxes({"category": name}, f"Class {name}" if name else "Clear class"))
+        self.category.refused.connect(lambda typed: self.box_info.setText(
+            f"<span style='color:#d9534f'>No class '{html.escape(typed)}' in this project (Edit > Classes of this "
+            "project… adds one)</span>"))
         self.action.activated.connect(
             lambda _=None: self._commit_boxes({"action_type": self.action.currentText()}, "Set action type"))
         self.element_text.editingFinished.connect(
@@ -149,16 +165,13 @@ class PropertiesPanel(QWidget):
         ws.stateChanged.connect(lambda *_: self.show_skipped())
         self.refresh()
 
-    def reload_labels(self) -> None:
-        """The project's label set (store/label_set.py): gold, distracted, other and its own."""
-        self.labels = labels(self.ws.project)
-        self.label.clear()
-        for label in self.labels:
-            self.label.addItem(self._swatch(label), label, label)
+    def reload_classes(self) -> None:
+        """The project's classes (store/label_set.py), after Edit > Classes of this project changed them."""
+        self.category.set_classes(classes(self.ws.project))
 
     def _swatch(self, label: str) -> QIcon:
         pixmap = QPixmap(12, 12)
-        pixmap.fill(label_color(label, self.palette, getattr(self, "labels", ())[3:]))
+        pixmap.fill(label_color(label, self.palette))
         return QIcon(pixmap)
 
     @property
@@ -197,7 +210,8 @@ class PropertiesPanel(QWidget):
         self.list.clear()
         for box in self.ws.boxes.values():
             where = "(no box)" if box.x1 is None else f"{box.x2 - box.x1:.0f}x{box.y2 - box.y1:.0f}"
-            item = QListWidgetItem(self._swatch(box.label), f"{box.element_text or '(no text)'}  [{where}]")
+            named = " · ".join(part for part in (box.category, box.element_text) if part) or "(no text)"
+            item = QListWidgetItem(self._swatch(box.label), f"{named}  [{where}]")
             item.setToolTip(item.text())
             item.setData(Qt.UserRole, box.id)
             if box.x1 is None:
@@ -227,6 +241,7 @@ class PropertiesPanel(QWidget):
             return
         first = boxes[0]
         self.label.setCurrentIndex(self.label.findData(first.label))
+        self.category.show_class(first.category)
         self.action.setCurrentText(first.action_type)
         if single is not None:
             self.element_text.setText(single.element_text)
@@ -279,7 +294,7 @@ class PropertiesPanel(QWidget):
             self.ws.edit_episode({"scenario": text}, "Set scenario")
 
     def _commit_boxes(self, values: dict, text: str) -> None:
-        ids = self._selected if "label" in values or "action_type" in values else self._selected[:1]
+        ids = self._selected if {"label", "category", "action_type"} & set(values) else self._selected[:1]
         if ids:
             self.ws.change_boxes({i: dict(values) for i in ids}, text)
 

@@ -40,11 +40,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("edit.select_all", "Select all boxes", ("Ctrl+A",), "Edit"),
     ActionSpec("edit.next_box", "Select next box", ("Tab",), "Edit"),
     ActionSpec("edit.prev_box", "Select previous box", ("Shift+Tab",), "Edit"),
+    # a box's role (what scoring reads) and its class (the project's vocabulary, store/label_set.py: ADR 0047);
+    # the ids stay label.*, so keys users rebound before the split keep their binding
     ActionSpec("label.gold", "Label gold", ("1",), "Label"),
     ActionSpec("label.distracted", "Label distracted", ("2",), "Label"),
     ActionSpec("label.other", "Label other", ("3",), "Label"),
-    # a project's own labels (store/label_set.py), in the order it added them
-    *(ActionSpec(f"label.{n}", f"Label with the project's label no. {n}", (str(n),), "Label") for n in range(4, 10)),
+    *(ActionSpec(f"label.{n}", f"Label with the project's class no. {n - 3}", (str(n),), "Label")
+      for n in range(4, 10)),
+    ActionSpec("label.class", "Label with a class: open the class picker, to search the project's classes by "
+               "name or number", ("C",), "Label"),
     ActionSpec("nudge.left", "Move left 1 px", ("Left",), "Move"),
     ActionSpec("nudge.right", "Move right 1 px", ("Right",), "Move"),
     ActionSpec("nudge.up", "Move up 1 px", ("Up",), "Move"),
@@ -141,6 +145,15 @@ WINDOW_KEYS: tuple[ActionSpec, ...] = (
     _window("page.fit", "Fit the page to the view", ("Ctrl+0",), "Page pictures"),
     # the goal being typed in the Properties panel (ui/properties.py)
     _window("goal.commit", "Save the goal being typed", ("Ctrl+Return", "Ctrl+Enter"), "Goal field"),
+    # the class picker over the canvas (ui/class_picker.py, opened by label.class); typed text filters it
+    _window("picker.take", "Take the highlighted class (a number is taken once no other class number begins "
+            "with it)", ("Return", "Enter"), "Class picker"),
+    _window("picker.none", "No class: clear the selected boxes' class", ("0",), "Class picker"),
+    _window("picker.up", "Highlight the class above", ("Up",), "Class picker"),
+    _window("picker.down", "Highlight the class below", ("Down",), "Class picker"),
+    _window("picker.page_up", "Highlight a page of classes above", ("PgUp",), "Class picker"),
+    _window("picker.page_down", "Highlight a page of classes below", ("PgDown",), "Class picker"),
+    _window("picker.close", "Close the class picker, nothing changed", ("Esc",), "Class picker"),
     # mouse with a key, on the canvas
     _window("canvas.add", "Add a suggestion or a box to the selection (select several)", ("Shift+click",),
             "Canvas"),
@@ -159,6 +172,7 @@ WHERE = {
     "Replay": "Variants > Page variants, a trial's replay",
     "Page pictures": "Variants > Page variants, the page's pictures",
     "Goal field": "the Properties panel, while typing a goal",
+    "Class picker": "the class picker over the screen",
     "Canvas": "the main window's screen, with the mouse",
     "Terminal": "the screenlab command in a terminal",
 }
@@ -175,6 +189,7 @@ SCOPES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "Replay": (("desktop_app/ui/vaf/replay.py", "desktop_app/ui/vaf/results_tab.py"), ("replay",)),
     "Page pictures": (("desktop_app/ui/vaf/page_view.py",), ("page picture",)),
     "Goal field": (("desktop_app/ui/properties.py",), ("goal field",)),
+    "Class picker": (("desktop_app/ui/class_picker.py",), ("class picker", "picker")),
     "Terminal": (("desktop_app/cli/", "desktop_app/crash.py"), ("screenlab ", "terminal", "command", "--resume")),
 }
 

@@ -186,10 +186,10 @@ class ImportDialog(_TransferDialog):
                                    "left out (its action kept); each is listed in the report. Unticked, such a box "
                                    "stops the whole import")
         self.form.addRow("", self.clip_boxes)
-        self.add_labels = QCheckBox("Add the labels the file names")
-        self.add_labels.setToolTip("Labels the file names that this project does not have are added to it (a "
-                                   "project has at most 6 of its own). Unticked, the import is refused, naming "
-                                   "every one of them")
+        self.add_labels = QCheckBox("Add the classes the file names")
+        self.add_labels.setToolTip("Classes the file names that this project does not have are added to it, in "
+                                   "the file's order (Edit > Classes of this project lists them). Unticked, the "
+                                   "import is refused, naming every one of them")
         self.form.addRow("", self.add_labels)
         self.format.currentIndexChanged.connect(self._show_options)
         self.import_rest = self.buttons.addButton("Import the good files", QDialogButtonBox.ActionRole)

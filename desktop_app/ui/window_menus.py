@@ -29,12 +29,12 @@ CANVAS_SCOPED = {"edit.next_box", "edit.prev_box", "ocr.accept", *NUDGES}
 NEEDS_PROJECT = frozenset({
     "file.import", "file.export", "edit.draw", "edit.select_mode", "edit.delete", "edit.duplicate", "edit.copy",
     "edit.paste", "edit.select_all", "edit.next_box", "edit.prev_box", "edit.snap", "label.gold",
-    "label.distracted", "label.other", *(f"label.{n}" for n in range(4, 10)), "nav.prev", "nav.next",
+    "label.distracted", "label.other", *(f"label.{n}" for n in range(4, 10)), "label.class", "nav.prev", "nav.next",
     "nav.prev_step", "nav.next_step", "nav.search", "ocr.run", "ocr.accept", "tree.snap", "tree.promote",
     "tree.flag", "review.mode", *NUDGES})
 UNDO = ("edit.undo", "edit.redo")
 # the menu items of make_menus that act on the open project, by their name in its result
-NAMED_NEEDS_PROJECT = ("labels", "observe", "grounding_tasks", "grounding_instructions", "probes", "profile",
+NAMED_NEEDS_PROJECT = ("classes", "observe", "grounding_tasks", "grounding_instructions", "probes", "profile",
                        "variants", "new_run", "report", "check", "record")
 
 
@@ -53,7 +53,8 @@ def handlers(w: MainWindow) -> dict:
         "edit.next_box": lambda: edit.cycle_box(1), "edit.prev_box": lambda: edit.cycle_box(-1),
         "label.gold": lambda: edit.set_label("gold"), "label.distracted": lambda: edit.set_label("distracted"),
         "label.other": lambda: edit.set_label("other"),
-        **{f"label.{n}": lambda _checked=False, n=n: edit.set_own_label(n) for n in range(4, 10)},
+        **{f"label.{n}": lambda _checked=False, n=n: edit.set_class_number(n - 3) for n in range(4, 10)},
+        "label.class": edit.pick_class,
         "nav.prev": lambda: w.browser.step(-1), "nav.next": lambda: w.browser.step(1),
         "nav.prev_step": lambda: edit.go_step(-1), "nav.next_step": lambda: edit.go_step(1),
         "nav.search": lambda: w.browser.search.setFocus(),
@@ -147,14 +148,14 @@ def make_menus(w: MainWindow) -> dict[str, QAction]:
     menu = bar.addMenu("&Edit")
     for key in ("edit.undo", "edit.redo", None, "edit.draw", "edit.select_mode", "edit.delete",
                 "edit.duplicate", "edit.copy", "edit.paste", "edit.select_all", "edit.snap", None,
-                "label.gold", "label.distracted", "label.other", *(f"label.{n}" for n in range(4, 10))):
+                "label.gold", "label.distracted", "label.other", *(f"label.{n}" for n in range(4, 10)), "label.class"):
         menu.addSeparator() if key is None else menu.addAction(a[key])
     move = menu.addMenu("Move selected boxes")  # the arrow keys, findable like every other key
     for key in NUDGES:
         move.addAction(a[key])
     menu.addSeparator()
-    named["labels"] = menu.addAction("Labels of this project…")
-    named["labels"].triggered.connect(w.labels_dialog)
+    named["classes"] = menu.addAction("Classes of this project…")
+    named["classes"].triggered.connect(w.classes_dialog)
     menu.addAction("Settings...").triggered.connect(lambda: w.dialogs.settings())
     menu.addAction("LLM endpoint and browser...").triggered.connect(lambda: w.dialogs.settings(tab="LLM && browser"))
 

@@ -78,18 +78,13 @@ def _handle_reach(name: str, point: QPointF, px: float) -> QRectF:
 
 
 class BoxStyle:
-    """Pens and brushes per label, built once per palette instead of per paint."""
+    """Pens and brushes per role, built once per palette instead of per paint."""
 
     def __init__(self, palette: str = "default"):
-        self.own: tuple[str, ...] = ()  # the project's own labels (store/label_set.py), in order
         self.set_palette(palette)
 
-    def set_own_labels(self, own: tuple[str, ...]) -> None:
-        self.own = tuple(own)
-        self.set_palette(self.palette)
-
     def of(self, label: str) -> str:
-        """The label a box is drawn as: its own, or "other" for one the project no longer has."""
+        """The role a box is drawn as (anything else as "other")."""
         return label if label in self.colors else "other"
 
     def set_palette(self, palette: str) -> None:
@@ -98,8 +93,8 @@ class BoxStyle:
         self.thin: dict[str, QPen] = {}
         self.fills: dict[str, QBrush] = {}
         self.colors: dict[str, QColor] = {}
-        for label in ("gold", "distracted", "other", *self.own):
-            color = label_color(label, palette, self.own)
+        for label in ("gold", "distracted", "other"):
+            color = label_color(label, palette)
             self.colors[label] = color
             for selected in (False, True):
                 pen = QPen(color, 3 if selected else 2)
@@ -116,15 +111,24 @@ class BoxStyle:
         self.handle_pen.setCosmetic(True)
 
 
-class BoxItem(QGraphicsItem):
-    """One action box. Its geometry is image pixels; item position stays (0, 0)."""
+def caption_of(category: str, text: str) -> str:
+    """What a box's caption says: its class first (the caption is cut at its end when long), then its
+    element text, "Car · Send"; either alone when the other is empty."""
+    return " · ".join(part for part in (category, text) if part)
 
-    def __init__(self, box_id: int, rect: QRectF, label: str, text: str, style: BoxStyle):
+
+class BoxItem(QGraphicsItem):
+    """One action box. Its geometry is image pixels; item position stays (0, 0). `label` is its role (its
+    colour), `category` its class, `text` its element text."""
+
+    def __init__(self, box_id: int, rect: QRectF, label: str, text: str, style: BoxStyle, category: str = ""):
         super().__init__()
         self.box_id = box_id
         self._rect = QRectF(rect)
         self.label = label
         self.text = text
+        self.category = category
+        self.caption = caption_of(category, text)
         self.style = style
         self.hovered = False
         self.setFlag(QGraphicsItem.ItemIsSelectable, True)
@@ -137,8 +141,9 @@ class BoxItem(QGraphicsItem):
         if scene is not None and getattr(scene, "layer", None) is not None:
             scene.layer.invalidate(hover)
 
-    def set_label(self, label: str, text: str) -> None:
-        self.label, self.text = label, text
+    def set_label(self, label: str, text: str, category: str = "") -> None:
+        self.label, self.text, self.category = label, text, category
+        self.caption = caption_of(category, text)
         self._changed()
 
     # geometry ---------------------------------------------------------------

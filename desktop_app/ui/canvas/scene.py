@@ -48,6 +48,7 @@ CAPTION_MODES = ("always", "hover", "never")  # Settings.box_captions: "hover" =
 CAPTION_LIMIT = 400  # with more boxes in view, captions would be unreadable clutter anyway
 CAPTION_MIN_BOX_PX = 10  # boxes smaller than this on screen get no caption
 CAPTION_MIN_TEXT_PX = 80  # a caption may be wider than a narrow box, up to this
+CAPTION_CLASS_PX = 220  # ... and to show the box's class whole ("Traffic light · …"), up to this
 # what covering one square view pixel costs a caption (placement.cheapest picks the lowest total)
 COVER_CAPTION = 8.0  # another caption: text on text is unreadable
 COVER_HANDLE = 8.0  # a selected box's handle
@@ -145,13 +146,13 @@ class AnnotationScene(QGraphicsScene):
             return
         rect = QRectF(QPointF(box.x1, box.y1), QPointF(box.x2, box.y2))
         if item is None:
-            item = BoxItem(box.id, rect, box.label, box.element_text, self.style)
+            item = BoxItem(box.id, rect, box.label, box.element_text, self.style, box.category)
             self.items_by_id[box.id] = item
             self.addItem(item)
             self.layer.invalidate()
         else:
             item.set_rect(rect)
-            item.set_label(box.label, box.element_text)
+            item.set_label(box.label, box.element_text, box.category)
 
     def remove_box(self, box_id: int) -> None:
         item = self.items_by_id.pop(box_id, None)
@@ -161,13 +162,6 @@ class AnnotationScene(QGraphicsScene):
 
     def set_palette(self, palette: str) -> None:
         self.style.set_palette(palette)
-        if self.layer is not None:
-            self.layer.invalidate()
-        self.update()
-
-    def set_own_labels(self, own: tuple[str, ...]) -> None:
-        """The project's own labels get their colours (ui/palette.py EXTRA_COLOURS)."""
-        self.style.set_own_labels(own)
         if self.layer is not None:
             self.layer.invalidate()
         self.update()
@@ -209,7 +203,7 @@ class AnnotationScene(QGraphicsScene):
         if self._captioned is None or self._captioned[0] != key:
             hover_only = self.caption_mode == "hover"
             boxes = [b for b in self.items_by_id.values()
-                     if b.text and (not hover_only or b.hovered or b.isSelected())]
+                     if b.caption and (not hover_only or b.hovered or b.isSelected())]
             boxes.sort(key=lambda b: (b._rect.top(), b._rect.left(), b.box_id))
             self._captioned = (key, boxes)
         return self._captioned[1]
@@ -253,7 +247,10 @@ class AnnotationScene(QGraphicsScene):
             box = _scaled(item._rect, scale)
             if box[2] - box[0] < CAPTION_MIN_BOX_PX or box[3] - box[1] < CAPTION_MIN_BOX_PX:
                 continue
-            text = metrics.elidedText(item.text, Qt.ElideRight, int(max(box[2] - box[0], CAPTION_MIN_TEXT_PX)))
+            room = max(box[2] - box[0], CAPTION_MIN_TEXT_PX)
+            if item.category:  # the class is what a glance looks for: whole, when it is not too long
+                room = max(room, min(metrics.horizontalAdvance(f"{item.category} · …"), CAPTION_CLASS_PX))
+            text = metrics.elidedText(item.caption, Qt.ElideRight, int(room))
             width = metrics.horizontalAdvance(text) + 6
             # a selected box's handles sit just outside it: its caption keeps clear of them
             lift = HANDLE_OUTSET_PX if item.isSelected() else 0.0

@@ -1,5 +1,5 @@
 """The metrics dashboard: grouped bars (Acc_gold / Acc_dist / Acc_other / Acc_inv, 95 % Wilson error
-bars) per agent, broken down overall, by scenario or by pattern, under ScreenLab's rules, the
+bars) per agent, broken down overall, by scenario, by pattern or by the class of the gold box, under ScreenLab's rules, the
 EnvDistraction authors' rules, or both side by side; the same numbers in a table (with the
 wrong-format count, "-" where nothing was scored); exports. Beside the rules, the text metric of the
 authors' rules (auto, f1, result-id: `--text-metric`), enabled when their rules are shown.
@@ -44,13 +44,16 @@ from desktop_app.evaluation.rows import rule_rows
 from desktop_app.evaluation.rules import RULES
 from desktop_app.evaluation.rules.envdistraction import TEXT_METRIC_HELP, EnvDistractionRules
 from desktop_app.evaluation.tables import ALL, METRIC_VERDICT, Table
+from desktop_app.evaluation.target_class import with_target_class
 from desktop_app.runs.evaluate import list_runs
 from desktop_app.ui.eval.plots import Bar, draw_table
 from desktop_app.ui.eval.results_model import ResultsTableModel
 from desktop_app.ui.fit import ElidedLabel, FlowLayout
 from desktop_app.ui.tasks import run_in_background
 
-BREAKDOWNS = (("overall", "Overall"), ("scenario", "By scenario"), ("pattern", "By pattern"))
+# "class": the class of the step's gold box (evaluation/target_class.py), "(no class)" for one without
+BREAKDOWNS = (("overall", "Overall"), ("scenario", "By scenario"), ("pattern", "By pattern"),
+              ("class", "By class"))
 BOTH = "both"
 SIDE_BY_SIDE = " · rules"  # the column field of a side-by-side table: "scenario · rules"
 METRIC_FLAG = {"acc_gold": "gold", "acc_dist": "distracted", "acc_other": "other", "acc_inv": "invalid"}
@@ -190,7 +193,8 @@ class DashboardWidget(QWidget):
         def load() -> tuple[dict[str, list[dict]], list[int]]:
             runs = list_runs(project, ids)
             screen = [r.id for r in runs if r.protocol == "screen"]
-            return ({name: rule_rows(project, screen, name, text_metric=text_metric) for name in RULES},
+            return ({name: with_target_class(project, rule_rows(project, screen, name, text_metric=text_metric))
+                     for name in RULES},
                     [r.id for r in runs if r.protocol != "screen"])
 
         def loaded(found) -> None:
@@ -233,7 +237,7 @@ class DashboardWidget(QWidget):
         self.failed.emit(str(exc))
 
     def set_breakdown(self, key: str) -> None:
-        """overall, scenario or pattern."""
+        """overall, scenario, pattern or class (of the gold box)."""
         self.breakdown.setCurrentIndex(self.breakdown.findData(key))
 
     def table(self) -> Table:
@@ -367,13 +371,13 @@ class DashboardWidget(QWidget):
         rules = self.rules.currentData()
         info = {"agent": key.get("agent"), "pattern": key.get("pattern"), "scenario": None,
                 "rules": None if rules == BOTH else rules, "verdict": METRIC_VERDICT[bar.metric], "metric": bar.metric}
-        if table.column_field in ("scenario", "pattern") and column is not None:
+        if table.column_field in ("scenario", "pattern", "class") and column is not None:
             info[table.column_field] = column
         if rules == BOTH and column is not None:  # "popup · envdistraction", or "envdistraction" overall
             value, _, named = column.rpartition(" · ")
             info["rules"] = named
             plain = table.column_field[:-len(SIDE_BY_SIDE)]
-            if value and plain in ("scenario", "pattern"):
+            if value and plain in ("scenario", "pattern", "class"):
                 info[plain] = value
         cell = table.cell(bar.row, bar.column) or {}
         info["run_ids"] = list(cell.get("runs", []))
