@@ -180,7 +180,7 @@ def _read_file(file: Path, root: Path, images_dir: Path | None, shapes_rule: str
     top = parse(file, "Pascal VOC")
     where = Where(file, top.line)
     if top.tag != "annotation":
-        raise where.error(f"the root element is <{shown(top.tag)}>, not <annotation>: not a Pascal VOC annotation")
+        raise where.error(f"the root element is <{top.tag[:60]}>, not <annotation>: not a Pascal VOC annotation")
     named = top.find("filename")
     bases = ([images_dir] if images_dir else []) + [root / IMAGES_DIR, file.parent, file.parent.parent / IMAGES_DIR]
     if named is not None and named.text:

@@ -73,7 +73,7 @@ def parse(file: Path, what: str) -> Element:
         if len(stack) >= MAX_DEPTH:
             refuse(f"elements nested more than {MAX_DEPTH} deep")
         for name, value in attrib.items():
-            problem = text_too_long(len(value), f"attribute {shown(name)} of <{shown(tag)}>")
+            problem = text_too_long(len(value), f"attribute {shown(name)} of <{tag[:60]}>")
             if problem:
                 refuse(problem, f"{tag}.{name}")
         element = Element(tag, dict(attrib), parser.CurrentLineNumber)
@@ -91,7 +91,7 @@ def parse(file: Path, what: str) -> Element:
             element.parts.append(data)
             sizes[-1] += len(data)
             if sizes[-1] > MAX_TEXT:
-                refuse(f"the text of <{shown(element.tag)}> is more than {MAX_TEXT:,} characters; the limit is "
+                refuse(f"the text of <{element.tag[:60]}> is more than {MAX_TEXT:,} characters; the limit is "
                        f"{MAX_TEXT:,}", element.tag)
 
     def on_doctype(*_args) -> None:
