@@ -28,6 +28,7 @@ import yaml
 from pycocotools.coco import COCO
 from sqlmodel import select
 
+from desktop_app import api
 from desktop_app.cli.main import main
 from desktop_app.formats.ingest import ImportOptions
 from desktop_app.formats.transfer import export_path, import_path
@@ -70,7 +71,8 @@ def exported(tmp_path_factory):
     project = Project.init(root / "project")
     label_set.add_classes(project.engine, CLASSES)
     import_path(project, source, "screenlab")
-    outs = {fmt: (root / fmt, export_path(project, root / fmt, fmt))
+    # through the Python API's door (the command line and the dialogs are below)
+    outs = {fmt: (root / fmt, api.export_data(project, root / fmt, fmt))
             for fmt in ("coco", "yolo", "voc", "cvat-images", "labelme", "label-studio")}
     yield project, outs
     project.close()
@@ -339,3 +341,24 @@ def test_the_export_and_import_dialogs_offer_voc(qtbot, exported, tmp_path):
         importing.start()
         qtbot.waitUntil(importing.buttons.button(QDialogButtonBox.Ok).isEnabled, timeout=60000)
         assert importing.result.text().startswith("imported 3 episodes"), importing.result.text()
+
+
+def test_names_that_differ_only_in_case_or_suffix_are_told_apart_and_yaml_keeps_every_class_name(tmp_path):
+    """Shot.png and shot.jpg would share labels/default/shot.txt (and one file on a case-insensitive disk);
+    class names YAML would read as something else (no, 1e3, a colon, a quote) stay the names they are."""
+    source = tmp_path / "source"
+    make_image(source / "a" / "Shot.png", size=(40, 30), color=(1, 2, 3))
+    make_image(source / "b" / "shot.jpg", size=(40, 30), color=(200, 2, 3), fmt="JPEG")
+    tricky = ["no", "1e3", "menu: open", "it's", 'say "hi"', "日本語"]
+    lines = [{"id": f"{d}/{n}", "steps": [{"image": f"{d}/{n}", "actions": [
+        {"box": [1, 1, 20, 20], "label": "other", "category": tricky[i]}]}]}
+        for i, (d, n) in enumerate((("a", "Shot.png"), ("b", "shot.jpg")))]
+    (source / "episodes.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with Project.init(tmp_path / "p") as project:
+        label_set.add_classes(project.engine, tricky)
+        import_path(project, source, "screenlab")
+        report = export_path(project, tmp_path / "yolo", "yolo")
+    assert sorted(p.name for p in (tmp_path / "yolo" / "labels" / "default").iterdir()) == ["Shot.txt", "shot~2.txt"]
+    assert report.renamed == ["default/shot.jpg -> default/shot~2.jpg (episode b/shot.jpg)"]
+    names = yaml.safe_load((tmp_path / "yolo" / "data.yaml").read_text(encoding="utf-8"))["names"]
+    assert list(names.values()) == ["gold", "distracted", "other", *tricky]

@@ -239,7 +239,7 @@ def _yaml_split_folders(root: Path, dataset_file: Path | None) -> set[str]:
             for entry in value if isinstance(value, list) else [value]:
                 parts = PurePosixPath(str(entry).replace("\\", "/")).parts if isinstance(entry, str) else ()
                 if len(parts) >= 2 and parts[-2] == IMAGES_DIR:
-                    folders.add(parts[-1])
+                    folders.add(parts[-1].lower())
     return folders
 
 
