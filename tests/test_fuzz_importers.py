@@ -542,6 +542,27 @@ def _yolo() -> Dataset:
                     "labels/val/b.txt": "2 0.5 0.5 1 1 0.87\n"}, "")
 
 
+def _voc() -> Dataset:
+    """Pascal VOC as datumaro and CVAT write it: Annotations/, JPEGImages/, ImageSets/Main/, labelmap.txt."""
+    def annotation(name: str, objects: str) -> str:
+        return (f"<annotation>\n  <folder>JPEGImages</folder>\n  <filename>{name}</filename>\n  <size>\n"
+                "    <width>100</width>\n    <height>80</height>\n    <depth>3</depth>\n  </size>\n"
+                f"  <segmented>0</segmented>\n{objects}</annotation>\n")
+    gold = ("  <object>\n    <name>Gold</name>\n    <pose>Unspecified</pose>\n    <truncated>0</truncated>\n"
+            "    <difficult>1</difficult>\n    <bndbox>\n      <xmin>10.5</xmin>\n      <ymin>20</ymin>\n"
+            "      <xmax>60</xmax>\n      <ymax>45.25</ymax>\n    </bndbox>\n    <attributes>\n      <attribute>\n"
+            "        <name>role</name>\n        <value>gold</value>\n      </attribute>\n      <attribute>\n"
+            "        <name>element_text</name>\n        <value>OK</value>\n      </attribute>\n    </attributes>\n"
+            "  </object>\n")
+    other = ("  <object>\n    <name>Other</name>\n    <bndbox>\n      <xmin>0</xmin>\n      <ymin>0</ymin>\n"
+             "      <xmax>100</xmax>\n      <ymax>80</ymax>\n    </bndbox>\n  </object>\n")
+    return Dataset({"Annotations/a.xml": annotation("a.png", gold), "Annotations/b.xml": annotation("b.jpg", other),
+                    "JPEGImages/a.png": Picture((100, 80), (200, 9, 200)),
+                    "JPEGImages/b.jpg": Picture((100, 80), (9, 200, 9), "JPEG"),
+                    "ImageSets/Main/train.txt": "a\n", "ImageSets/Main/val.txt": "b\n",
+                    "labelmap.txt": "# label:color_rgb:parts:actions\nGold:::\nOther:::\n"}, "")
+
+
 def _coco() -> Dataset:
     doc = {"info": {"description": "a test"},
            "images": [{"id": 1, "file_name": "images/a.png", "width": 100, "height": 80, "episode": "e1", "step": 0,
@@ -565,6 +586,7 @@ SAMPLES: dict[str, Callable[[], Dataset]] = {
     "mind2web-seeclick": _mind2web_seeclick, "mind2web-parquet": _mind2web_parquet,
     "androidcontrol-tfrecord": _androidcontrol_tfrecord, "aitw": _aitw, "gui-odyssey": _gui_odyssey,
     "labelme": _labelme, "label-studio": _label_studio, "cvat-images": _cvat_images, "yolo": _yolo, "coco": _coco,
+    "voc": _voc,
 }
 
 # --------------------------------------------------------------------------- mutations

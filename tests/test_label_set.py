@@ -62,7 +62,7 @@ def test_classes_keep_their_case_have_no_limit_and_are_never_scored(any_project,
     assert "car" not in api.remove_class(any_project, "car")  # the other spelling is another class
 
     export_path(any_project, tmp_path / "coco", "coco")
-    coco = json.loads((tmp_path / "coco" / "annotations.json").read_text())
+    coco = json.loads((tmp_path / "coco" / "annotations" / "instances_default.json").read_text())
     names = {c["id"]: c["name"] for c in coco["categories"]}
     assert list(names.values())[:4] == ["gold", "distracted", "other", "Car"]
     (annotation,) = coco["annotations"]
@@ -151,9 +151,9 @@ def test_the_migration_changes_no_verdict_and_no_export(demo_copy, tmp_path):
         assert len(kinds) == relabelled and set(kinds) == {("other", "ad")}
         assert _verdicts(project) == before
 
-        coco = json.loads((tmp_path / "before" / "coco" / "annotations.json").read_text())
+        coco = json.loads((tmp_path / "before" / "coco" / "annotations" / "instances_default.json").read_text())
         export_path(project, tmp_path / "after" / "coco", "coco")
-        after = json.loads((tmp_path / "after" / "coco" / "annotations.json").read_text())
+        after = json.loads((tmp_path / "after" / "coco" / "annotations" / "instances_default.json").read_text())
         names = {c["id"]: c["name"] for c in after["categories"]}
         assert list(names.values()) == ["gold", "distracted", "other", "ad"]
         old_names = {c["id"]: c["name"] for c in coco["categories"]}

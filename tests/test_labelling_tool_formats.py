@@ -274,11 +274,18 @@ EXPORTED = {  # what each export writes, so the tool itself opens it
     "labelme": ["a.json", "a.png", "shots/b.json", "shots/b.png"],
     "label-studio": ["README.txt", "images/a.png", "images/shots/b.png", "label_config.xml", "tasks.json"],
     "cvat-images": ["annotations.xml", "images/a.png", "images/shots/b.png"],
-    "yolo": ["classes.txt", "data.yaml", "images/a.png", "images/shots/b.png", "labels/a.txt", "labels/shots/b.txt"],
+    # split folders ("default": no split), pictures under their own file names, flat (ADR 0049)
+    "yolo": ["classes.txt", "data.yaml", "images/default/a.png", "images/default/b.png", "labels/default/a.txt",
+             "labels/default/b.txt"],
+    "coco": ["annotations/instances_default.json", "images/default/a.png", "images/default/b.png"],
+    "voc": ["Annotations/a.xml", "Annotations/b.xml", "ImageSets/Main/default.txt", "JPEGImages/a.png",
+            "JPEGImages/b.png", "labelmap.txt"],
 }
+# formats that name a picture by its file name alone: a screen comes back keyed by it (shots/b.png: b.png)
+BY_FILE_NAME = ("yolo", "voc")
 
 
-@pytest.mark.parametrize("fmt", ["labelme", "label-studio", "cvat-images", "yolo", "coco"])
+@pytest.mark.parametrize("fmt", ["labelme", "label-studio", "cvat-images", "yolo", "coco", "voc"])
 def test_an_export_imports_back_into_the_same_screens_boxes_and_labels(tmp_path, fmt):
     with _project_with_every_label(tmp_path) as original:
         report = export_path(original, tmp_path / "out", fmt)
@@ -295,10 +302,13 @@ def test_an_export_imports_back_into_the_same_screens_boxes_and_labels(tmp_path,
         with fresh.reading() as s:
             goals = sorted(s.exec(select(Episode.goal)))
 
+    if fmt in BY_FILE_NAME:
+        assert sorted({key for key, *_ in got}) == ["a.png", "b.png"]
+        got, expected = sorted(row[1:] for row in got), sorted(row[1:] for row in expected)
     if fmt == "yolo":
         # YOLO keeps label and box only, as fractions with six decimals: a box comes back within
         # width / 2,000,000 px (here under 0.0002 px); texts, actions and attributes have no place in it
-        assert [(k, s, label) for k, s, label, *_ in got] == [(k, s, label) for k, s, label, *_ in expected]
+        assert [(s, label) for s, label, *_ in got] == [(s, label) for s, label, *_ in expected]
         for (*_, box, _t, _a, _y, _m), (*_, want, _t2, _a2, _y2, _m2) in zip(got, expected, strict=True):
             assert box == pytest.approx(want, abs=0.001)
     else:
@@ -328,7 +338,8 @@ def test_exports_are_the_tools_own_layouts(tmp_path):
     assert data["names"] == {0: "gold", 1: "distracted", 2: "other", 3: "ad"}
     assert (tmp_path / "yolo" / "classes.txt").read_text() == "gold\ndistracted\nother\nad\n"
     # gold [10, 20, 110, 60] on 400x300: centre (60, 40), 100 x 40
-    assert (tmp_path / "yolo" / "labels" / "a.txt").read_text().splitlines()[0] == "0 0.15 0.133333 0.25 0.133333"
+    assert (tmp_path / "yolo" / "labels" / "default" / "a.txt").read_text().splitlines()[0] == \
+        "0 0.15 0.133333 0.25 0.133333"
 
 
 def test_the_command_line_imports_a_labelling_tool_format(tmp_path, capsys):

@@ -72,7 +72,9 @@ def test_envdistraction_export_reimports_with_the_same_labels(project, tmp_path)
 def test_coco_export_has_one_category_per_label(project, tmp_path):
     import_path(project, _write_envdistraction(tmp_path / "ed"), "envdistraction")
     report = export_path(project, tmp_path / "coco", "coco")
-    doc = json.loads((tmp_path / "coco" / "annotations.json").read_text())
+    # COCO's own layout, which pycocotools and datumaro read as it is: no split is datumaro's "default"
+    assert [p.name for p in (tmp_path / "coco" / "annotations").iterdir()] == ["instances_default.json"]
+    doc = json.loads((tmp_path / "coco" / "annotations" / "instances_default.json").read_text())
     assert [c["name"] for c in doc["categories"]] == ["gold", "distracted", "other"]
     assert len(doc["images"]) == 2 and len(doc["annotations"]) == 3
     by_name = {c["id"]: c["name"] for c in doc["categories"]}
@@ -80,7 +82,7 @@ def test_coco_export_has_one_category_per_label(project, tmp_path):
     assert by_name[first["category_id"]] == "gold" and first["bbox"] == [500, 600, 120, 40]
     assert report.skipped == 5  # text-only actions cannot be COCO boxes
     for image in doc["images"]:
-        assert (tmp_path / "coco" / image["file_name"]).is_file()
+        assert (tmp_path / "coco" / "images" / "default" / image["file_name"]).is_file()
 
 
 def test_screenspot_export_reimports_to_the_same_box(project, tmp_path):
@@ -122,8 +124,8 @@ def test_cli_init_import_info_export(tmp_path, capsys):
     assert set(info["episodes_by_scenario"]) == {"popup", "search", "recommendation", "chat"}
     assert info["screens"] >= 24 and set(info["actions_by_label"]) == {"gold", "distracted", "other"}
     assert main(["export", proj, str(tmp_path / "out"), "--format", "coco", "--scenario", "chat"]) == 0
-    doc = json.loads((tmp_path / "out" / "annotations.json").read_text())
-    assert {i["scenario"] for i in doc["images"]} == {"chat"}
+    files = sorted((tmp_path / "out" / "annotations").glob("instances_*.json"))
+    assert files and {i["scenario"] for f in files for i in json.loads(f.read_text())["images"]} == {"chat"}
 
 
 def test_python_dash_m_runs_the_same_cli():

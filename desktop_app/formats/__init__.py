@@ -16,6 +16,7 @@ from desktop_app.formats import (
     mind2web_seeclick,
     naviplus,
     omniact,
+    pascal_voc,
     screenlab_jsonl,
     screenspot,
     screenspot_parquet,
@@ -33,7 +34,7 @@ FORMATS: dict[str, FormatSpec] = {
                  naviplus.SPEC, unified_trajectory.SPEC, sphinx.SPEC,
                  screenspot_parquet.SPEC, vlmevalkit_tsv.SPEC, omniact.SPEC,
                  androidcontrol_tfrecord.SPEC, aitw.SPEC, gui_odyssey.SPEC,
-                 labelme.SPEC, label_studio.SPEC, cvat_images.SPEC, yolo.SPEC)
+                 labelme.SPEC, label_studio.SPEC, cvat_images.SPEC, yolo.SPEC, pascal_voc.SPEC)
 }
 
 

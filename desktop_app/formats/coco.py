@@ -1,4 +1,4 @@
-"""COCO detection: import, and export with categories gold / distracted / other, then the project's own labels.
+"""COCO detection: import, and export with categories gold / distracted / other, then the project's classes.
 
 Definition: the COCO data format (cocodataset.org/#format-data; github.com/cocodataset/cocoapi,
 PythonAPI/pycocotools/coco.py reads it): an object with `images` [{id, file_name, width, height}], `categories`
@@ -9,7 +9,8 @@ it is a polygon or a mask (segmentation), and CVAT's COCO export adds `attribute
 
 Files: the file given, a folder's .json files, or a folder in COCO's own layout (annotations/instances_<split>.json,
 pictures in images/<split>/ or <split>/ such as val2017/): annotation_files and picture_folders say where; a
-file named instances_<split>.json in annotations/ gives its episodes that split.
+file named instances_<split>.json in annotations/ gives its episodes that split ("default": none, as datumaro
+names the unsplit part).
 Import: each image is a screen, its annotations' bboxes its boxes (labelled by their category's name); a
 segmentation is not kept (the box is COCO's own box of the object). Images carrying ScreenLab's `episode`
 and `step` (our export writes them) come back as the steps of that episode, with its goal and scenario; other
@@ -17,8 +18,13 @@ images are one-step episodes keyed as labelling_tools says. A box's `attributes`
 export's action_type, element_text, type_text and source fill those fields); an `iscrowd` region keeps
 iscrowd=1 as an attribute. Refused: a rotation other than 0, an image_id or category_id that names nothing,
 a declared width / height that is not the picture's, a bbox within 0-1 on a larger picture (normalised).
-Export: one COCO image per step (the same screenshot under two goals is two images, because its labels
-differ); actions without coordinates cannot be expressed in COCO and are counted as left out.
+Export: COCO's own layout, which pycocotools and datumaro's coco_instances importer read as it is (ADR 0049):
+annotations/instances_<split>.json per split of the episodes ("default" for those without one) and the pictures
+in images/<split>/ under their original file names (picture_names: two pictures of one split with one name are
+told apart as name~2.png and listed in the report). One COCO image per step (the same screenshot under two goals
+is two images, naming one file, because its labels differ); a box's category is its class, else its role, and a
+classed box's role (gold, distracted) is its attribute `role`; actions without coordinates cannot be expressed
+in COCO and are counted as left out.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from desktop_app.formats.labelling_tools import (
     screen_key,
     tool_label,
 )
+from desktop_app.formats.picture_names import DEFAULT_SPLIT, OriginalNames, split_folder, split_of_folder
 from desktop_app.formats.records import (
     BoxRecord,
     EpisodeRecord,
@@ -62,6 +69,7 @@ from desktop_app.store.models import LABELS
 SIGN_BYTES = 64 * 1024
 ANNOTATIONS = "annotations"  # COCO's own layout: annotations/instances_<split>.json
 INSTANCES = "instances_"
+IMAGES = "images"  # ... and images/<split>/<file_name>
 _IMAGES = re.compile(r'"images"\s*:\s*\[\s*\{')
 
 
@@ -75,15 +83,20 @@ def write(ctx: ExportContext) -> ExportReport:
     cats = categories(names)
     category_id = {c["name"]: c["id"] for c in cats}
     report = ExportReport("coco", ctx.out, skipped_why="actions without a box (text-only or out of screen)")
-    images_json, annotations = [], []
+    splits: dict[str, tuple[list, list]] = {}  # folder -> (images, annotations) of its instances file
+    pictures = OriginalNames(share=True)
     with atomic_output(ctx.out) as tmp:
         images = ImageWriter(tmp, ctx.image_bytes)
         for bundle in ctx.bundles:
             report.episodes += 1
+            folder = split_folder(bundle)
+            images_json, annotations = splits.setdefault(folder, ([], []))
             for sb in bundle.steps:
                 image_id = len(images_json) + 1
+                file_name = pictures.name(folder, bundle, sb)
+                images.add(sb.screen, f"{IMAGES}/{folder}/{file_name}")
                 images_json.append({
-                    "id": image_id, "file_name": images.add(sb.screen), "width": sb.screen.width,
+                    "id": image_id, "file_name": file_name, "width": sb.screen.width,
                     "height": sb.screen.height, "episode": bundle.episode.key, "step": sb.step.index,
                     "goal": bundle.episode.goal, "scenario": bundle.episode.scenario,
                 })
@@ -102,11 +115,15 @@ def write(ctx: ExportContext) -> ExportReport:
                                        "element_text": box.element_text, "type_text": box.type_text,
                                        "source": box.source, **role_attribute(box)},
                     })
-        doc = {"info": {"description": "exported by ScreenLab"}, "images": images_json,
-               "annotations": annotations, "categories": cats}
-        (tmp / "annotations.json").write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+                    report.annotations += 1
+        (tmp / ANNOTATIONS).mkdir()
+        for folder, (images_json, annotations) in (splits or {DEFAULT_SPLIT: ([], [])}).items():
+            doc = {"info": {"description": "exported by ScreenLab"}, "images": images_json,
+                   "annotations": annotations, "categories": cats}
+            (tmp / ANNOTATIONS / f"{INSTANCES}{folder}.json").write_text(json.dumps(doc, ensure_ascii=False),
+                                                                       encoding="utf-8")
         report.images = images.count
-        report.annotations = len(annotations)
+        report.renamed = pictures.renamed
     return report
 
 
@@ -231,7 +248,7 @@ def _read_file(file: Path, roots: list, images_dir: Path | None) -> list[Episode
         by_image[image_id].append((at, annotation, names[category_id]))
 
     bases = picture_folders(file, images_dir)
-    split = split_of(file) if file.parent.name == ANNOTATIONS else ""
+    split = split_of_folder(split_of(file)) if file.parent.name == ANNOTATIONS else ""
     episodes: dict[str, EpisodeRecord] = {}
     order: dict[str, list] = {}
     for i, image in enumerate(images):

@@ -142,6 +142,8 @@ class _Reader:
         self.image: _Image | None = None
         self.shape: _Shape | None = None
         self.records: list[EpisodeRecord] = []
+        # the labels <meta> declares, in its order: an import adds the classes in the file's order
+        self.label_order: dict[str, int] = {}
 
     def read(self) -> list[EpisodeRecord]:
         parser = expat.ParserCreate()
@@ -237,8 +239,11 @@ class _Reader:
 
     def _on_text(self, text: str) -> None:
         self.events += 1
-        if self.depth not in (2, 4) or not self.open:  # the texts read: <version>'s, an <attribute>'s
+        # the texts read: <version>'s, an <attribute>'s, a declared label's <name> (meta/task/labels/label/name)
+        if self.depth not in (2, 4, 6) or not self.open:
             return  # (the white space between elements elsewhere adds up in a large file, and is not kept)
+        if self.depth == 6 and (self.open[-1].tag != "name" or len(self.open) < 3 or self.open[-2].tag != "label"):
+            return
         elem = self.open[-1]
         elem.size += len(text)
         if elem.size > MAX_TEXT:
@@ -315,6 +320,8 @@ class _Reader:
         elif self.depth == 2 and tag == "image":
             self.records.append(self._record(self.image))
             self.image = None
+        elif self.depth == 6 and tag == "name" and self.open[-1].tag == "label" and self.open[-2].tag == "labels":
+            self.label_order.setdefault(elem.text.strip(), len(self.label_order))
 
     def _record(self, image: _Image) -> EpisodeRecord:
         where, attrib = self._where(image.line), image.attrib
@@ -384,7 +391,8 @@ class _Reader:
         kept = {k: attrib[k] for k in KEPT if k in attrib and attrib[k] != _DEFAULTS.get(k)}
         if kept:
             meta["cvat"] = kept
-        return BoxRecord(label=label, box=box, field=f"box[{index}]", meta=meta, **fields)
+        return BoxRecord(label=label, box=box, field=f"box[{index}]", meta=meta, class_rank=self.label_order.get(label),
+                         **fields)
 
     def _other(self, shape: _Shape, index: int, size) -> BoxRecord | None:
         """A shape other than a box as --shapes says: its bounding box, or None (left out)."""
@@ -401,7 +409,8 @@ class _Reader:
         kept = {k: attrib[k] for k in KEPT if k in attrib and attrib[k] != _DEFAULTS.get(k)}
         if kept:
             meta["cvat"] = kept
-        return BoxRecord(label=label, box=box, field=f"{kind}[{index}]", meta=meta, shape=OTHER[kind], **fields)
+        return BoxRecord(label=label, box=box, field=f"{kind}[{index}]", meta=meta, shape=OTHER[kind],
+                         class_rank=self.label_order.get(label), **fields)
 
     def _extent(self, shape: _Shape, where: Where) -> list[tuple[float, float]]:
         """Points a shape's bounding box holds, from the attributes CVAT writes for it (xml_format.md): a

@@ -26,6 +26,7 @@ from desktop_app.formats import (
     mind2web_parquet,
     naviplus,
     omniact,
+    pascal_voc,
     screenlab_jsonl,
     screenspot,
     screenspot_parquet,
@@ -67,10 +68,11 @@ _PROBE_KEYS = {"question", "options", "ground_truth"}
 # Readers that tell themselves whether a file or folder is theirs, reading as little: files that are not JSON
 # records (a Parquet footer, a TSV header line), JSON whose records are not at the top (OmniACT's numbered tasks).
 _FILE_SIGNS = (screenspot_parquet.sign, vlmevalkit_tsv.sign, omniact.sign, androidcontrol_tfrecord.sign, aitw.sign,
-               mind2web_parquet.sign, mind2web.sign, labelme.sign, coco.sign, cvat_images.sign, yolo.sign)
+               mind2web_parquet.sign, mind2web.sign, labelme.sign, coco.sign, cvat_images.sign, yolo.sign,
+               pascal_voc.sign)
 _FOLDER_SIGNS = (screenspot_parquet.folder_sign, omniact.folder_sign, androidcontrol_tfrecord.folder_sign,
                  aitw.folder_sign, mind2web_parquet.folder_sign, mind2web.folder_sign, labelme.folder_sign,
-                 cvat_images.folder_sign, yolo.folder_sign, coco.folder_sign)
+                 cvat_images.folder_sign, yolo.folder_sign, coco.folder_sign, pascal_voc.folder_sign)
 # a Label Studio task: its data, and the people's annotations (older exports: completions)
 _LABEL_STUDIO_TASK = ({"data", "annotations"}, {"data", "completions"})
 _READS = {"json": ("list", "object"), "jsonl": ("lines", "object"),  # a one-line JSONL is also one object

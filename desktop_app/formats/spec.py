@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop_app.formats.records import EpisodeRecord
@@ -29,12 +29,26 @@ class ExportReport:
     annotations: int = 0
     skipped: int = 0  # things the format cannot express (e.g. boxes without coordinates in COCO)
     skipped_why: str = ""
+    # pictures written under another name than their own, as "<wanted> -> <given> (episode ...)": two pictures
+    # of one split had the same name (picture_names.OriginalNames)
+    renamed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what else a user of the files should know, one line each
+
+    SHOWN = 20  # renamed pictures listed in the summary; the rest counted
 
     def summary(self) -> str:
         line = (f"exported {self.episodes} episodes, {self.images} images, {self.annotations} annotations "
                 f"to {self.out} [{self.format}]")
         if self.skipped:
             line += f"\n  left out {self.skipped} {self.skipped_why}"
+        if self.renamed:
+            n = len(self.renamed)
+            line += (f"\n  renamed {n} picture{'s' if n != 1 else ''}: another picture of the same split had "
+                     f"{'its' if n == 1 else 'their'} name")
+            line += "".join(f"\n    {entry}" for entry in self.renamed[:self.SHOWN])
+            if n > self.SHOWN:
+                line += f"\n    and {n - self.SHOWN} more"
+        line += "".join(f"\n  {note}" for note in self.notes)
         return line
 
 

@@ -10,19 +10,25 @@ which live in another file: data.yaml (Ultralytics, Roboflow), classes.txt (one 
 Studio's YOLO export) or obj.names (darknet, CVAT's YOLO 1.1, whose labels sit beside the pictures).
 
 Rules: every picture under the folder is a screen (see labelling_tools for its key; a train / val / valid /
-test folder on its path is the episode's split); its boxes are its label file's lines, turned into pixels of
-the picture itself. Refused: a class index with no name, values over 1 (pixels given as fractions), a box
+test folder on its path, or one data.yaml names as images/<folder>, is the episode's split); its boxes are its
+label file's lines, turned into pixels of the picture itself. Refused: a class index with no name, values over 1 (pixels given as fractions), a box
 reaching past the picture's edge, a line with more numbers than a box has (segmentation polygons, pose key
 points, rotated OBB boxes: ScreenLab's boxes are axis-aligned rectangles), a label file under labels/ whose
 picture is missing, and names files that disagree. A sixth number (a model's confidence) is kept as the box's
 attribute `confidence`. YAML is read with yaml.safe_load, which builds only plain values.
-Export: images/, labels/ (one .txt per picture, six decimals: a box comes back within the picture's width
-divided by 2,000,000 pixels, under 0.002 px on a 4K screen), classes.txt and data.yaml (names in the
-project's label order: gold 0, distracted 1, other 2, then the project's own).
+Export: the layout Ultralytics' loader and datumaro's yolo_ultralytics importer both take (ADR 0049):
+images/<split>/ and labels/<split>/ (one .txt per step's picture, six decimals: a box comes back within the
+picture's width divided by 2,000,000 pixels, under 0.002 px on a 4K screen), pictures under their original file
+names, flat in their split's folder (datumaro looks two folders deep), "default" for the episodes without a split;
+data.yaml with train / val (/ test) naming those folders (val is train's when there is no val or test split),
+nc and names (0: gold, 1: distracted, 2: other, then the project's classes), and classes.txt. A box's name is
+its class, else its role; YOLO has no field for a role. Read back, the folder "default" is no split, and the
+folders data.yaml names are the episodes' splits.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path, PurePosixPath
 
@@ -31,13 +37,19 @@ import yaml
 from desktop_app.formats.images import path_order
 from desktop_app.formats.labelling_tools import (
     IMAGES_DIR,
-    ScreenNames,
     image_size,
     number_text,
     pixels,
     screen_key,
     text_number,
     tool_label,
+)
+from desktop_app.formats.picture_names import (
+    DEFAULT_SPLIT,
+    OriginalNames,
+    split_folder,
+    split_of_folder,
+    stem_of,
 )
 from desktop_app.formats.records import (
     BoxRecord,
@@ -77,22 +89,25 @@ def read(path: Path, options) -> list[EpisodeRecord]:
     else:
         raise FormatError("no such file or folder", path)
     names, names_file = _class_names(root, dataset_file)
+    split_names = SPLITS | _yaml_split_folders(root, dataset_file)
     pictures = _pictures(root)
     claimed: set[Path] = set()
     records = []
     for picture in pictures:
         labels = _label_file(picture, root)
         claimed.add(labels)
+        folders = picture.relative_to(root).parts[:-1]
+        split = next((part for part in folders if part.lower() in split_names or part == DEFAULT_SPLIT), "")
         key = screen_key(picture, [root])
+        if split == DEFAULT_SPLIT and key.startswith(f"{DEFAULT_SPLIT}/"):  # our export's folder of no split
+            key = key[len(DEFAULT_SPLIT) + 1:]
         size = image_size(picture)
         if labels.exists() and not is_within(labels, root):
             raise FormatError("a link to a file outside the folder imported, which an import does not read; copy "
                               "the file into it", labels)
         boxes = _boxes(labels, names, names_file, size) if labels.exists() else []
-        folders = picture.relative_to(root).parts[:-1]
         records.append(EpisodeRecord(
-            key=key, where=Where(labels if labels.exists() else picture),
-            split=next((part for part in folders if part.lower() in SPLITS), ""),
+            key=key, where=Where(labels if labels.exists() else picture), split=split_of_folder(split),
             steps=[StepRecord(image=picture, screen_source=key, boxes=boxes)],
         ))
     orphans = [f for f in _label_files(root) if f not in claimed]
@@ -164,7 +179,7 @@ def _boxes(file: Path, names: dict[int, str], names_file: str, size) -> list[Box
         width, height = size
         box = tuple(pixels(min(max(v, 0.0), 1.0) * side) for v, side in
                     ((x1, width), (y1, height), (x2, width), (y2, height)))
-        boxes.append(BoxRecord(label=label, box=box, field=f"line {number}", meta=meta))
+        boxes.append(BoxRecord(label=label, box=box, field=f"line {number}", meta=meta, class_rank=index))
     return boxes
 
 
@@ -204,6 +219,28 @@ def _class_names(root: Path, dataset_file: Path | None) -> tuple[dict[int, str],
             raise FormatError(f"{first_file} and {other_file} name the classes differently; keep the one that is "
                               "right", root / other_file)
     return first, first_file
+
+
+def _yaml_split_folders(root: Path, dataset_file: Path | None) -> set[str]:
+    """The folders the dataset file names as its train / val / test pictures ("images/holdout": holdout), so that
+    a split of any name comes back as that split."""
+    files = [dataset_file] if dataset_file is not None else \
+        sorted(f for f in [*root.glob("*.yaml"), *root.glob("*.yml")] if f.is_file())
+    folders: set[str] = set()
+    for file in files:
+        try:
+            data = yaml.safe_load(read_text(file))
+        except (yaml.YAMLError, RecursionError, ValueError):
+            continue  # _class_names has said what is wrong with a file it reads
+        if not isinstance(data, dict) or "names" not in data:
+            continue
+        for key in ("train", "val", "validation", "test"):
+            value = data.get(key)
+            for entry in value if isinstance(value, list) else [value]:
+                parts = PurePosixPath(str(entry).replace("\\", "/")).parts if isinstance(entry, str) else ()
+                if len(parts) >= 2 and parts[-2] == IMAGES_DIR:
+                    folders.add(parts[-1].lower())
+    return folders
 
 
 def _listed_names(file: Path) -> dict[int, str]:
@@ -248,40 +285,88 @@ def _yaml_names(file: Path) -> dict[int, str] | None:
 def write(ctx: ExportContext) -> ExportReport:
     report = ExportReport("yolo", ctx.out, skipped_why="actions without a box (text-only or out of screen)")
     classes = list(label_set.export_names(ctx.session.get_bind() if ctx.session is not None else None))
-    names = ScreenNames()
+    pictures = OriginalNames(share=False)  # a picture's label file is its own: one file per step
+    folders: dict[str, None] = {}
     with atomic_output(ctx.out) as tmp:
         images = ImageWriter(tmp, ctx.image_bytes)
         for bundle in ctx.bundles:
             report.episodes += 1
+            folder = split_folder(bundle)
+            folders[folder] = None
             for sb in bundle.steps:
-                rel = PurePosixPath(images.add(sb.screen, f"{IMAGES_DIR}/{names.name(bundle, sb)}"))
+                name = pictures.name(folder, bundle, sb)
+                images.add(sb.screen, f"{IMAGES_DIR}/{folder}/{name}")
                 width, height = sb.screen.width, sb.screen.height
                 lines = []
                 for box in sb.boxes:
                     if not box.has_box:
                         report.skipped += 1
                         continue
-                    name = label_set.category_of(box.label, box.category)  # YOLO has no field for a role
-                    if name not in classes:
-                        classes.append(name)
+                    category = label_set.category_of(box.label, box.category)  # YOLO has no field for a role
+                    if category not in classes:
+                        classes.append(category)
                     numbers = ((box.x1 + box.x2) / 2 / width, (box.y1 + box.y2) / 2 / height,
                                (box.x2 - box.x1) / width, (box.y2 - box.y1) / height)
-                    lines.append(" ".join([str(classes.index(name)), *(number_text(v) for v in numbers)]))
-                target = inside(tmp, str(PurePosixPath(LABELS_DIR, *rel.parts[1:]).with_suffix(".txt")))
+                    lines.append(" ".join([str(classes.index(category)), *(number_text(v) for v in numbers)]))
+                target = inside(tmp, f"{LABELS_DIR}/{folder}/{stem_of(name)}.txt")
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+                # "\n" on every system: datumaro splits a line at spaces after taking off "\n" only
+                target.write_text("".join(line + "\n" for line in lines), encoding="utf-8", newline="\n")
                 report.annotations += len(lines)
-        (tmp / "classes.txt").write_text("".join(c + "\n" for c in classes), encoding="utf-8")
-        (tmp / "data.yaml").write_text(_dataset_yaml(classes), encoding="utf-8")
+        (tmp / "classes.txt").write_text("".join(c + "\n" for c in classes), encoding="utf-8", newline="\n")
+        (tmp / "data.yaml").write_text(_dataset_yaml(classes, list(folders or [DEFAULT_SPLIT])), encoding="utf-8",
+                                       newline="\n")
         report.images = images.count
+        report.renamed = pictures.renamed
     return report
 
 
-def _dataset_yaml(classes: list[str]) -> str:
-    quoted = [f"  {i}: '{name}'" for i, name in enumerate(classes)]  # labels hold no quote; 'no' stays a name
-    return "\n".join(["# written by ScreenLab: the Ultralytics YOLO detection layout (no `path`: the folders are",
-                      "# relative to this file's folder)", f"train: {IMAGES_DIR}", f"val: {IMAGES_DIR}",
-                      f"nc: {len(classes)}", "names:", *quoted]) + "\n"
+# what a YAML reader would drop (PyYAML refuses them, Ultralytics strips them first) or fold into a space (line
+# breaks inside a quoted text): written as \\uXXXX escapes
+_YAML_ESCAPED = re.compile("[\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
+
+
+def yaml_text(text: str) -> str:
+    """A text as a double-quoted YAML scalar that reads back as the same text, whatever it holds (quotes, colons,
+    "no", "1e3", a non-Latin script): a JSON string is one, with the characters above escaped."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return _YAML_ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+
+
+VAL_SPLITS = ("val", "valid", "validation")
+TEST_SPLITS = ("test",)
+
+
+def dataset_splits(folders: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Which split folders Ultralytics trains on, validates on and tests on: val / valid / validation are val,
+    test is test, every other is train. A project without a train split trains on all it has; one without a
+    val split validates on its test split, else on what it trains on (Ultralytics requires both keys, and a
+    folder each that exists)."""
+    val = [f for f in folders if f.lower() in VAL_SPLITS]
+    test = [f for f in folders if f.lower() in TEST_SPLITS]
+    train = [f for f in folders if f not in val and f not in test] or list(folders)
+    return train, val or test or train, test
+
+
+def _dataset_yaml(classes: list[str], folders: list[str]) -> str:
+    train, val, test = dataset_splits(folders)
+
+    def entry(key: str, names: list[str]) -> list[str]:
+        paths = [f"{IMAGES_DIR}/{name}" for name in names]
+        if len(paths) == 1:
+            return [f"{key}: {yaml_text(paths[0])}"]
+        return [f"{key}:", *(f"  - {yaml_text(path)}" for path in paths)]
+
+    lines = ["# written by ScreenLab: the Ultralytics YOLO detection layout, images/<split>/ and labels/<split>/.",
+             "# No `path`: Ultralytics then takes this file's folder as the dataset's root, so the folder can be",
+             "# moved (a relative `path` would be read from the working directory, an absolute one breaks on a move)."]
+    if val == train:
+        lines.append("# this export has no val split: val names the pictures train does")
+    lines += [*entry("train", train), *entry("val", val)]
+    if test:
+        lines += entry("test", test)
+    lines += [f"nc: {len(classes)}", "names:", *(f"  {i}: {yaml_text(name)}" for i, name in enumerate(classes))]
+    return "\n".join(lines) + "\n"
 
 
 def sign(path: Path) -> str | None:
