@@ -114,7 +114,7 @@ def test_a_scripted_agent_succeeds_on_two_tasks_and_the_failed_one_names_its_ste
             failure = by_goal[EDIT]["failure"]
             assert failure.startswith("step 2: stopped on /site/account/saved")
             assert "(step 1: clicked 'Help' at " in failure
-            assert "the evaluator wanted the URL matches /site/account/profile" in failure
+            assert "; failed check: the URL matches /site/account/profile (it is /site/account/saved" in failure
 
             # each task is one trajectory: a step per answer (the screen seen, the answer as the run's
             # prediction), and the page a passed task ended on; judges can label and judge them
@@ -151,8 +151,10 @@ def test_a_scripted_agent_succeeds_on_two_tasks_and_the_failed_one_names_its_ste
         shown = capsys.readouterr().out
     for text in (shown, summary):
         assert re.search(r"SR\s+66\.7 % \[\d+\.\d, \d+\.\d\]\s+\(2/3\)", text), text
-        assert "steps        to success: mean 2.5, median 2.5, 2-3 over 2 tasks (cap 6, observation list)" in text
-        assert f"failed       {EDIT!r}: step 2: stopped on /site/account/saved" in text
+        assert "steps        2.5 to success (median 2.5, 2-3, 2 tasks; cap 6, list)" in text
+        assert f"failed       {EDIT!r}\n" in text
+        assert re.search(r"\n {14,}step 2: stopped on /site/account/saved#? \(step 1: clicked 'Help' at \(\d+, \d+\)\)\n"
+                         r" {14,}failed check: the URL matches /site/account/profile", text), text
 
 
 def test_tasks_on_the_web_run_only_when_allowed_and_other_samples_are_left_out_with_the_reason(recorded):

@@ -286,7 +286,7 @@ class _Walk:
                     return self._end(STOPPED, "", success=True)
                 before = f" ({_described(self.steps[-2])})" if len(self.steps) > 1 else " before acting"
                 return self._end(STOPPED, f"step {turn + 1}: stopped on {_short(shot.info['url'])}{before}; "
-                                          f"the evaluator wanted {_wanted(verdict)}")
+                                          f"failed check: {_wanted(verdict)}")
             step.performed = await self.browser.call(self.page.perform, step.action, shot.info["elements"])
             shot = await self.browser.call(self.page.snapshot)
             verdict = await self.browser.call(self.page.check, evaluator, shot.tree_xml)
@@ -300,7 +300,7 @@ class _Walk:
         last = self.steps[-1]
         self.steps.append(_Step(shot.png, shot.tree_xml, shot.info))
         return self._end(CAP, f"step cap reached after {options.max_steps} steps (last, {_described(last)}), on "
-                              f"{_short(shot.info['url'])}; the evaluator wanted {_wanted_lines(self.checks)}")
+                              f"{_short(shot.info['url'])}; failed check: {_wanted_lines(self.checks)}")
 
     def _end(self, ended: str, failure: str, success: bool = False) -> _Walk:
         self.ended, self.failure, self.success = ended, failure, success
@@ -377,7 +377,7 @@ def _wanted(verdict) -> str:
 def _wanted_lines(lines: list[str]) -> str:
     """The first check that failed, short: "the URL matches /site/account/profile (it is /site/account/saved)"."""
     failed = [line.strip().removeprefix("FAIL").strip() for line in lines if line.strip().startswith("FAIL")]
-    return failed[0].replace(ORIGIN, "") if failed else "a page it did not reach"
+    return failed[0].replace(ORIGIN, "") if failed else "none (the page changed after it was checked)"
 
 
 def _trajectory_action(step: _Step, viewport: tuple[int, int]) -> TrajectoryAction:

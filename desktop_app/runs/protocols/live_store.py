@@ -104,13 +104,15 @@ def summary_lines(metrics: dict) -> list[str]:
     lines = [f"{'SR':<12} {rate_text(sr)}" if sr.get("n") else f"{'SR':<12} - (no task finished)"]
     steps = metrics["steps_to_success"]
     if steps["n"]:
-        lines.append(f"{'steps':<12} to success: mean {steps['mean']:.1f}, median {steps['median']:g}, "
-                     f"{steps['min']}-{steps['max']} over {steps['n']} task{'s' if steps['n'] != 1 else ''}"
-                     f" (cap {metrics['max_steps']}, observation {metrics['observation']})")
+        lines.append(f"{'steps':<12} {steps['mean']:.1f} to success (median {steps['median']:g}, "
+                     f"{steps['min']}-{steps['max']}, {steps['n']} task{'s' if steps['n'] != 1 else ''}; "
+                     f"cap {metrics['max_steps']}, {metrics['observation']})")
     for task in metrics["per_episode"]:
         if not task["success"]:
             name = task["goal"] if len(task["goal"]) <= 60 else task["goal"][:57] + "..."
-            lines.append(f"{'not done' if task['ended'] == ERROR else 'failed':<12} {name!r}: {task['failure']}")
+            lines.append(f"{'not done' if task['ended'] == ERROR else 'failed':<12} {name!r}")
+            # the step that failed, then the check that failed, each on a line of its own: a narrow panel shows them
+            lines += [f"{'':<14}{part}" for part in task["failure"].split("; ")]
     if metrics["unfinished"]:
         lines.append(f"{metrics['unfinished']} tasks not finished: a request failed or the run stopped "
                      "(--resume does them again)")
