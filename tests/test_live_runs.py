@@ -4,6 +4,8 @@ answers are done in the page, the tasks' evaluators decide success, and every st
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import re
 import socket
@@ -12,6 +14,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from PIL import Image
 from sqlalchemy import select, update
 
 from desktop_app import api
@@ -227,9 +230,17 @@ def test_a_live_run_on_a_saved_page_sends_no_request_off_the_machine(tmp_path, m
             with FakeOpenAI(lambda body, n: Response(text=click)) as model:
                 agent = api.agent(name="scripted", base_url=model.base_url, model="m", convention="point-px",
                                   api_key_env="SCREENLAB_TEST_KEY")
-                run_id, status = api.run(project, agent, {"ids": [episode_id]}, "live", max_steps=3)
+                run_id, status = api.run(project, agent, {"ids": [episode_id]}, "live", max_steps=3,
+                                         observation="marks")
             assert status.verdicts == {"success": 1} and len(model.requests) == 1
             metrics = api.evaluate(project, [run_id])["runs"][run_id]["metrics"]
+            # marks: the agent saw the screenshot with numbered dots; the trajectory keeps the screenshot itself
+            sent = next(part["image_url"]["url"] for part in model.requests[0]["messages"][-1]["content"]
+                        if part["type"] == "image_url")
+            first = api.trajectory(project, metrics["per_episode"][0]["trajectory"]).steps[0]
+            stored = project.media.read(first.sha256, first.ext)
+            assert base64.b64decode(sent.split(",", 1)[1]) != stored
+            assert Image.open(io.BytesIO(stored)).size == (1280, 800)
         time.sleep(1.0)  # a WebSocket or STUN packet would have arrived by now
         with pytest.raises(socket.timeout):
             udp.recvfrom(2048)
