@@ -249,3 +249,16 @@ def test_a_live_run_on_a_saved_page_sends_no_request_off_the_machine(tmp_path, m
         udp.close()
     assert _Counting.hits == []
     assert metrics["rates"]["success"]["rate"] == 1.0 and metrics["blocked_requests"] >= 4  # asked, and refused
+
+
+def test_a_text_answer_names_the_element_and_an_agents_key_is_pressed_as_the_browser_names_it():
+    from desktop_app.record.live_page import element_named, key_name
+
+    elements = [{"text": "Sign in", "box": [10, 10, 90, 30]}, {"text": "Sign in with a passkey", "box": [0, 40, 90, 60]},
+                {"text": "Email", "box": [10, 70, 200, 90]}, {"text": "Hidden", "box": None}]
+    assert element_named("  sign IN ", elements)["box"] == [10, 10, 90, 30]  # the same text before a longer one
+    assert element_named("passkey", elements)["text"] == "Sign in with a passkey"  # the text that holds it
+    assert element_named("Input Email", elements)["text"] == "Email"  # json-text's "Input <field>"
+    assert element_named("Hidden", elements) is None and element_named("Cancel", elements) is None
+    assert [key_name(k) for k in ("enter", "ctrl+a", "Escape", "pagedown", "a")] == [
+        "Enter", "Control+a", "Escape", "PageDown", "a"]
