@@ -39,6 +39,7 @@ class Sample:
     step_instruction: str = ""
     choices: list[str] = field(default_factory=list)  # annotated element texts, shuffled, labels hidden
     history: list[str] = field(default_factory=list)
+    observation: str = ""  # what else the agent is told of the screen (a live page's URL, its tree)
 
 
 @lru_cache(maxsize=8)
@@ -80,7 +81,7 @@ def action_messages(sample: Sample, pattern: str, instruction: str, detail: str 
     user = env.get_template("user.j2").render(
         goal=sample.goal, instruction_step=sample.step_instruction, history=sample.history,
         choices=sample.choices if pattern == "action_annotation" else [],
-        elements=elements or [], **common)
+        elements=elements or [], observation=sample.observation, **common)
     return [{"role": "system", "content": system.strip()},
             {"role": "user", "content": [{"type": "text", "text": user.strip()}, image_part(sample, detail)]}]
 

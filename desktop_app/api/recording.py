@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from desktop_app.record.tasks import record_task, replay_task
 from desktop_app.store.project import Project
 
-__all__ = ["record", "replay", "flow_sites", "can_record_headed"]
+__all__ = ["record", "replay", "flow_sites", "can_record_headed", "recorded_tasks"]
 
 
 def record(project: Project, url_or_flow: str, goal: str, actions: Sequence[Callable] | None = None,
@@ -43,3 +43,11 @@ def can_record_headed() -> bool:
     from desktop_app.record.browser import has_display
 
     return has_display()
+
+
+def recorded_tasks(project: Project, where=None) -> int:
+    """How many recorded tasks a selection holds (what a live run can do; the New run dialog offers it then)."""
+    from desktop_app.api.selection import filter_of
+    from desktop_app.runs.protocols.live import recorded_tasks as count
+
+    return count(project, filter_of(where))

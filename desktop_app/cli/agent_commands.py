@@ -238,8 +238,9 @@ def _run(args, cancel: threading.Event) -> int:
 
 
 def _browse_options(args) -> dict:
-    """The browse protocol's flags that were given (any other protocol refuses them by name)."""
-    return {key: getattr(args, key) for key in ("trials", "max_steps", "history", "temperature", "top_p", "judge")
+    """The browse and live protocols' flags that were given (any other protocol refuses them by name)."""
+    return {key: getattr(args, key) for key in ("trials", "max_steps", "history", "temperature", "top_p", "judge",
+                                                "allow_web")
             if getattr(args, key, None) is not None}
 
 
@@ -389,15 +390,21 @@ def add_commands(sub, add_project) -> None:
                         "both the original and the repaired rates are reported (the paper's Original / Repaired)")
     p.add_argument("--observation", choices=OBSERVATION_MODES,
                    help="grounding / completion / replay / focused protocols: what the agent is shown of a recorded screen: image, "
-                        "marks (numbered dots), tree (the accessibility tree as text; default), list (its elements)")
+                        "marks (numbered dots), tree (the accessibility tree as text; default), list (its elements); "
+                        "live: the screenshot and, with tree / list / marks, that too (default image)")
     browse = p.add_argument_group("browse protocol (page variants, VAF)")
     browse.add_argument("--trials", type=int, help="trials per variant (default 50)")
-    browse.add_argument("--max-steps", type=int, help="answers per trial before it ends unclicked (default 10)")
+    browse.add_argument("--max-steps", type=int, help="answers per trial before it ends unclicked (default 10); "
+                                                       "live: actions per task before it ends unfinished (default 10)")
     browse.add_argument("--history", type=int, help="earlier viewports shown as images (default 2)")
     browse.add_argument("--temperature", type=float, help="sampling temperature (default 1.0, as the paper)")
     browse.add_argument("--top-p", type=float, help="nucleus sampling (default 0.8, as the paper)")
     browse.add_argument("--judge", metavar="AGENT", help="a model profile that says whether each trial's "
                                                          "thoughts mention the target (TMR)")
+    live = p.add_argument_group("live protocol (recorded tasks done in a browser)")
+    live.add_argument("--allow-web", action="store_true", default=None,
+                      help="also run tasks recorded on a web page (their requests leave this machine); without it "
+                           "only the project's pages run, served offline")
     p.add_argument("--concurrency", type=int)
     p.add_argument("--name", help="a name for the run (default: agent · pattern · samples)")
     p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue a stopped, cancelled or failed run")

@@ -177,6 +177,9 @@ def trajectories_from_run(project: Project, run_id: int) -> list[int]:
             raise ValueError(f"no run {run_id} in this project")
         if run.protocol == "judge":
             raise ValueError(f"run {run_id} is a judge run; only a run of agents acting on episodes has trajectories")
+        if run.protocol == "live":  # its answers are on the trajectories' own steps: they would be copied again
+            raise ValueError(f"run {run_id} is a live run: its trajectories were stored as it ran (policy "
+                             f"{run.name or f'run {run_id}'!r}, keys live{run_id}:...)")
         policy = run.name or f"run {run_id}"
         rows = s.execute(select(m.Episode, m.Step, m.Screen, m.Prediction)
                          .join(m.Step, m.Step.episode_id == m.Episode.id).join(m.Screen, m.Screen.id == m.Step.screen_id)

@@ -43,25 +43,40 @@ class Session:
             self.browser.close()
 
 
+def launch(online: bool = False, headed: bool = False, browser_path: str = ""):
+    """Chromium with the renderer's flags; `online` (a web page the user named) without the dead proxy."""
+    check_browser_before_driver(browser_path)
+    pw = _playwright()
+    args = launch_args()
+    if online:
+        args = [a for a in args if not a.startswith(("--proxy-server", "--proxy-bypass-list"))]
+    return pw.chromium.launch(executable_path=find_browser(pw, browser_path), args=args, headless=not headed)
+
+
+def new_context(browser, site: Site, scripts: list[str], viewport: tuple[int, int] = VIEWPORT):
+    """A fresh context whose every page gets `scripts` and the site's routing (one per recording or live task)."""
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1,
+                                  locale="en-US", timezone_id="UTC", color_scheme="light")
+    try:
+        context.add_init_script(_NO_PEER_CONNECTIONS)
+        for script in scripts:
+            context.add_init_script(script)
+        context.route("**/*", site.serve)
+    except BaseException:
+        context.close()
+        raise
+    return context
+
+
 def open_session(site: Site, scripts: list[str], headed: bool = False, browser_path: str = "",
                  viewport: tuple[int, int] = VIEWPORT) -> Session:
     """A browser on a fresh context whose every page gets `scripts` and the site's routing (not yet navigated)."""
     if headed and not has_display():
         raise NoDisplay("a headed recording needs a display (none here: DISPLAY and WAYLAND_DISPLAY are unset); "
                         "record headless from a script (api.record with actions=...) or on a desktop")
-    check_browser_before_driver(browser_path)
-    pw = _playwright()
-    args = launch_args()
-    if site.online:
-        args = [a for a in args if not a.startswith(("--proxy-server", "--proxy-bypass-list"))]
-    browser = pw.chromium.launch(executable_path=find_browser(pw, browser_path), args=args, headless=not headed)
+    browser = launch(site.online, headed, browser_path)
     try:
-        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1,
-                                      locale="en-US", timezone_id="UTC", color_scheme="light")
-        context.add_init_script(_NO_PEER_CONNECTIONS)
-        for script in scripts:
-            context.add_init_script(script)
-        context.route("**/*", site.serve)
+        context = new_context(browser, site, scripts, viewport)
         page = context.new_page()
     except BaseException:
         browser.close()

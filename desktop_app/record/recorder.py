@@ -89,6 +89,18 @@ def _package(url: str) -> str:
     return name if name and name[0].isalpha() else "web"
 
 
+def take_snapshot(page, sensitive_names: set[str]) -> Snapshot:
+    """The settled page as it is kept: its screenshot with sensitive fields painted over, its tree and what the
+    page script saw (url without sensitive query fields, elements, heading). sensitive_names: the names of the
+    sensitive fields seen so far in this session, grown here (a later URL may carry an earlier page's field)."""
+    info = page.evaluate("window.__sl.snapshot()")
+    png = page.screenshot(type="png", animations="disabled", caret="hide")
+    tree = dom_tree_xml(page, _package(page.url))
+    sensitive_names.update(info["sensitive_names"])
+    info["url"] = scrub_url(info["url"], sorted(sensitive_names))
+    return Snapshot(masked_png(png, info["sensitive"]), tree, info)
+
+
 class Recorder:
     def __init__(self, site: Site, goal: str, headed: bool = False, browser_path: str = ""):
         self.site, self.goal, self.headed = site, goal, headed
@@ -118,16 +130,12 @@ class Recorder:
         if self.headed:
             page.evaluate(HIDE_BAR, "hidden")
         try:
-            info = page.evaluate("window.__sl.snapshot()")
-            png = page.screenshot(type="png", animations="disabled", caret="hide")
-            tree = dom_tree_xml(page, _package(page.url))
+            shot = take_snapshot(page, self.sensitive_names)
         finally:
             if self.headed:
                 page.evaluate(HIDE_BAR, "visible")
-        self.sensitive_names.update(info["sensitive_names"])
-        info["url"] = scrub_url(info["url"], sorted(self.sensitive_names))
-        self.recording.viewport = tuple(info["viewport"])
-        return Snapshot(masked_png(png, info["sensitive"]), tree, info)
+        self.recording.viewport = tuple(shot.info["viewport"])
+        return shot
 
     def _refresh(self) -> None:
         for _ in range(3):  # the page may be between two documents: try again once it has loaded

@@ -8,6 +8,7 @@
     probe    knowledge probes: questions about the goal or the app with an answer key (no screen)
     focused  focused context: one instruction and the exact answer format; replies not in it fail
     browse   an agent scrolls a page variant until it clicks (VAF): target click and mention rates
+    live     an agent does a recorded task in a browser until it stops or the task's evaluator passes: SR, steps
 
 `suggest()` picks the protocol a selection fits when the user does not choose one.
 """
@@ -19,13 +20,15 @@ from desktop_app.runs.protocols.browse import BrowseProtocol
 from desktop_app.runs.protocols.capability import CompletionProtocol, FocusedProtocol, GroundingProtocol
 from desktop_app.runs.protocols.episode import EpisodeProtocol
 from desktop_app.runs.protocols.judge import JudgeProtocol
+from desktop_app.runs.protocols.live import LiveProtocol
 from desktop_app.runs.protocols.probe import ProbeProtocol
 from desktop_app.runs.protocols.replay import ReplayProtocol
 from desktop_app.runs.protocols.screen import ScreenProtocol
 
 PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol(), JudgeProtocol(),
                                                    GroundingProtocol(), CompletionProtocol(), ReplayProtocol(),
-                                                   ProbeProtocol(), FocusedProtocol(), BrowseProtocol())}
+                                                   ProbeProtocol(), FocusedProtocol(), BrowseProtocol(),
+                                                   LiveProtocol())}
 DEFAULT = "screen"
 
 

@@ -294,8 +294,8 @@ class DashboardWidget(QWidget):
         text = (f"Runs {', '.join(f'#{r}' for r in runs)} (ticked in the Runs tab) · {scored} answered"
                 + (f" · {errors} failed" if errors else "")) if first else nothing
         if self._other_runs:
-            text += (f" · not shown: {', '.join(f'#{r}' for r in self._other_runs)} (episode runs: their step and "
-                     "episode success is under the runs list)")
+            text += (f" · not shown: {', '.join(f'#{r}' for r in self._other_runs)} (multi-step runs: their "
+                     "success rates, e.g. a live run's SR and steps, are under the runs list)")
         self.status.setText(text)
         self.status.setToolTip(text)
         for button in self.export_buttons.values():

@@ -53,6 +53,7 @@ from desktop_app.runs.engine import Plan, RunRequest
 from desktop_app.runs.protocols import PROTOCOLS
 from desktop_app.runs.selection import DEFAULT_STATUSES, with_default_statuses
 from desktop_app.ui.eval.browse_options import BrowseOptionsBox
+from desktop_app.ui.eval.live_options import LiveOptionsBox
 from desktop_app.ui.fit import fit_combo, open_at, scrolled
 from desktop_app.ui.tasks import run_in_background
 
@@ -61,6 +62,9 @@ OBSERVED_PROTOCOLS = tuple(name for name, p in PROTOCOLS.items()
                            if any(f.name == "observation" for f in fields(p.options_type)))
 REPAIRING_PROTOCOLS = tuple(name for name, p in PROTOCOLS.items() if getattr(p, "repairs", False))
 BROWSE = "browse"  # page variants (VAF): its own options box
+LIVE = "live"  # recorded tasks in a browser: its own options box, offered when the samples hold recorded tasks
+NO_RECORDED = ("The selected samples hold no recorded task: record one with File > Record a task…, accept it, "
+               "and select it")
 OBSERVATION_CHOICES = (("tree", "the accessibility tree as text"), ("list", "the list of elements"),
                        ("marks", "the screenshot with numbered marks"), ("image", "the screenshot"))
 
@@ -95,6 +99,7 @@ class RunDialog(QDialog):
         self._selection: Selection | None = None
         self._plan: Plan | None = None
         self._by_status = 0  # episodes of the source left out by their review status
+        self._recorded = 0  # recorded tasks in the selection (the live protocol is offered when there are some)
         self._problems: list[str] = []  # ticked agents whose API key cannot be found
         self._estimate: Estimate | None = None
         self._generation = 0
@@ -185,7 +190,8 @@ class RunDialog(QDialog):
             self.protocol_buttons[key] = button
             protocol_layout.addWidget(button)
         self.protocol_buttons["auto"].setChecked(True)
-        self.protocol_group.idToggled.connect(lambda _id, on: on and self._changed())
+        self.protocol_buttons[LIVE].setEnabled(False)  # until the count finds recorded tasks in the selection
+        self.protocol_group.idToggled.connect(lambda _id, on: on and self._protocol_chosen())
         self.allow_ask = QCheckBox("Offer the ASK action (a simulated user answers)")
         self.allow_ask.setChecked(True)
         self.allow_ask.setToolTip("Episodes only. Off: the 'incomplete' setting, the task without the ASK action")
@@ -197,7 +203,8 @@ class RunDialog(QDialog):
         for mode, text in OBSERVATION_CHOICES:
             self.observation.addItem(text, mode)
         self.observation.setCurrentIndex(self.observation.findData("tree"))
-        self.observation.setToolTip("Grounding and completion probes: how a recorded screen is shown to the agent")
+        self.observation.setToolTip("Grounding and completion probes: how a recorded screen is shown to the agent; "
+                                    "live runs: the screenshot and, but for image, this too")
         self.observation.currentIndexChanged.connect(self._changed)
         observation_row.addWidget(self.observation, 1)
         protocol_layout.addLayout(observation_row)
@@ -212,6 +219,9 @@ class RunDialog(QDialog):
         self.browse_options = BrowseOptionsBox()
         self.browse_options.changed.connect(self._changed)
         protocol_layout.addWidget(self.browse_options)
+        self.live_options = LiveOptionsBox()
+        self.live_options.changed.connect(self._changed)
+        protocol_layout.addWidget(self.live_options)
         self.include_unlabelled = QCheckBox("Also ask about samples with no goal or no labelled action")
         self.include_unlabelled.setToolTip("Left out by default: they cannot be scored and only lower every rate")
         self.include_unlabelled.toggled.connect(self._changed)
@@ -382,6 +392,8 @@ class RunDialog(QDialog):
             options = {**(options or {}), "repair": self.repair.currentData()}
         if protocol == BROWSE:
             options = self.browse_options.options()
+        if protocol == LIVE:
+            options = {**(options or {}), **self.live_options.options()}
         include = self.include_unlabelled.isChecked()
         out = []
         for name in self.checked_agent_names():
@@ -425,6 +437,13 @@ class RunDialog(QDialog):
     def _splits(self) -> list[str]:
         return [v for v in splits(self.project) if v]
 
+    def _protocol_chosen(self) -> None:
+        """A protocol was chosen: what the agent sees starts at that protocol's own default."""
+        name = self.protocol_choice()
+        if name in OBSERVED_PROTOCOLS:
+            self.observation.setCurrentIndex(max(0, self.observation.findData(PROTOCOLS[name].options_type().observation)))
+        self._changed()
+
     def _changed(self, *_) -> None:
         for check in self.pattern_checks.values():
             check.setEnabled(not self.own_pattern.isChecked())
@@ -440,6 +459,8 @@ class RunDialog(QDialog):
         profiles = [self._profiles[n] for n in self.checked_agent_names()]
         requests = self.runs()
         options = self.browse_options.options() if protocol == BROWSE else {}  # trials: units per variant
+        if protocol == LIVE:
+            options = self.live_options.options()  # allow_web: which tasks are units
 
         def count():
             selection = count_selection(project, flt)
@@ -448,16 +469,18 @@ class RunDialog(QDialog):
             cached = {(r.profile.name, r.profile.pattern): api.cached_answers(project, r.profile, flt, plan.protocol,
                                                                               include, **options)
                       for r in requests if r.profile.kind == "openai"}  # a repeated run: what it will not ask
-            return selection, plan, any_status.episodes - selection.episodes, key_problems(profiles), cached
+            recorded = api.recorded_tasks(project, flt)
+            return (selection, plan, any_status.episodes - selection.episodes, key_problems(profiles), cached,
+                    recorded)
 
         run_in_background(self, count, lambda found: self._counted(generation, *found),
                           lambda exc: self._count_failed(generation, exc), wait="Counting what the run will ask")
 
     def _counted(self, generation: int, selection: Selection, plan: Plan, by_status: int = 0,
-                 problems: list[str] | None = None, cached: dict | None = None) -> None:
+                 problems: list[str] | None = None, cached: dict | None = None, recorded: int = 0) -> None:
         if generation != self._generation:
             return  # the choices changed while counting
-        self._selection, self._plan = selection, plan
+        self._selection, self._plan, self._recorded = selection, plan, recorded
         self._by_status, self._problems = by_status, list(problems or [])
         asked = planned_selection(selection, plan)
         total = Estimate()
@@ -479,6 +502,10 @@ class RunDialog(QDialog):
         self.observation.setEnabled(self.protocol() in OBSERVED_PROTOCOLS)
         self.repair.setEnabled(self.protocol() in REPAIRING_PROTOCOLS)
         self.browse_options.setEnabled(self.protocol() == BROWSE)
+        self.live_options.setEnabled(self.protocol() == LIVE)
+        live = self.protocol_buttons[LIVE]
+        live.setEnabled(self._recorded > 0 or live.isChecked())  # chosen, it stays: the count then says why 0
+        live.setToolTip(PROTOCOLS[LIVE].description if self._recorded else NO_RECORDED)
         fits = PROTOCOLS[self._plan.suggested].title if self._plan else "…"
         self.protocol_buttons["auto"].setText(f"Automatic: what the samples fit ({fits})")
         runs = self.runs()
@@ -498,6 +525,8 @@ class RunDialog(QDialog):
         if plan.units != plan.steps:  # units are episodes
             text += f" ({plan.units} episodes)"
         text += " each"
+        if plan.protocol == LIVE:
+            text += f" (up to {self.live_options.max_steps.value()} requests per task)"
         if self._by_status:
             text += (f" · {self._by_status} episode{'s' if self._by_status != 1 else ''} left out by review status "
                      "(pending or rejected)")
