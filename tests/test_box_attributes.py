@@ -51,7 +51,7 @@ def test_typed_in_the_properties_undone_found_and_exported(qtbot, demo_copy, tmp
     # exported with the box, in our JSONL and in COCO
     with api.open_project(demo_copy) as project:
         export_path(project, tmp_path / "coco", "coco", api.where(ids=[window.ws.episode.id]))
-    coco = json.loads((tmp_path / "coco" / "annotations.json").read_text())
+    coco = json.loads((tmp_path / "coco" / "annotations" / "instances_default.json").read_text())
     assert any(a["attributes"].get("state") == "disabled" for a in coco["annotations"])
 
     key(window, "Ctrl+Z")

@@ -201,5 +201,5 @@ def test_control_characters_from_a_file_are_written_out_in_the_message(project, 
     with pytest.raises(FormatError) as caught:
         import_path(project, tmp_path / "e.jsonl", "screenlab")
     message = str(caught.value)
-    assert "unknown label 'gold\\x00\\x1b[2Jx'" in message
+    assert "class 'gold\\x00\\x1b[2Jx': 1 to 64 characters, no control characters" in message
     assert not any(ord(c) < 32 and c not in "\n\t" for c in message)

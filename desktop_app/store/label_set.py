@@ -57,7 +57,8 @@ def clean_name(name: str) -> str:
     """A class name as stored: trimmed, 1-64 characters, no control characters; LabelError says why not."""
     text = str(name).strip()
     if not text or len(text) > MAX_NAME or any(ord(c) < 32 or ord(c) == 127 for c in text):
-        raise LabelError(f"class {text!r}: 1 to {MAX_NAME} characters, no line breaks or tabs")
+        raise LabelError(f"class {text!r}: 1 to {MAX_NAME} characters, no control characters (line breaks, tabs, "
+                         "escapes)")
     if role_of(text):
         raise LabelError(f"'{text}' is a role (gold, distracted, other), set with keys 1-3, not a class")
     return text
