@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the build scripts (bash): record_sha256 FILE puts FILE's line into SHA256SUMS beside it, in the
 # format `sha256sum -c SHA256SUMS` checks (replacing an earlier line for the same name, keeping the others:
 # the tarball and the .deb share dist/SHA256SUMS). Publish SHA256SUMS with the downloads.

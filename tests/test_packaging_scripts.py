@@ -186,3 +186,26 @@ def test_a_wheel_built_for_the_release_is_kept_and_found_again(tmp_path):
     other = subprocess.run(["bash", "-c", script.replace("-Dbar=on", "-Dbar=off")], capture_output=True,
                            text=True, check=True).stdout.splitlines()
     assert Path(other[1]).parent != kept.parent  # other flags: another folder, built again
+
+
+def test_a_bundle_over_the_size_budget_fails_the_strict_build():
+    """packaging/size_budget.sh, which build_linux.sh (the bundle) and build_deb.sh (the package) source: over the
+    budget a build says by how much, and fails with STRICT_SIZE=1, which CI sets for the release build it makes."""
+    import subprocess
+
+    def check(nbytes: int, strict: bool) -> subprocess.CompletedProcess:
+        script = f'set -euo pipefail; source {ROOT / "packaging" / "size_budget.sh"}; ' \
+                 f'check_size_budget {nbytes} "the bundle" || exit $?; echo "build goes on"'
+        env = {**os.environ, "SIZE_BUDGET_MB": "350", "STRICT_SIZE": "1" if strict else "0"}
+        return subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env)
+
+    over = 489 * 1048576 + 209716  # issue 38: CI's bundle, 489.2 MB
+    failed, warned, fits = check(over, strict=True), check(over, strict=False), check(328 * 1048576, strict=True)
+    assert failed.returncode == 3 and "build goes on" not in failed.stdout
+    assert "SIZE BUDGET EXCEEDED: the bundle 489.2 MB > 350 MB (by 139.2 MB)" in failed.stdout
+    assert warned.returncode == 0 and "SIZE BUDGET EXCEEDED" in warned.stdout and "build goes on" in warned.stdout
+    assert fits.returncode == 0 and fits.stdout.splitlines() == ["within the 350 MB budget: the bundle 328.0 MB",
+                                                                  "build goes on"]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")  # CI builds what users download, under the budget
+    assert re.search(r"^RELEASE=1 STRICT_SIZE=1 packaging/build_linux\.sh$", ci, re.M), ".ci/run's build line"
+    assert re.search(r"^STRICT_SIZE=1 packaging/build_deb\.sh$", ci, re.M), ".ci/run's .deb line"
