@@ -56,11 +56,12 @@ def test_a_killed_worker_is_started_again_for_the_next_screen(worker):
 
 
 def test_an_idle_worker_gives_its_memory_back_and_the_next_screen_starts_another():
-    """Issue 36: the OCR process leaves after a while without a request (IDLE_EXIT_S; one second here), and
-    the next screen is read by a new one, with the same words."""
+    """Issue 36: the OCR process leaves after a while without a request (IDLE_EXIT_S; half a second here), and
+    the next screen is read by a new one, with the same words. (A screen sent just as it leaves meets a closed
+    pipe and is sent again to a new worker: the path of a killed worker, tested above.)"""
     import psutil
 
-    process = OcrProcess(idle_exit_s=1.0)
+    process = OcrProcess(idle_exit_s=0.5)
     try:
         words, _, _ = process.analyse(IMAGES[0], "rapidocr", "en", {})
         first = process.pid
@@ -71,17 +72,5 @@ def test_an_idle_worker_gives_its_memory_back_and_the_next_screen_starts_another
         assert process.pid is None and not psutil.pid_exists(first)
         again, _, _ = process.analyse(IMAGES[0], "rapidocr", "en", {})
         assert again == words and process.pid not in (None, first)
-    finally:
-        process.close()
-
-
-def test_a_request_sent_as_the_idle_worker_leaves_is_read_by_a_new_one():
-    """The race the retry covers: the worker gave up waiting just as the window sent a screen (an idle time
-    shorter than the request's own trip, so every request of this test meets a leaving worker)."""
-    process = OcrProcess(idle_exit_s=0.001)
-    try:
-        for image in IMAGES[:3]:
-            words, _, _ = process.analyse(image, "rapidocr", "en", {})
-            assert len(words) > 5, image.name
     finally:
         process.close()
