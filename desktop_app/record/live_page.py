@@ -32,30 +32,25 @@ KEYS = {"enter": "Enter", "return": "Enter", "tab": "Tab", "esc": "Escape", "esc
         "end": "End", "ctrl": "Control", "control": "Control", "alt": "Alt", "shift": "Shift", "cmd": "Meta",
         "meta": "Meta"}
 
+# what both lookups below say of the element found (marked data-sl-live, for the actions that follow)
+_DESCRIBED = """
+  if (!el || el === document.body || el === document.documentElement) return null;
+  el.setAttribute('data-sl-live', '');
+  const d = window.__sl.describe(el);
+  d.editable = el.isContentEditable || el.localName === 'textarea' || (el.localName === 'input' &&
+    !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'range', 'color', 'image'].includes(d.type));
+  d.options = el.localName === 'select' ? Array.from(el.options, o => [o.value, window.__sl.squash(o.textContent)]) : [];
+  return d;
+}"""
+_UNMARK = "document.querySelectorAll('[data-sl-live]').forEach(e => e.removeAttribute('data-sl-live'));"
 _AT = """([x, y]) => {
-  document.querySelectorAll('[data-sl-live]').forEach(e => e.removeAttribute('data-sl-live'));
+  """ + _UNMARK + """
   const hit = document.elementFromPoint(x, y);
   if (!hit) return null;
-  const el = window.__sl.actionable(hit);
-  if (!el || el === document.body || el === document.documentElement) return null;
-  el.setAttribute('data-sl-live', '');
-  const d = window.__sl.describe(el);
-  d.editable = el.isContentEditable || el.localName === 'textarea' || (el.localName === 'input' &&
-    !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'range', 'color', 'image'].includes(d.type));
-  d.options = el.localName === 'select' ? Array.from(el.options, o => [o.value, window.__sl.squash(o.textContent)]) : [];
-  return d;
-}"""
+  const el = window.__sl.actionable(hit);""" + _DESCRIBED
 _FOCUSED = """() => {
-  document.querySelectorAll('[data-sl-live]').forEach(e => e.removeAttribute('data-sl-live'));
-  const el = document.activeElement;
-  if (!el || el === document.body || el === document.documentElement) return null;
-  el.setAttribute('data-sl-live', '');
-  const d = window.__sl.describe(el);
-  d.editable = el.isContentEditable || el.localName === 'textarea' || (el.localName === 'input' &&
-    !['checkbox', 'radio', 'button', 'submit', 'reset', 'file', 'range', 'color', 'image'].includes(d.type));
-  d.options = el.localName === 'select' ? Array.from(el.options, o => [o.value, window.__sl.squash(o.textContent)]) : [];
-  return d;
-}"""
+  """ + _UNMARK + """
+  const el = document.activeElement;""" + _DESCRIBED
 
 
 @dataclass(frozen=True)
