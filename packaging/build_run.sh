@@ -8,6 +8,7 @@
 #   ./dist/ScreenLab-<version>-linux-x86_64.run --check | --list        # makeself's own: verify, list the contents
 #
 # gzip, not zstd or xz: the file unpacks itself with the user's own tools, and every Linux has gzip.
+# Needs makeself (apt-get install makeself; pigz too for a faster build).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,7 +35,10 @@ chmod 0755 "$STAGE/install-user.sh"
 echo "== makeself"
 mkdir -p "$(dirname "$RUN")"
 # --sha256: the file checks itself before unpacking (a broken download says so instead of half-installing)
-makeself --gzip --complevel 6 --sha256 --tar-quietly --tar-extra "--owner=0 --group=0 --numeric-owner" \
+# pigz where installed: the same gzip stream (the user's `gzip -cd` unpacks it) made on every core
+COMPRESS=--gzip
+if command -v pigz >/dev/null; then COMPRESS=--pigz; fi
+makeself "$COMPRESS" --complevel 6 --sha256 --tar-quietly --tar-extra "--owner=0 --group=0 --numeric-owner" \
     "$STAGE" "$RUN" "ScreenLab $VERSION" ./install-user.sh >/dev/null
 rm -rf "$(dirname "$STAGE")"
 # shellcheck source=packaging/sha256sums.sh
