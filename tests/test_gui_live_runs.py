@@ -91,3 +91,65 @@ def test_a_live_task_is_a_trajectory_whose_frames_show_where_the_agent_clicked(p
     assert frame.points == ((point[0] / 1280, point[1] / 800),)  # the click's ring, where it was done
     qtbot.waitUntil(lambda: frame.frame is not None, timeout=10_000)  # the screen the agent saw
     view.set_project(None)
+
+
+def test_a_live_run_from_the_new_run_dialog_launches_the_browser_chosen_in_settings(qtbot, tmp_path, monkeypatch):
+    """Settings > LLM & browser names a browser; with none to be found before it (nothing on PATH), the live run
+    started from the New run dialog launches that one, as the recorder and the page renderer do."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from desktop_app.render.browser import find_browser
+    from desktop_app.render.renderer import _playwright
+    from desktop_app.settings import Settings
+
+    from test_gui_editing import open_window
+    from test_gui_runs_menu import click_radio, run_dialog_shown, tick_agent
+
+    folder = tmp_path / "p"
+    with Project.init(folder) as p:
+        episode_id = record_task(p, "flow:account", GOAL, actions=[
+            lambda page: page.fill("#email", "alex@example.com"), lambda page: page.click("#signin")])
+        api.decide_review(p, episode_id, "accept")
+        with p.reading() as s:
+            box = s.execute(select(m.ActionBox).join(m.Step).where(
+                m.Step.episode_id == episode_id, m.Step.index == 1, m.ActionBox.label == "gold")).scalar_one()
+    real = find_browser(_playwright())
+    launched = tmp_path / "launched"
+    chosen = tmp_path / "chosen" / "my-chromium"
+    chosen.parent.mkdir()
+    # the browser of Settings: notes that it was started, then is the real one (whose own script wants a PATH)
+    chosen.write_text(f'#!/bin/sh\necho started > "{launched}"\nPATH=/usr/local/bin:/usr/bin:/bin\nexport PATH\n'
+                      f'exec "{real}" "$@"\n', encoding="utf-8")
+    chosen.chmod(0o755)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no chromium, chrome or edge to be found by name
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "empty"))  # nor Playwright's own
+    monkeypatch.setenv("SCREENLAB_TEST_KEY", "sk-test")
+    point = [round((box.x1 + box.x2) / 2), round((box.y1 + box.y2) / 2)]
+    with FakeOpenAI(lambda body, n: Response(text=json.dumps({"action_type": "click", "point": point}))) as server:
+        from desktop_app.cli.main import main
+
+        assert main(["agents", "add", "scripted", "--base-url", server.base_url, "--model", "m", "--convention",
+                     "point-px", "--api-key-env", "SCREENLAB_TEST_KEY"]) == 0
+        window = open_window(qtbot, folder, Settings(annotator="ann", show_suggestions=False,
+                                                     browser_path=str(chosen)))
+        window.left_tabs.setCurrentWidget(window.runs)
+
+        def start(dialog: RunDialog) -> None:
+            tick_agent(dialog, "scripted")
+            dialog.set_source("all")
+            qtbot.waitUntil(lambda: dialog.counted, timeout=10_000)
+            click_radio(qtbot, dialog.protocol_buttons["live"])
+            qtbot.waitUntil(lambda: dialog.counted, timeout=10_000)
+            qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.Ok), Qt.LeftButton)  # Start
+
+        run_dialog_shown(qtbot, lambda: qtbot.mouseClick(window.runs.new_button, Qt.LeftButton), start)
+        qtbot.waitUntil(lambda: window.runs.run_rows() and not window.runs.running_ids(), timeout=120_000)
+    (row,) = window.runs.run_rows()
+    (run,) = api.runs(window.project)
+    assert (run.protocol, row.status, run.options["browser"]) == ("live", "done", str(chosen))
+    assert launched.read_text().strip() == "started"
+    metrics = api.evaluate(window.project, [run.id])["runs"][run.id]["metrics"]
+    assert metrics["rates"]["success"]["hits"] == 1
+    window.close_project()
