@@ -8,6 +8,7 @@ import json
 
 import pytest
 from sqlalchemy import select
+from test_gui_runs_menu import click_radio, run_dialog_shown, tick_agent
 
 from desktop_app import api
 from desktop_app.formats.transfer import import_path
@@ -22,6 +23,7 @@ from desktop_app.ui.judge import TrajectoryView
 from desktop_app.ui.tasks import wait_all
 
 from openai_server import FakeOpenAI, Response
+from test_gui_editing import open_window
 
 pytestmark = pytest.mark.gui
 GOAL = "Sign in as alex@example.com"
@@ -102,9 +104,6 @@ def test_a_live_run_from_the_new_run_dialog_launches_the_browser_chosen_in_setti
     from desktop_app.render.browser import find_browser
     from desktop_app.render.renderer import _playwright
     from desktop_app.settings import Settings
-
-    from test_gui_editing import open_window
-    from test_gui_runs_menu import click_radio, run_dialog_shown, tick_agent
 
     folder = tmp_path / "p"
     with Project.init(folder) as p:

@@ -29,8 +29,8 @@ from desktop_app.formats.records import (
     resolve_image,
     shown,
 )
-from desktop_app.formats.sphinx import read_tree_file
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
+from desktop_app.formats.sphinx import read_tree_file
 from desktop_app.formats.writing import ImageWriter, atomic_output, json_box
 from desktop_app.store.models import LABELS
 
