@@ -1,12 +1,15 @@
 """The window's side of live runs: the New run dialog offers the live protocol where the samples hold recorded
 tasks, with its options; a live run's task is a trajectory the labeller shows with the agent's clicks drawn on
-its frames, and the run's SR is in the Runs tab's details (real widgets, real Chromium, the local fake server)."""
+its frames, and the run's SR is in the Runs tab's details; a live run started there launches the browser chosen in
+Settings; Runs > Export run… / Import run… carry a run as a folder (real widgets, real Chromium, the local fake
+server)."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+from PySide6.QtCore import Qt
 from sqlalchemy import select
 from test_gui_runs_menu import click_radio, run_dialog_shown, tick_agent
 
@@ -98,7 +101,6 @@ def test_a_live_task_is_a_trajectory_whose_frames_show_where_the_agent_clicked(p
 def test_a_live_run_from_the_new_run_dialog_launches_the_browser_chosen_in_settings(qtbot, tmp_path, monkeypatch):
     """Settings > LLM & browser names a browser; with none to be found before it (nothing on PATH), the live run
     started from the New run dialog launches that one, as the recorder and the page renderer do."""
-    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QDialogButtonBox
 
     from desktop_app.render.browser import find_browser
@@ -151,4 +153,50 @@ def test_a_live_run_from_the_new_run_dialog_launches_the_browser_chosen_in_setti
     assert launched.read_text().strip() == "started"
     metrics = api.evaluate(window.project, [run.id])["runs"][run.id]["metrics"]
     assert metrics["rates"]["success"]["hits"] == 1
+    window.close_project()
+
+
+def test_runs_menu_exports_the_demo_live_run_and_imports_it_back_as_a_new_run(qtbot, tmp_path):
+    """Runs > Export run… writes the run selected in the Runs tab as a folder (what `screenlab export-run`
+    writes); Runs > Import run… brings a folder back as a new run, listed at once with the same verdicts."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.demo import ensure_demo_project
+    from desktop_app.settings import Settings
+
+    demo = ensure_demo_project(tmp_path / "data")
+    window = open_window(qtbot, demo, Settings(annotator="ann", show_suggestions=False))
+    window.left_tabs.setCurrentWidget(window.runs)
+    (live,) = [r for r in window.runs.run_rows() if r.protocol == "live"]
+    menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Runs")
+    export, import_ = (next(a for a in menu.actions() if a.text() == t) for t in ("Export run…", "Import run…"))
+
+    def choose(folder) -> None:
+        dialog = window.run_transfer.dialog
+        assert dialog is not None and dialog.isVisible()
+        dialog.selectFile(str(folder))
+        dialog.accept()
+        QApplication.processEvents()
+
+    window.runs.tree.clearSelection()
+    export.trigger()  # nothing selected: it says what to do
+    assert window.statusBar().currentMessage() == "Select one run in the Runs tab to export it."
+    for i in range(window.runs.tree.topLevelItemCount()):
+        item = window.runs.tree.topLevelItem(i)
+        item.setSelected(item.data(0, Qt.UserRole) == live.id)
+    (tmp_path / "out").mkdir()
+    export.trigger()
+    choose(tmp_path / "out")
+    qtbot.waitUntil(lambda: window.run_transfer.task is None, timeout=30_000)
+    folder = tmp_path / "out" / f"run{live.id}"
+    assert window.statusBar().currentMessage().startswith(f"run {live.id} 'scripted agent · live (demo)' (live) "
+                                                          f"written to {folder}: 5 answers, 2 of its own episodes")
+    assert json.loads((folder / "run.json").read_text(encoding="utf-8"))["protocol"] == "live"
+
+    import_.trigger()
+    choose(folder)
+    qtbot.waitUntil(lambda: window.run_transfer.task is None, timeout=30_000)
+    assert "imported from" in window.statusBar().currentMessage()
+    rows = [r for r in window.runs.run_rows() if r.protocol == "live"]
+    assert len(rows) == 2 and rows[0].verdicts == rows[1].verdicts  # listed at once, the same answers
     window.close_project()
