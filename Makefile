@@ -53,6 +53,7 @@ demo: $(BIN)/.installed
 	$(BIN)/python datasets/build_navi_demo.py
 	$(BIN)/python datasets/build_judge_demo.py
 	$(BIN)/python datasets/build_sphinx_demo.py
+	$(BIN)/python datasets/build_live_demo.py
 
 # The suite drives a real Chromium and real Qt widgets (offscreen). As root on
 # Debian/Ubuntu this installs what is missing; otherwise it says what to install.

@@ -10,20 +10,23 @@ from desktop_app.formats.transfer import import_path
 from desktop_app.paths import (
     demo_dataset_dir,
     judge_demo_dataset_dir,
+    live_demo_dataset_dir,
     navi_demo_dataset_dir,
     sphinx_demo_dataset_dir,
     user_data_dir,
 )
 from desktop_app.runs.imported_verdicts import import_verdicts
+from desktop_app.runs.run_transfer import import_run
 from desktop_app.store.project import Project, is_project_folder
 
 DEMO_FOLDER = "demo-project"
 
 
 def ensure_demo_project(data_dir: Path | None = None) -> Path:
-    """Path of the user's demo project, creating it from datasets/demo, navi_demo, judge_demo and sphinx_demo
-    if absent (judge_demo's scripted judges become judge runs, so the agreement view has figures at once;
-    sphinx_demo brings recorded app screens with their accessibility trees).
+    """Path of the user's demo project, creating it from datasets/demo, navi_demo, judge_demo, sphinx_demo and
+    live_demo if absent (judge_demo's scripted judges become judge runs, so the agreement view has figures at once;
+    sphinx_demo brings recorded app screens with their accessibility trees; live_demo two tasks recorded in a
+    browser and a scripted agent's live run on them).
 
     Built in a scratch folder and renamed into place, so an interrupted first
     run never leaves a half-imported demo behind.
@@ -43,6 +46,11 @@ def ensure_demo_project(data_dir: Path | None = None) -> Path:
             for verdicts in sorted((judged / "verdicts").glob("*.jsonl")):
                 import_verdicts(project, verdicts)
             import_path(project, sphinx_demo_dataset_dir(), "sphinx")
+            # recorded in a browser and run live once, at development time (datasets/build_live_demo.py):
+            # the first start needs no browser to show them
+            live = live_demo_dataset_dir()
+            import_path(project, live / "tasks", "screenlab")
+            import_run(project, live / "run")
         if target.exists():
             shutil.rmtree(target)
         (scratch / DEMO_FOLDER).rename(target)

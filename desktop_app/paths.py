@@ -52,6 +52,11 @@ def judge_demo_dataset_dir() -> Path:
     return _find("datasets/judge_demo")
 
 
+def live_demo_dataset_dir() -> Path:
+    """Two tasks recorded in a browser on our flow sites, and a live run of a scripted agent on them."""
+    return _find("datasets/live_demo")
+
+
 def sphinx_demo_dataset_dir() -> Path:
     """Recorded app tasks in the Sphinx layout (screens, accessibility trees, evaluators), from our own flows."""
     return _find("datasets/sphinx_demo")

@@ -336,7 +336,8 @@ def test_the_demo_shows_its_judges_and_imports_more_verdicts(qtbot, tmp_path):
         names = [view.runs_table.item(r, 0).text() for r in range(view.runs_table.rowCount())]
         assert names == ["last-action judge (demo)", "reply-trusting judge (demo)"]
         assert view.runs_table.item(0, 2).text() == "imported"
-        assert "18 trajectories" in view.summary.text()
+        # the 18 judged ones, and the demo live run's 2 tasks, which nobody labelled yet
+        assert "20 trajectories · reference: 6 success, 11 failure, 3 without one" in view.summary.text()
 
         # a bad file: a message naming the line, nothing imported, the window goes on
         bad = tmp_path / "bad.jsonl"

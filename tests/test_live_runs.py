@@ -262,3 +262,59 @@ def test_a_text_answer_names_the_element_and_an_agents_key_is_pressed_as_the_bro
     assert element_named("Hidden", elements) is None and element_named("Cancel", elements) is None
     assert [key_name(k) for k in ("enter", "ctrl+a", "Escape", "pagedown", "a")] == [
         "Enter", "Control+a", "Escape", "PageDown", "a"]
+
+
+def test_with_the_tree_observation_the_agent_is_sent_the_live_pages_tree(recorded, monkeypatch):
+    """--observation tree: each request holds the text of the page's tree as it is then (the saved page's
+    button, by its text), as the capability probes show a recorded screen's."""
+    path, ids, boxes = recorded
+    monkeypatch.setenv("SCREENLAB_TEST_KEY", "sk-test")
+    click = json.dumps({"action_type": "click", "point": boxes[(EDIT, 0)]})
+    with Project.open(path) as project:
+        with project.reading() as s:
+            acted = s.execute(select(m.ActionBox.element_text).join(m.Step).where(
+                m.Step.episode_id == ids[2], m.Step.index == 0, m.ActionBox.label == "gold")).scalar_one()
+        with FakeOpenAI(lambda body, n: Response(text=click)) as server:
+            agent = api.agent(name="scripted", base_url=server.base_url, model="m", convention="point-px",
+                              api_key_env="SCREENLAB_TEST_KEY")
+            run_id, status = api.run(project, agent, {"ids": [ids[2]]}, "live", max_steps=2, observation="tree")
+    assert status.verdicts == {"success": 1} and len(server.requests) == 1
+    said = user_text(server.requests[0])
+    assert "live web page, now at http://screenlab.invalid/site/account/saved" in said
+    tree = said.split("The page's accessibility tree:\n", 1)[1].split("\n\n", 1)[0]
+    # the page's nodes as the probes write them: the heading, and the link the agent then pressed, numbered
+    assert 'TextView "Profile saved"' in tree
+    assert re.search(rf'\[\d+\] TextView "{re.escape(acted)}", id back_to_profile; can click', tree), tree
+    assert "The elements you can act on:" not in said  # the tree, not the list
+
+
+def test_screenlab_run_takes_the_browser_chosen_in_settings(recorded, monkeypatch, capsys, tmp_path):
+    """As the New run dialog does (tests/test_gui_live_runs.py): with no browser to be found before it, the one
+    of Settings > LLM & browser is launched, and the run keeps it among its options."""
+    from desktop_app.render.browser import find_browser
+    from desktop_app.render.renderer import _playwright
+    from desktop_app.settings import load_settings, save_settings
+
+    path, ids, boxes = recorded
+    launched, chosen = tmp_path / "launched", tmp_path / "chosen" / "my-chromium"
+    chosen.parent.mkdir()
+    chosen.write_text(f'#!/bin/sh\necho started > "{launched}"\nPATH=/usr/local/bin:/usr/bin:/bin\nexport PATH\n'
+                      f'exec "{find_browser(_playwright())}" "$@"\n', encoding="utf-8")
+    chosen.chmod(0o755)
+    settings = load_settings()
+    settings.browser_path = str(chosen)
+    save_settings(settings)
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv("SCREENLAB_TEST_KEY", "sk-test")
+    click = json.dumps({"action_type": "click", "point": boxes[(EDIT, 0)]})
+    with FakeOpenAI(lambda body, n: Response(text=click)) as server:
+        assert main(["agents", "add", "scripted", "--base-url", server.base_url, "--model", "m", "--convention",
+                     "point-px", "--api-key-env", "SCREENLAB_TEST_KEY", "--replace"]) == 0
+        assert main(["run", str(path), "--agent", "scripted", "--protocol", "live", "--where", f"id={ids[2]}",
+                     "--max-steps", "2"]) == 0
+    assert "success 1" in capsys.readouterr().out
+    assert launched.read_text().strip() == "started"
+    with Project.open(path) as project:
+        assert api.runs(project)[-1].options["browser"] == str(chosen)

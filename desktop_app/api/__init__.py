@@ -89,6 +89,9 @@ from desktop_app.runs.evaluate import DEFAULT_RULES, list_runs
 from desktop_app.runs.evaluate import evaluate as _evaluate
 from desktop_app.runs.imported_verdicts import ImportedVerdicts, import_verdicts
 from desktop_app.runs.report import write_report as _write_report
+from desktop_app.runs.run_transfer import RunTransfer
+from desktop_app.runs.run_transfer import export_run as _export_run
+from desktop_app.runs.run_transfer import import_run as _import_run
 from desktop_app.runs.state import RunProgress
 from desktop_app.store.models import Run
 from desktop_app.store.project import Project
@@ -126,7 +129,7 @@ from desktop_app.vaf.study import verify_variant as _verify_variant
 
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "RunProgress", "agent",
            "cached_answers", "create_run", "evaluate", "execute_run", "export_data", "import_data", "open_folder",
-           "iter_per_sample", "per_sample", "plan_run", "run", "runs", "where", "write_report",
+           "iter_per_sample", "per_sample", "plan_run", "run", "runs", "where", "write_report", "export_run", "import_run",
            "agreement", "disagreements", "export_evals", "export_judge_csv", "export_passed", "export_steps",
            "import_judge_verdicts", "judge_runs", "judges_in_file", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
@@ -322,6 +325,17 @@ def trajectories_from_episodes(project: Project, where: Where = None, policy: st
 def trajectories_from_run(project: Project, run_id: int) -> list[int]:
     """An agent run's answers, episode by episode, as trajectories to judge."""
     return _from_run(project, run_id)
+
+
+def export_run(project: Project, run_id: int, out: str | Path) -> RunTransfer:
+    """A run as a folder another project can import (runs/run_transfer.py): its row, its answers, and the
+    episodes it wrote itself (a live run's trajectories)."""
+    return _export_run(project, run_id, Path(out))
+
+
+def import_run(project: Project, folder: str | Path, name: str = "") -> RunTransfer:
+    """A run folder (export_run) as a new run here; the samples it answered must be here already. All or nothing."""
+    return _import_run(project, Path(folder), name)
 
 
 def judge_runs(project: Project) -> list[Run]:

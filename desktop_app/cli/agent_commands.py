@@ -202,6 +202,7 @@ def _run(args, cancel: threading.Event) -> int:
                     options = {**options, "observation": args.observation}
                 if getattr(args, "repair", None):
                     options = {**options, "repair": args.repair}
+            options = {**options, **_browser_of_settings(plan.protocol)}
             run_id = api.create_run(project, profile, flt, plan.protocol, args.name or "",
                                     args.include_unlabelled, plan=plan, **options)
             how = "chosen" if args.protocol else "suggested by the samples"
@@ -235,6 +236,19 @@ def _run(args, cancel: threading.Event) -> int:
         print(f"stopped; continue with: screenlab run {args.project} --resume {run_id}")
         return 130
     return 0
+
+
+def _browser_of_settings(protocol: str) -> dict:
+    """A protocol that opens its own browser (live, browse) takes the one chosen in Settings > LLM & browser, as
+    the window's New run dialog and `screenlab synth` do (render/browser.py: used when none is found first)."""
+    from desktop_app.runs.protocols import PROTOCOLS
+    from desktop_app.settings import load_settings
+
+    options_type = PROTOCOLS[protocol].options_type if protocol in PROTOCOLS else None
+    if options_type is None or "browser" not in getattr(options_type, "__dataclass_fields__", {}):
+        return {}
+    path = load_settings().browser_path
+    return {"browser": path} if path else {}
 
 
 def _browse_options(args) -> dict:

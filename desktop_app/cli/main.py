@@ -355,6 +355,12 @@ def add_record_commands(sub) -> None:
     record_commands.add_commands(sub, add_project)
 
 
+def add_run_transfer_commands(sub) -> None:
+    from desktop_app.cli import run_transfer_commands
+
+    run_transfer_commands.add_run_transfer_commands(sub)
+
+
 def add_team_commands(sub) -> None:
     from desktop_app.cli import team_commands
 
@@ -432,6 +438,9 @@ COMMANDS = {
     "prelabel": ("accept a run's answers as boxes on screens nobody labelled yet", add_agent_commands),
     "eval": ("metrics of runs (default: every run), under both rule sets side by side", add_agent_commands),
     "parse-action": ("parse a model answer the way a run would (debug coordinates)", add_agent_commands),
+    "export-run": ("write a run as a folder another project can import (its answers, and a live run's "
+                   "trajectories)", add_run_transfer_commands),
+    "import-run": ("a run folder (export-run) as a new run of this project", add_run_transfer_commands),
     "judge": ("trajectories, human labels, model judges and their agreement", add_judge_commands),
     "capability": ("recorded app tasks (Sphinx): check evaluators, show observations", add_capability_commands),
     "vaf": ("page variants: one target restyled, agents browsing them (VAF)", add_vaf_commands),

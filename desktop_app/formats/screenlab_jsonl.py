@@ -1,8 +1,10 @@
 """ScreenLab's own lossless JSONL: one episode per line, images beside it.
 
-Layout of a dataset folder: `episodes.jsonl` plus `images/<sha256>.<ext>`.
-Every field the project stores for an episode, step, action and review is
-written, so export -> import reproduces the project exactly.
+Layout of a dataset folder: `episodes.jsonl` plus `images/<sha256>.<ext>`, and
+`trees/<sha256>.xml` for the steps whose screen has an accessibility tree (a recorded
+task's, a trajectory's). Every field the project stores for an episode, step, action and
+review is written, so export -> import reproduces the project exactly; an episode that is
+not a sample (a trajectory) says its kind. Node corrections on a tree are not carried.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from desktop_app.formats.records import (
     StepRecord,
     Where,
     check_storable,
+    find_inside,
     image_bases,
     optional,
     parse_box,
@@ -27,6 +30,7 @@ from desktop_app.formats.records import (
     shown,
 )
 from desktop_app.formats.spec import ExportContext, ExportReport, FormatSpec
+from desktop_app.formats.sphinx import read_tree_file
 from desktop_app.formats.writing import ImageWriter, atomic_output, json_box
 from desktop_app.store.models import LABELS
 
@@ -85,6 +89,8 @@ def _read_step(obj, where: Where, name: str, bases: list[Path]) -> StepRecord:
     if not isinstance(obj, dict):
         raise where.error("expected an object", name)
     image = resolve_image(require(obj, "image", str, where, name + "."), bases, where, name + ".image")
+    tree = optional(obj, "tree", str, where, "", name + ".")
+    tree_xml = read_tree_file(find_inside([tree], bases, where, name + ".tree", "tree")) if tree else ""
     actions = optional(obj, "actions", list, where, [], name + ".")
     return StepRecord(
         image=image,
@@ -96,6 +102,7 @@ def _read_step(obj, where: Where, name: str, bases: list[Path]) -> StepRecord:
         screen_meta=optional(obj, "screen_meta", dict, where, {}, name + "."),
         instruction=optional(obj, "instruction", str, where, "", name + "."),
         meta=optional(obj, "meta", dict, where, {}, name + "."),
+        tree_xml=tree_xml,
         field=name + ".",
     )
 
@@ -135,22 +142,32 @@ def _episode(where: Where, obj, bases) -> EpisodeRecord:
         split=optional(obj, "split", str, where, ""),
         review_status=optional(obj, "review_status", str, where, "unreviewed"),
         meta=optional(obj, "meta", dict, where, {}),
+        kind=_kind(obj, where),
         steps=[_read_step(s, where, f"steps[{i}]", bases) for i, s in enumerate(steps)],
         reviews=reviews,
     )
+
+
+def _kind(obj: dict, where: Where) -> str:
+    kind = optional(obj, "kind", str, where, "sample")
+    if kind not in ("sample", "trajectory"):  # a probe has no screen; variants and copies belong to their studies
+        raise where.error(f"kind is 'sample' or 'trajectory', not {shown(kind)}", "kind")
+    return kind
 
 
 def _iso(value) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def episode_to_json(bundle, image_name) -> dict:
+def episode_to_json(bundle, image_name, tree_name=lambda step: None) -> dict:
+    """`tree_name(step)`: the file its tree was written to (None: no tree)."""
     e = bundle.episode
     return {
-        "v": VERSION, "id": e.key, "goal": e.goal, "scenario": e.scenario, "split": e.split,
-        "review_status": e.review_status, "meta": e.meta,
+        "v": VERSION, "id": e.key, **({"kind": e.kind} if e.kind != "sample" else {}), "goal": e.goal,
+        "scenario": e.scenario, "split": e.split, "review_status": e.review_status, "meta": e.meta,
         "steps": [{
             "image": image_name(sb.screen), "sha256": sb.screen.sha256,
+            **({"tree": name} if (name := tree_name(sb.step)) else {}),
             "width": sb.screen.width, "height": sb.screen.height, "platform": sb.screen.platform,
             "screen_source": sb.screen.source, "screen_meta": sb.screen.meta,
             "instruction": sb.step.instruction, "meta": sb.step.meta,
@@ -173,15 +190,48 @@ def episode_to_json(bundle, image_name) -> dict:
 def write(ctx: ExportContext) -> ExportReport:
     report = ExportReport("screenlab", ctx.out)
     with atomic_output(ctx.out) as tmp:
-        images = ImageWriter(tmp, ctx.image_bytes)
-        with open(tmp / FILE_NAME, "w", encoding="utf-8", newline="\n") as fh:
-            for bundle in ctx.bundles:
-                line = episode_to_json(bundle, images.add)
-                fh.write(json.dumps(line, ensure_ascii=False, sort_keys=False) + "\n")
-                report.episodes += 1
-                report.annotations += sum(len(sb.boxes) for sb in bundle.steps)
-        report.images = images.count
+        write_episodes(tmp, ctx.bundles, ctx.image_bytes, ctx.session, report)
     return report
+
+
+def write_episodes(folder: Path, bundles, image_bytes, session, report: ExportReport) -> None:
+    """episodes.jsonl, images/ and trees/ into `folder` (also a run's own episodes: runs/run_transfer.py)."""
+    images = ImageWriter(folder, image_bytes)
+    trees = _TreeWriter(folder, session)
+    with open(folder / FILE_NAME, "w", encoding="utf-8", newline="\n") as fh:
+        for bundle in bundles:
+            line = episode_to_json(bundle, images.add, trees.of(bundle))
+            fh.write(json.dumps(line, ensure_ascii=False, sort_keys=False) + "\n")
+            report.episodes += 1
+            report.annotations += sum(len(sb.boxes) for sb in bundle.steps)
+    report.images = images.count
+
+
+class _TreeWriter:
+    """Each step's accessibility tree as it was dumped, once per dump, as trees/<sha256>.xml."""
+
+    def __init__(self, folder: Path, session):
+        self.folder, self.session, self.written = folder, session, set()
+
+    def of(self, bundle):
+        if self.session is None:
+            return lambda step: None
+        from desktop_app.store.trees import trees_of_steps
+
+        found = trees_of_steps(self.session, [sb.step for sb in bundle.steps])
+
+        def name(step) -> str | None:
+            row = found.get(step.id)
+            if row is None:
+                return None
+            relative = f"trees/{row.sha256}.xml"
+            if row.sha256 not in self.written:
+                (self.folder / "trees").mkdir(exist_ok=True)
+                (self.folder / relative).write_text(row.xml, encoding="utf-8", newline="")
+                self.written.add(row.sha256)
+            return relative
+
+        return name
 
 
 SPEC = FormatSpec(

@@ -154,7 +154,8 @@ def _gold_box(action: dict, field: str) -> BoxRecord | None:
                      field=field)
 
 
-def _tree_xml(path: Path) -> str:
+def read_tree_file(path: Path) -> str:
+    """An accessibility-tree dump read whole and checked (also ScreenLab JSONL's step trees)."""
     # kept whole in the project: a dump within the budget's document size, each of its texts within its text
     # length (ADR 0039); real dumps are 10-500 KB, their longest text a few thousand characters
     try:
@@ -214,7 +215,7 @@ def _read_task(folder: Path, goals: dict[str, str]) -> EpisodeRecord:
             meta["activity"] = activities[i]
         steps.append(StepRecord(image=screen, boxes=[box] if box else [], platform=PLATFORM,
                                 screen_source=f"{task_id}/{app}/{screen.name}", meta=meta,
-                                tree_xml=_tree_xml(xml_path), field=f"[{i}]."))
+                                tree_xml=read_tree_file(xml_path), field=f"[{i}]."))
     capability = {"task_id": task_id, "app": app, "evaluators": evaluators, "skills": skills}
     return EpisodeRecord(key=f"sphinx-{task_id}-{app}", where=where, goal=goals.get(task_id, ""),
                          scenario=TASK_SCENARIO, meta={"capability": capability}, steps=steps)
@@ -272,7 +273,7 @@ def _read_grounding(path: Path) -> list[EpisodeRecord]:
             meta={"capability": {"task_id": str(task_id), "app": app, "grounding": True}},
             steps=[StepRecord(image=screen, boxes=[box] if box else [], platform=PLATFORM,
                               screen_source=f"{folder.name}/{screen.name}",
-                              meta={"reference_action": action}, tree_xml=_tree_xml(xml_path), field=prefix)]))
+                              meta={"reference_action": action}, tree_xml=read_tree_file(xml_path), field=prefix)]))
     return records
 
 

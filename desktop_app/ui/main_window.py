@@ -14,6 +14,7 @@ The window lays these out and holds what the open project shows (project, ws, br
     dialogs       window_dialogs.py      settings, help, the side windows and jobs the menus open
     team          team_menu.py           done / skip / reopen and the Team menu
     reports       report_wiring.py       Runs > Write report (what `screenlab report` writes)
+    run_transfer  run_transfer_wiring.py Runs > Export run / Import run (a run as a folder)
     judge         judge/pages.py         the trajectory pages
     (actions)     window_menus.py        what each action does, its keys, the menus
 
@@ -48,6 +49,7 @@ from desktop_app.ui.properties import PropertiesPanel
 from desktop_app.ui.render_service import RenderService
 from desktop_app.ui.report_wiring import ReportWiring
 from desktop_app.ui.review_mode import ReviewMode
+from desktop_app.ui.run_transfer_wiring import RunTransferWiring
 from desktop_app.ui.step_view import StepView
 from desktop_app.ui.suggestions_wiring import SuggestionsWiring
 from desktop_app.ui.task_panel import TaskPanel
@@ -83,6 +85,7 @@ class MainWindow(QMainWindow):
         self.dialogs = WindowDialogs(self)
         self.team = TeamWiring(self)
         self.reports = ReportWiring(self)
+        self.run_transfer = RunTransferWiring(self)
         self.actions_by_id = window_menus.make_actions(self)
         self.apply_shortcuts()
         self.menu_actions = window_menus.make_menus(self)  # the menus' own actions, by name

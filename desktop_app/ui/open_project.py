@@ -67,6 +67,7 @@ class OpenProject(QObject):
         self.runs = RunsPanel(project)
         self.runs.last_choices = dict(settings.new_run)  # the New run dialog offers the last choices again
         self.runs.runChosen.connect(lambda choices: _remember(settings, new_run=choices))
+        self.runs.browser_path = lambda: settings.browser_path  # read when chosen: Settings may change it meanwhile
         self.prediction_panel = PredictionPanel()
         self.dashboard = None  # made when first shown (make_dashboard): pyqtgraph is slow to import
         self.side_windows: dict[str, QWidget] = {}  # windows beside the main one that read this project

@@ -35,7 +35,7 @@ NEEDS_PROJECT = frozenset({
 UNDO = ("edit.undo", "edit.redo")
 # the menu items of make_menus that act on the open project, by their name in its result
 NAMED_NEEDS_PROJECT = ("classes", "observe", "grounding_tasks", "grounding_instructions", "probes", "profile",
-                       "variants", "new_run", "report", "check", "record")
+                       "variants", "new_run", "report", "export_run", "import_run", "check", "record")
 
 
 def handlers(w: MainWindow) -> dict:
@@ -197,6 +197,14 @@ def make_menus(w: MainWindow) -> dict[str, QAction]:
     named["report"].setToolTip("What `screenlab report` writes, of every run: summary.md, the tables (CSV, Markdown, "
                                "LaTeX) and the plots, into a folder you choose")
     named["report"].triggered.connect(w.reports.choose)
+    menu.addSeparator()
+    named["export_run"] = menu.addAction("Export run…")
+    named["export_run"].setToolTip("The run selected in the Runs tab as a folder another project can import (its "
+                                   "answers, and a live run's trajectories): `screenlab export-run`")
+    named["export_run"].triggered.connect(w.run_transfer.choose_export)
+    named["import_run"] = menu.addAction("Import run…")
+    named["import_run"].setToolTip("A run folder as a new run of this project: `screenlab import-run`")
+    named["import_run"].triggered.connect(w.run_transfer.choose_import)
 
     menu = bar.addMenu("&Capability")  # recorded app screens (Sphinx)
     menu.addAction("Show accessibility tree").triggered.connect(w.show_a11y)

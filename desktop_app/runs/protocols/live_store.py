@@ -35,7 +35,8 @@ def live_key(run_id: int, task_key: str) -> str:
     return f"live{run_id}:{task_key}"
 
 
-def _prefix(run_id: int) -> str:
+def run_prefix(run_id: int) -> str:
+    """What the keys of a run's trajectories start with (runs/run_transfer.py renames them for a new run)."""
     return f"live{run_id}:"
 
 
@@ -47,7 +48,7 @@ def forget_attempt(project: Project, run_id: int, task_key: str) -> None:
 
 def write_task(project: Project, run_id: int, record: EpisodeRecord, predictions: list[dict | None]) -> int:
     """Store a finished task's trajectory and the run's predictions on its steps; the episode's id."""
-    forget_attempt(project, run_id, record.key.removeprefix(_prefix(run_id)))
+    forget_attempt(project, run_id, record.key.removeprefix(run_prefix(run_id)))
     ingest(project, [record], FORMAT, f"run {run_id}")
     with project.transaction() as s:
         episode_id = s.execute(select(m.Episode.id).where(m.Episode.key == record.key)).scalar_one()
@@ -65,7 +66,7 @@ def step_image_name(key: str, index: int) -> Path:
 def outcomes(project: Project, run_id: int) -> list[dict]:
     """The run's tasks as written (episode.meta.live plus the trajectory's id), in the order they were done."""
     with project.reading() as s:
-        rows = s.execute(select(m.Episode.id, m.Episode.meta).where(m.Episode.key.like(_prefix(run_id) + "%"),
+        rows = s.execute(select(m.Episode.id, m.Episode.meta).where(m.Episode.key.like(run_prefix(run_id) + "%"),
                                                                     m.Episode.kind == "trajectory")
                          .order_by(m.Episode.id)).all()
     return [{**(meta or {}).get("live", {}), "trajectory": episode_id} for episode_id, meta in rows]

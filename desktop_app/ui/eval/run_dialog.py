@@ -89,10 +89,11 @@ class RunDialog(QDialog):
 
     def __init__(self, project: Project, current_filter: EpisodeFilter | None = None,
                  episode_ids: list[int] | None = None, profiles: dict[str, AgentProfile] | None = None,
-                 parent=None, last: dict | None = None):
+                 parent=None, last: dict | None = None, browser_path: str = ""):
         super().__init__(parent)
         self.setWindowTitle("New evaluation run")
         self.project = project
+        self.browser_path = browser_path  # Settings > LLM & browser: what live and browse runs launch
         self.current_filter = current_filter
         self.episode_ids = list(episode_ids or [])
         self._profiles: dict[str, AgentProfile] = {}
@@ -394,6 +395,8 @@ class RunDialog(QDialog):
             options = self.browse_options.options()
         if protocol == LIVE:
             options = {**(options or {}), **self.live_options.options()}
+        if protocol in (LIVE, BROWSE) and self.browser_path:  # as the CLI and the recorder take it
+            options = {**(options or {}), "browser": self.browser_path}
         include = self.include_unlabelled.isChecked()
         out = []
         for name in self.checked_agent_names():

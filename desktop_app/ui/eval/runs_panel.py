@@ -156,6 +156,7 @@ class RunsPanel(QWidget):
         self._loading = False
         self._provider: Callable[[], tuple[EpisodeFilter | None, list[int] | None]] | None = None
         self.last_choices: dict = {}  # the New run dialog's last choices, offered again (the window keeps them)
+        self.browser_path = lambda: ""  # Settings' browser, read when a run is chosen (the window sets this)
 
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(COLUMNS))
@@ -524,7 +525,8 @@ class RunsPanel(QWidget):
 
         if self.project is None:
             return []
-        dialog = RunDialog(self.project, current_filter, episode_ids, parent=self, last=self.last_choices)
+        dialog = RunDialog(self.project, current_filter, episode_ids, parent=self, last=self.last_choices,
+                           browser_path=self.browser_path())
         try:
             if dialog.exec() != RunDialog.Accepted:
                 return []
