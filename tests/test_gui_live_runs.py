@@ -200,3 +200,33 @@ def test_runs_menu_exports_the_demo_live_run_and_imports_it_back_as_a_new_run(qt
     rows = [r for r in window.runs.run_rows() if r.protocol == "live"]
     assert len(rows) == 2 and rows[0].verdicts == rows[1].verdicts  # listed at once, the same answers
     window.close_project()
+
+
+def test_the_dashboard_sums_up_the_demo_live_run_beside_the_screen_runs(qtbot, tmp_path):
+    """Ticking the demo's live run with its screen runs: the bars are the screen runs' rates, and the live run's
+    SR and steps to success are printed under the table in `screenlab eval`'s words."""
+    from desktop_app.demo import ensure_demo_project
+    from desktop_app.ui.eval.dashboard import DashboardWidget
+
+    with Project.open(ensure_demo_project(tmp_path / "data")) as demo:
+        (live,) = [r.id for r in api.runs(demo) if r.protocol == "live"]
+        screen, _ = api.run(demo, "center", protocol="screen")  # an offline baseline on the demo's screens
+        screen = [screen]
+        dashboard = DashboardWidget()
+        qtbot.addWidget(dashboard)
+        dashboard.resize(900, 700)
+        dashboard.show()
+        with qtbot.waitSignal(dashboard.refreshed, timeout=30_000):
+            dashboard.refresh(demo, screen)
+        assert not dashboard.other_runs_view.isVisible()  # screen runs only: nothing to sum up
+        with qtbot.waitSignal(dashboard.refreshed, timeout=30_000):
+            dashboard.refresh(demo, [*screen, live])
+        text = dashboard.other_runs_view.toPlainText()
+        assert dashboard.other_runs_view.isVisible()
+        assert f"run {live}  scripted agent · live (demo)  [live, done]" in text
+        assert "SR" in text and "50.0 %" in text and "(1/2)" in text  # one of the demo's two tasks done
+        assert "steps" in text and "failed" in text and "step 3" in text  # the failed task names its step
+        assert f"multi-step runs #{live}" in dashboard.status.toolTip()
+        assert len(dashboard.bars) > 0  # the screen runs' bars are still drawn
+        dashboard.hide()  # no repaint of its plots once the project is closed
+    wait_all()

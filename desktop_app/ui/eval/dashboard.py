@@ -10,7 +10,9 @@ authors' rules (auto, f1, result-id: `--text-metric`), enabled when their rules 
         # pattern / scenario are None when the bar pools them
 
 Numbers come from tables.py (metrics.Metric over evaluation.rows), so they match `screenlab eval`
-and the report. Only single-screen runs have these rates; episode runs are listed as left out.
+and the report. Only single-screen runs have these rates; the runs of other protocols (live, replay, browse, the
+probes) are summed up in their own words under the table, as `screenlab eval` prints them (a live run's SR and
+steps to success).
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -45,7 +49,7 @@ from desktop_app.evaluation.rules import RULES
 from desktop_app.evaluation.rules.envdistraction import TEXT_METRIC_HELP, EnvDistractionRules
 from desktop_app.evaluation.tables import ALL, METRIC_VERDICT, Table
 from desktop_app.evaluation.target_class import with_target_class
-from desktop_app.runs.evaluate import list_runs
+from desktop_app.runs.evaluate import evaluate, list_runs, summary_lines
 from desktop_app.ui.eval.plots import Bar, draw_table
 from desktop_app.ui.eval.results_model import ResultsTableModel
 from desktop_app.ui.fit import ElidedLabel, FlowLayout
@@ -100,6 +104,7 @@ class DashboardWidget(QWidget):
         self._rows: dict[str, list[dict]] = {}  # rule set -> prediction rows
         self._shown: list[dict] = []  # the rows behind the current table
         self._other_runs: list[int] = []  # runs of other protocols among those asked for (no such rates)
+        self._other_summary: list[str] = []  # their `screenlab eval` lines (SR, steps, ...)
         self._table = Table("", ("agent", "pattern"), "scenario")
         self.bars: list[Bar] = []
         self._generation = 0
@@ -163,11 +168,25 @@ class DashboardWidget(QWidget):
         self.plot_scroll = QScrollArea()  # many subplots scroll rather than squash their labels
         self.plot_scroll.setWidgetResizable(True)
         self.plot_scroll.setWidget(self.plot_widget)
+        # the other protocols' runs in their own words (screenlab eval's lines), shown when such a run is ticked
+        self.other_runs_view = QPlainTextEdit()
+        self.other_runs_view.setReadOnly(True)
+        self.other_runs_view.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.other_runs_view.setObjectName("multiStepRuns")
+        self.other_runs_view.setToolTip("Runs of episodes (live, replay, browse, probes): their success rates and "
+                                        "steps, as `screenlab eval` prints them")
+        self.other_runs_view.hide()
+        # a few runs' lines; more scroll (the bars and the table keep the room). No minimum height of its own (the
+        # text box's made the window too tall for 1280x720 beside the review page): the splitter shares the room
+        self.other_runs_view.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Ignored)
+        self.other_runs_view.setMaximumHeight(self.other_runs_view.fontMetrics().lineSpacing() * 10 + 12)
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.plot_scroll)
         split.addWidget(self.table_view)
+        split.addWidget(self.other_runs_view)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
+        split.setStretchFactor(2, 1)
         split.setCollapsible(1, False)  # the table's rows never disappear behind the plots
         split.setCollapsible(0, False)  # nor the plots behind the table (a short dock showed the legend only)
         layout = QVBoxLayout(self)
@@ -190,15 +209,16 @@ class DashboardWidget(QWidget):
         ids = list(run_ids)
         text_metric = self.text_metric.currentData()
 
-        def load() -> tuple[dict[str, list[dict]], list[int]]:
+        def load() -> tuple[dict[str, list[dict]], list[int], list[str]]:
             runs = list_runs(project, ids)
             screen = [r.id for r in runs if r.protocol == "screen"]
+            others = [r.id for r in runs if r.protocol != "screen"]
             return ({name: with_target_class(project, rule_rows(project, screen, name, text_metric=text_metric))
                      for name in RULES},
-                    [r.id for r in runs if r.protocol != "screen"])
+                    others, summary_lines(evaluate(project, others)) if others else [])
 
         def loaded(found) -> None:
-            rows, self._other_runs = found
+            rows, self._other_runs, self._other_summary = found
             self.set_rows(rows)
 
         run_in_background(self, load, lambda found: generation == self._generation and loaded(found),
@@ -294,8 +314,10 @@ class DashboardWidget(QWidget):
         text = (f"Runs {', '.join(f'#{r}' for r in runs)} (ticked in the Runs tab) · {scored} answered"
                 + (f" · {errors} failed" if errors else "")) if first else nothing
         if self._other_runs:
-            text += (f" · not shown: {', '.join(f'#{r}' for r in self._other_runs)} (multi-step runs: their "
-                     "success rates, e.g. a live run's SR and steps, are under the runs list)")
+            text += (f" · multi-step runs {', '.join(f'#{r}' for r in self._other_runs)}: their success rates "
+                     "below the table")
+        self.other_runs_view.setPlainText("\n".join(self._other_summary))
+        self.other_runs_view.setVisible(bool(self._other_runs and self._other_summary))
         self.status.setText(text)
         self.status.setToolTip(text)
         for button in self.export_buttons.values():
