@@ -24,6 +24,7 @@ from desktop_app.agents.kept_answer import READ_INLINE_CHARS, cut_all
 from desktop_app.agents.kinds import Answer
 from desktop_app.agents.profiles import AgentProfile, ProfileError
 from desktop_app.agents.prompts import Sample
+from desktop_app.evaluation.parsed_answers import parse_rows
 from desktop_app.runs.state import RunProgress, error_kind
 from desktop_app.runs.work import WorkItem
 from desktop_app.store import models as m
@@ -170,6 +171,8 @@ def _write_prediction(project: Project, run_id: int, step_id: int, values: dict)
             setattr(row, key, value)
         row.created_at = utcnow()
         s.add(row)
+        s.flush()
+        parse_rows(s, [row.id])  # the answer as the rules read it, parsed once (ADR 0052)
 
 
 def _delete_predictions(project: Project, run_id: int, step_ids: list[int]) -> None:

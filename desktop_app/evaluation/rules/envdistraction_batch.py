@@ -178,7 +178,8 @@ def _score_parsed_texts(out: ChunkFlags, scored: list[int], columns: list, actio
         family = family_of.get(target)
         if family is None:
             family = family_of[target] = family_code(target)
-        if not is_current(flags) or (flags >> FAMILY_SHIFT) & 3 != family:  # parsed for another answer pattern
+        # not parsed (by this version), parsed for another answer pattern (the scenario was edited), or marked
+        if not is_current(flags) or (flags >> FAMILY_SHIFT) & 3 != family or flags & ROW:
             left.append(i)
             continue
         step_id = step_ids[i]
