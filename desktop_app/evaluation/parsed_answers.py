@@ -109,6 +109,19 @@ def _values(row) -> dict:
     return {"pid": pid, "ax": ax, "ay": ay, "at": tokens, "af": flags}
 
 
+def answer_columns(session, run_id: int, step_id: int, raw_text: str, verdict: str) -> dict:
+    """The four columns of one answer about to be written (what parse_rows would write after it), for a writer
+    that sets them on the row itself: one small read instead of a read and an UPDATE per answer."""
+    found = session.execute(
+        select(m.Run.convention, m.Episode.scenario, SOURCE_TARGET, m.Screen.width, m.Screen.height)
+        .select_from(m.Step).join(m.Episode, m.Episode.id == m.Step.episode_id)
+        .join(m.Screen, m.Screen.id == m.Step.screen_id, isouter=True).join(m.Run, m.Run.id == run_id)
+        .where(m.Step.id == step_id)).one()
+    values = _values((None, raw_text, verdict, *found))
+    return {"answer_x": values["ax"], "answer_y": values["ay"], "answer_tokens": values["at"],
+            "answer_flags": values["af"]}
+
+
 def parse_rows(session, ids: Sequence[int]) -> int:
     """Parse these predictions (again), within the caller's transaction: what a writer calls for the rows it
     wrote. Returns how many."""

@@ -189,12 +189,12 @@ def _score_parsed_texts(out: ChunkFlags, scored: list[int], columns: list, actio
                 result_ids = dict(zip(actions.step_ids.tolist(), names_results(actions).tolist(), strict=True))
             metric = "google_id" if result_ids[step_id] else "f1_v2"
         if metric == "google_id":
-            f = result_id_flags(tokens[i], bool(flags & PATTERN_FAILED), _labels(labels, step_id, actions))
+            f = result_id_flags(tokens[i] or "", bool(flags & PATTERN_FAILED), _labels(labels, step_id, actions))
             out.gold[i], out.distracted[i], out.available[i] = f.gold, f.distracted, f.available
             out.wrong_format[i] = f.wrong_format
             continue
         f1_rows.append(i)
-        f1_tokens.append(tokens[i])
+        f1_tokens.append(tokens[i] or "")
         thresholds.append(threshold_of(target))
         out.wrong_format[i] = bool(flags & PATTERN_FAILED)
     if f1_rows:
