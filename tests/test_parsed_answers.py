@@ -123,8 +123,8 @@ def test_points_read_once_are_the_rules_readings():
             assert bool(flags & 1) == point.fallback, raw
 
 
-def _project(tmp_path: Path, convention: str, answer) -> Project:
-    project = Project.init(tmp_path / "project")
+def _project(tmp_path: Path, convention: str, answer, project: Project | None = None) -> Project:
+    project = project or Project.init(tmp_path / "project")
     import_path(project, demo_dataset_dir(), "screenlab")
     with FakeOpenAI(lambda body, n: Response(text=answer(user_text(body)))) as server:
         agent = AgentProfile(name=f"agent-{convention}", base_url=server.base_url, model="m", convention=convention,
@@ -192,4 +192,26 @@ def test_a_scenario_edited_after_the_run_is_scored_with_the_answer_pattern_it_ha
                                for k, v in key): n for key, n in before.items()})
     assert got != as_before  # the pattern matters to these answers: the stale parse would have given as_before
     with project.transaction() as s:  # the parse itself is left as the run wrote it: nothing was rewritten
+        assert s.execute(text("SELECT count(*) FROM prediction WHERE answer_flags IS NULL")).scalar() == 0
+
+
+def test_parsing_on_either_back_end_gives_the_rules_flags(any_project, tmp_path):
+    """The parse written with a run and the first evaluation's parse of old rows, on SQLite and PostgreSQL."""
+    grid = iter(range(10**6))
+
+    def answer(prompt: str) -> str:
+        n = next(grid)
+        return f"CLICK(box=[[{(n * 137) % 1000},{(n * 311) % 1000}]])" if n % 5 else "[[12,abc]]"
+
+    project = _project(tmp_path, "cogagent", answer, any_project)
+    with project.reading() as s:
+        stored = s.execute(select(m.Prediction.answer_x, m.Prediction.answer_flags)).all()
+    assert stored and all(flags >> 8 == CURRENT >> 8 for _, flags in stored)
+    assert any(x is not None for x, _ in stored) and any(flags & 1 for _, flags in stored)  # points and fallbacks
+    before = _counts(project)
+    assert before == _one_by_one(project)
+    with project.transaction() as s:
+        s.execute(text("UPDATE prediction SET answer_x = NULL, answer_y = NULL, answer_flags = NULL"))
+    assert _counts(project) == before
+    with project.reading() as s:
         assert s.execute(text("SELECT count(*) FROM prediction WHERE answer_flags IS NULL")).scalar() == 0
