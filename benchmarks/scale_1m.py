@@ -11,7 +11,8 @@ agent k answered the k-th quarter of the episodes (as runs on four splits would)
 through hits on each label, misses and unparsable text; one in 499 requests failed. Scenarios cycle popup, search, recommendation, chat.
 
 How the projects are made: `Project.init` lays out the schema (the migrations), then the rows go in
-straight through sqlite3 `executemany` in one transaction (synchronous off), not through the importer:
+straight through sqlite3 `executemany` in one transaction (synchronous off), and the answers are parsed as a
+run parses each one it writes (evaluation/parsed_answers.py, ADR 0052), not through the importer:
 the importer's cost is benchmarks/import_scale.py's subject, and a million images would measure the
 disk. Every step shows one 4x4 PNG (one screen row: the schema keeps one screen per image hash), so
 the export measures our cost per episode, not PNG copying.
@@ -43,6 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from desktop_app.evaluation.parsed_answers import parse_unparsed  # noqa: E402
 from desktop_app.evaluation.rules import RULES  # noqa: E402
 from desktop_app.store.media import MediaStore  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
@@ -161,6 +163,8 @@ def generate(folder: Path, n: int) -> None:
             "matched_box_id, wrong_format, latency_ms, prompt_tokens, completion_tokens, error, created_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", predictions())
     db.close()
+    with Project.open(folder) as project, project.transaction() as s:
+        parse_unparsed(s)  # what a run does as it writes each answer (ADR 0052), here all at once
 
 
 # The command in a fresh interpreter. Its peak memory is VmHWM, the high-water mark of the memory it
@@ -231,7 +235,7 @@ def main() -> None:
                 generate(partial, n)
                 partial.rename(project)
                 print(f"\n{n:,}{' (baseline)' if n == BASELINE else ''}: generated {n:,} episodes and predictions "
-                      f"and {3 * n:,} actions in "
+                      f"and {3 * n:,} actions (answers parsed) in "
                       f"{time.perf_counter() - t0:.1f} s  (load {os.getloadavg()[0]:.2f})")
             else:
                 print(f"\n{n:,}: project kept from before in {project}")

@@ -165,13 +165,20 @@ def outputs(folder: Path, scratch: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def pinned(tmp_path_factory):
+def built(tmp_path_factory):
+    """(the project's folder, the pinned outputs of it as built)."""
     base = tmp_path_factory.mktemp("pinned")
     with pytest.MonkeyPatch.context() as mp:  # the user's folders stay untouched (response cache, settings)
         for key in ("DATA", "CONFIG", "LOG"):
             mp.setenv(f"SCREENLAB_{key}_DIR", str(base / key.lower()))
         mp.setenv("SCREENLAB_USER", "tester")
-        yield outputs(build(base / "project"), base / "exports")
+        folder = build(base / "project")
+        yield folder, outputs(folder, base / "exports")
+
+
+@pytest.fixture(scope="module")
+def pinned(built):
+    return built[1]
 
 
 def _check(pinned: dict[str, str], name: str) -> None:
@@ -200,6 +207,29 @@ def test_per_sample_rows_under_one_rule_set_are_those_rows_without_the_others(pi
     want = [json.dumps({k: v for k, v in row.items() if k == rules or k not in RULES}, ensure_ascii=False)
             for row in both]
     assert pinned[f"per_sample_{rules}.jsonl"].splitlines() == want
+
+
+# The answers are parsed once, when the runs write them (ADR 0052), and eval scores the parsed columns. The same
+# outputs must come from a project whose answers were never parsed (one made before: the first eval parses
+# them) and from the raw answers themselves (what scoring does for a row whose parse it cannot use).
+UNPARSED = {"never parsed": "UPDATE prediction SET answer_x = NULL, answer_y = NULL, answer_tokens = NULL, "
+                            "answer_flags = NULL",
+            "read from the raw answers": "UPDATE prediction SET answer_flags = answer_flags | 2"}  # parsed_answers.ROW
+
+
+@pytest.mark.parametrize("how", list(UNPARSED))
+def test_eval_gives_the_pinned_outputs_whether_or_not_the_answers_were_parsed(built, how, monkeypatch):
+    folder = built[0]
+    for key in ("DATA", "CONFIG", "LOG"):
+        monkeypatch.setenv(f"SCREENLAB_{key}_DIR", str(folder.parent / key.lower()))
+    with Project.open(folder) as project, project.transaction() as s:
+        assert s.execute(text("SELECT count(*) FROM prediction WHERE answer_flags IS NULL")).scalar() == 0
+        s.execute(text(UNPARSED[how]))
+    for name, args in EVAL_CASES.items():
+        got = {f"{name}.json": cli("eval", str(folder), "--json", *args)}
+        _check(got, f"{name}.json")
+    with Project.open(folder) as project, project.reading() as s:  # parsed by the first eval, or kept as set
+        assert s.execute(text("SELECT count(*) FROM prediction WHERE answer_flags IS NULL")).scalar() == 0
 
 
 @pytest.mark.parametrize("fmt", EXPORTERS)

@@ -27,15 +27,21 @@ SCORING_CODES = {"gold": 0, "distracted": 1, "other": 2}
 SOURCE_TARGET = m.Episode.meta["envdistraction"]["target"].as_string()  # the EnvDistraction target imported
 
 
-def scoring_columns(raw: bool = True, source: bool = True, sizes: bool = True) -> tuple:
+def scoring_columns(raw: bool = True, source: bool = True, sizes: bool = True, parsed: bool = False) -> tuple:
     """What scoring reads of a prediction, in this order: run, step, episode, scenario, verdict,
-    wrong_format, x, y, raw answer, source target, screen width, height. raw / source / sizes False: "",
-    None and None in their place (reading every answer's text, parsing every episode's meta for its
-    target or looking up every screen is most of the cost when a rule does not read them)."""
-    return (m.Prediction.run_id, m.Prediction.step_id, m.Episode.id, m.Episode.scenario, m.Prediction.verdict,
-            m.Prediction.wrong_format, m.Prediction.x, m.Prediction.y,
-            m.Prediction.raw_text if raw else literal(""), SOURCE_TARGET if source else null(),
-            m.Screen.width if sizes else null(), m.Screen.height if sizes else null())
+    wrong_format, x, y, raw answer, source target, screen width, height, and with parsed the answer parsed
+    once (evaluation/parsed_answers.py): prediction id, answer_x, answer_y, answer_tokens, answer_flags.
+    raw / source / sizes False: "", None and None in their place (reading every answer's text, parsing every
+    episode's meta for its target or looking up every screen is most of the cost when a rule does not read
+    them)."""
+    columns = (m.Prediction.run_id, m.Prediction.step_id, m.Episode.id, m.Episode.scenario, m.Prediction.verdict,
+               m.Prediction.wrong_format, m.Prediction.x, m.Prediction.y,
+               m.Prediction.raw_text if raw else literal(""), SOURCE_TARGET if source else null(),
+               m.Screen.width if sizes else null(), m.Screen.height if sizes else null())
+    if parsed:
+        columns += (m.Prediction.id, m.Prediction.answer_x, m.Prediction.answer_y, m.Prediction.answer_tokens,
+                    m.Prediction.answer_flags)
+    return columns
 
 
 def prediction_chunks(session, run_ids: Sequence[int], columns, ordered: bool = True, all_steps: bool = False,
@@ -123,6 +129,10 @@ class StepActions:
             self._spans = dict(zip(self.step_ids.tolist(), zip(self.starts.tolist(), self.ends.tolist(), strict=True),
                                    strict=True))
         return self._spans.get(step_id, (0, 0))
+
+    def all_rows(self) -> list:
+        """Every action row, as loaded (with texts when loaded with texts=True), grouped by step."""
+        return self._rows
 
     def targets(self, step_id: int) -> tuple[Target, ...]:
         """The step's actions as Targets (what rules.base.target_of makes of an ActionBox)."""

@@ -29,10 +29,12 @@ from sqlalchemy import func, select
 from desktop_app.agents.actions import stored_action as parsed_action  # noqa: F401  (its name here before)
 from desktop_app.evaluation.columns import (
     SOURCE_TARGET,
+    STEPS_PER_QUERY,
     prediction_chunks,
     scoring_columns,
     step_actions,
 )
+from desktop_app.evaluation.parsed_answers import parse_pending
 from desktop_app.evaluation.rescore import catch_up
 from desktop_app.evaluation.rules import RULES, check_text_metric, get_rules
 from desktop_app.evaluation.rules.base import ScoringInput
@@ -118,13 +120,24 @@ def _chunk_rows(project: Project, run_ids: list[int], rule_set, ordered: bool,
         runs = _runs(s, run_ids)
         conventions = {run_id: run.convention for run_id, run in runs.items()}
         for run_id, first, end in parts if parts is not None else [(r, None, None) for r in sorted(set(run_ids))]:
-            raw, source, texts, sizes = reads(conventions.get(run_id, ""), rule_set)
-            for chunk in prediction_chunks(s, [run_id], scoring_columns(raw, source, sizes), ordered=ordered,
-                                           typed=False, steps=(first, end)):
+            raw, source, texts, sizes = reads(conventions.get(run_id, ""), rule_set, parsed=True)
+            for chunk in prediction_chunks(s, [run_id], scoring_columns(raw, source, sizes, parsed=True),
+                                           ordered=ordered, typed=False, steps=(first, end)):
                 actions = step_actions(s, [r[1] for r in chunk], texts)
                 with gc_paused():
-                    flags = score_chunk(chunk, actions, conventions, rule_set)
+                    flags = score_chunk(chunk, actions, conventions, rule_set, lambda ids: _raw_answers(s, ids))
                 yield chunk, runs, flags
+
+
+def _raw_answers(session, ids: list[int]) -> dict[int, tuple[str, int | None, int | None]]:
+    """Prediction id -> (raw answer, screen width, height), for the rows whose parse scoring cannot use."""
+    out = {}
+    for start in range(0, len(ids), STEPS_PER_QUERY):
+        out.update((pid, (raw, width, height)) for pid, raw, width, height in session.execute(
+            select(m.Prediction.id, m.Prediction.raw_text, m.Screen.width, m.Screen.height)
+            .join(m.Step, m.Step.id == m.Prediction.step_id).join(m.Screen, m.Screen.id == m.Step.screen_id)
+            .where(m.Prediction.id.in_(ids[start:start + STEPS_PER_QUERY]))))
+    return out
 
 
 def rule_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES, details: bool = False,
@@ -134,6 +147,7 @@ def rule_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES, 
     if rules == DEFAULT_RULES and not details:
         return verdict_rows(project, run_ids)
     if _batched(rule_set) and not details:
+        parse_pending(project)
         return [row for chunk, runs, flags in _chunk_rows(project, run_ids, rule_set, ordered=True)
                 for row in _flag_rows(chunk, runs, flags, rules)]
     return [_scored_row(keys, item, rule_set, rules, details) for keys, item in scoring_inputs(project, run_ids)]
@@ -192,6 +206,7 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
     rule_set = get_rules(rules, text_metric)
     counts: Counter = Counter()
     if _batched(rule_set):
+        parse_pending(project)  # old runs' answers, once (ADR 0052)
         with project.reading() as s:
             shares = share_count(prediction_total(s, run_ids), minimum=parallel_min)
             shares = processes if processes and shares > 1 else shares

@@ -24,6 +24,7 @@ from desktop_app.agents.kept_answer import READ_INLINE_CHARS, cut_all
 from desktop_app.agents.kinds import Answer
 from desktop_app.agents.profiles import AgentProfile, ProfileError
 from desktop_app.agents.prompts import Sample
+from desktop_app.evaluation.parsed_answers import answer_columns
 from desktop_app.runs.state import RunProgress, error_kind
 from desktop_app.runs.work import WorkItem
 from desktop_app.store import models as m
@@ -166,6 +167,9 @@ def _write_prediction(project: Project, run_id: int, step_id: int, values: dict)
                                                    m.Prediction.step_id == step_id)).scalar_one_or_none()
         if row is None:
             row = m.Prediction(run_id=run_id, step_id=step_id)
+        # the answer as the rules read it, parsed once (ADR 0052), from the text as kept (cut_all)
+        values |= answer_columns(s, run_id, step_id, values.get("raw_text", row.raw_text or ""),
+                                 values.get("verdict", row.verdict or ""))
         for key, value in values.items():
             setattr(row, key, value)
         row.created_at = utcnow()

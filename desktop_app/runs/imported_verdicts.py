@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
+from desktop_app.evaluation.parsed_answers import parse_rows
 from desktop_app.judging.verdict_files import read_verdict_file
 from desktop_app.runs.selection import RunSelection
 from desktop_app.runs.state import RunState
@@ -71,10 +72,12 @@ def import_verdicts(project: Project, path: Path, name: str = "", user: str = ""
                     options={}, started_at=now, finished_at=now)  # no judge options: the file's judge is unknown
         s.add(run)
         s.flush()
-        for v in read.verdicts:
-            s.add(m.Prediction(run_id=run.id, step_id=last_steps[episodes[v.uid]], raw_text=v.raw, verdict=v.status,
-                               parsed={"mode": IMPORTED, "status": v.status, "thoughts": v.thoughts,
-                                       "source": Path(path).name}))
+        rows = [m.Prediction(run_id=run.id, step_id=last_steps[episodes[v.uid]], raw_text=v.raw, verdict=v.status,
+                             parsed={"mode": IMPORTED, "status": v.status, "thoughts": v.thoughts,
+                                     "source": Path(path).name}) for v in read.verdicts]
+        s.add_all(rows)
+        s.flush()
+        parse_rows(s, [row.id for row in rows])  # parsed once, as a run's answers are (ADR 0052)
         audit.record(s, "import", "run", run.id, {"verdicts": len(read.verdicts), "from": str(path),
                                                   "layout": read.layout})
         return ImportedVerdicts(run.id, name, len(read.verdicts), read.left_out)

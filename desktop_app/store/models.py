@@ -264,6 +264,11 @@ class Prediction(SQLModel, table=True):
     completion_tokens: int | None = None
     error: str = Field(default="")
     created_at: datetime = _time_column()
+    # the answer as the envdistraction rules read it, parsed once when written (evaluation/parsed_answers.py)
+    answer_x: float | None = None  # CogAgent's / SeeClick's point read from raw_text, pixels
+    answer_y: float | None = None
+    answer_tokens: str | None = None  # a text answer's normalised tokens, space-separated
+    answer_flags: int | None = None  # parse version and findings; None: not parsed yet
 
 
 class BrowseTrial(SQLModel, table=True):

@@ -154,11 +154,11 @@ def _has_result_ids(targets: tuple[Target, ...]) -> bool:
     """google_id is meaningful only when every gold and distracted label is a pair and some label
     names a result number; with plain-string labels their google_id compares first characters."""
     ranked = [t for t in targets if t.label in ("gold", "distracted")]
-    return bool(ranked) and all(_is_pair(t) for t in ranked) and any(_names_a_result(t.text) for t in ranked)
+    return bool(ranked) and all(_is_pair(t) for t in ranked) and any(names_a_result(t.text) for t in ranked)
 
 
 @lru_cache(maxsize=100_000)  # label texts recur across screens, as txt.label_bag's do
-def _names_a_result(label_text: str) -> bool:
+def names_a_result(label_text: str) -> bool:
     return isinstance(txt.result_number(txt.normalize(label_text)), int)
 
 
@@ -194,8 +194,15 @@ def text_flags(raw: str, target: str, metric: str, labels: Labels) -> Flags:
     """A text answer under f1_v2 or google_id (labels not excluded)."""
     answer = txt.extract_answer(raw, target)
     if metric == "google_id":
-        return _score_result_id(answer, labels.lists, labels.note)
+        return _score_result_id(txt.result_number(txt.normalize(answer.cleaned)), answer.pattern_failed,
+                                labels.lists, labels.note)
     return _score_f1(answer, labels.lists, threshold_of(target), labels.note)
+
+
+def result_id_flags(tokens: str, pattern_failed: bool, labels: Labels) -> Flags:
+    """google_id for an answer parsed once (evaluation/parsed_answers.py): tokens is normalize() of its
+    extracted answer, which is what the result number is read from."""
+    return _score_result_id(txt.result_number(tokens), pattern_failed, labels.lists, labels.note)
 
 
 class EnvDistractionRules:
@@ -272,8 +279,7 @@ def _label_number(e: _Entry) -> int | str:
     return txt.result_number(txt.normalize(e.text)) if _is_pair(e.owner) else txt.NO_RESULT
 
 
-def _score_result_id(answer: txt.Answer, lists, note: str) -> Flags:
-    number = txt.result_number(txt.normalize(answer.cleaned))
+def _score_result_id(number: int | str, pattern_failed: bool, lists, note: str) -> Flags:
     hit: dict[str, Target | None] = {}
     short = False
     for kind in ("gold", "distracted"):  # their google_id never looks at `other`
@@ -289,7 +295,7 @@ def _score_result_id(answer: txt.Answer, lists, note: str) -> Flags:
         note = _join(note, "a plain-string label shorter than 2 characters makes the authors' google_id "
                            "raise IndexError; it counts as naming no result here")
     first = hit["gold"] or hit["distracted"]
-    return Flags.quick(gold, distracted, gold or distracted, answer.pattern_failed,
+    return Flags.quick(gold, distracted, gold or distracted, pattern_failed,
                        _verdict(gold, distracted, gold or distracted), first.id if first else None, "result-id",
                        1.0 if first else 0.0, "", note)
 

@@ -13,23 +13,38 @@ the same flags on the authors' reference records.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from desktop_app.agents.actions import ParsedAction
 from desktop_app.evaluation.columns import StepActions
+from desktop_app.evaluation.parsed_answers import (
+    FALLBACK,
+    FAMILY_SHIFT,
+    PARSE_VERSION,
+    PATTERN_FAILED,
+    ROW,
+    VERSION_SHIFT,
+    family_code,
+    is_current,
+)
 from desktop_app.evaluation.rules.base import ScoringInput
 from desktop_app.evaluation.rules.envdistraction import (
     TARGET_FOR_SCENARIO,
+    TEXT_METRICS,
     EnvDistractionRules,
     Labels,
     cogagent_point,
     excluded_reason,
+    result_id_flags,
     score_points_envdistraction,
     seeclick_point,
     text_flags,
+    threshold_of,
 )
+from desktop_app.evaluation.rules.envdistraction_f1 import f1_flags, names_results
 
 
 @dataclass
@@ -50,27 +65,37 @@ class ChunkFlags:
         return [("gold", "distracted", "other", "invalid", "error")[c] for c in codes.tolist()]
 
 
-def reads(convention: str, rules: EnvDistractionRules) -> tuple[bool, bool, bool, bool]:
+def reads(convention: str, rules: EnvDistractionRules, parsed: bool = False) -> tuple[bool, bool, bool, bool]:
     """What scoring a run of this output convention reads: (the raw answers, the episodes' EnvDistraction
-    targets, the labels' texts, the screens' sizes). Points from ScreenLab's parse need none of them."""
+    targets, the labels' texts, the screens' sizes). Points from ScreenLab's parse need none of them; with
+    parsed (the answers parsed once: evaluation/parsed_answers.py) no raw answer nor size is read, except
+    for the rows score_chunk finds unparsed, which it asks raw_of for."""
     if rules.metric != "auto":
         return True, True, True, True
     if convention == "json-text":
-        return True, True, True, False
-    raw = convention in ("cogagent", "seeclick")
+        return not parsed, True, True, False
+    raw = convention in ("cogagent", "seeclick") and not parsed
     return raw, False, False, raw
 
 
+RawOf = Callable[[list[int]], dict[int, tuple[str, int | None, int | None]]]
+
+
 def score_chunk(rows: list, actions: StepActions, conventions: dict[int, str],
-                rules: EnvDistractionRules) -> ChunkFlags:
+                rules: EnvDistractionRules, raw_of: RawOf | None = None) -> ChunkFlags:
     """rows: columns.scoring_columns() rows of one run, with what reads() asks for; conventions: run id ->
-    its agent's output convention."""
+    its agent's output convention. With the parsed columns (scoring_columns(parsed=True)), raw_of gives the
+    raw answer and screen size of prediction ids whose parse cannot be used (not parsed, another version, the
+    target's answer pattern changed since, a row the rules read themselves)."""
     n = len(rows)
     out = ChunkFlags(np.zeros(n, bool), [""] * n, np.zeros(n, bool), np.zeros(n, bool), np.zeros(n, bool),
                      np.zeros(n, bool))
     if not n:
         return out
-    run_ids, step_ids, _, scenarios, verdicts, _, xs, ys, raws, sources, widths, heights = zip(*rows, strict=True)
+    columns = list(zip(*rows, strict=True))
+    run_ids, step_ids, _, scenarios, verdicts, _, xs, ys, raws, sources, widths, heights = columns[:12]
+    parsed = len(columns) > 12
+    raws, widths, heights = list(raws), list(widths), list(heights)
     if len(set(run_ids)) != 1:
         raise ValueError("score_chunk scores the predictions of one run at a time")
     convention = conventions[run_ids[0]]
@@ -84,13 +109,30 @@ def score_chunk(rows: list, actions: StepActions, conventions: dict[int, str],
     for i in np.flatnonzero(skipped).tolist():  # their run skips screens without a gold and a distracted label
         out.excluded[i] = excluded_reason({"gold"} if gold_there[i] else {"distracted"} if distracted_there[i] else set())
     scored = np.flatnonzero(~out.error & ~skipped)
+
+    def read_raw(wanted: list[int]) -> None:  # the raw answers (and sizes) of these rows, when not read
+        if not parsed or not wanted:
+            return
+        found = raw_of([columns[12][i] for i in wanted])
+        for i in wanted:
+            raws[i], widths[i], heights[i] = found[columns[12][i]]
+
     if rules.metric != "auto":
         one_by_one = scored.tolist()
     elif convention == "json-text":
-        _score_texts(out, scored.tolist(), rows, actions, rules)
+        if parsed:
+            left = _score_parsed_texts(out, scored.tolist(), columns, actions, rules)
+            read_raw(left)
+        else:
+            left = scored.tolist()
+        _score_texts(out, left, step_ids, scenarios, raws, sources, actions, rules)
         return out
     elif convention in ("cogagent", "seeclick"):
-        one_by_one = _score_raw_points(out, scored.tolist(), convention, raws, widths, heights, steps, actions)
+        left = scored.tolist()
+        if parsed:
+            left = _score_parsed_points(out, scored, columns, steps, actions)
+            read_raw(left)
+        one_by_one = _score_raw_points(out, left, convention, raws, widths, heights, steps, actions)
     else:  # ScreenLab's parse, stored in x and y
         px = np.array(xs, dtype=np.float64)[scored]  # None -> NaN
         py = np.array(ys, dtype=np.float64)[scored]
@@ -100,24 +142,84 @@ def score_chunk(rows: list, actions: StepActions, conventions: dict[int, str],
         return out
     for i in one_by_one:
         raw, x, y = raws[i] or "", xs[i], ys[i]
-        parsed = ParsedAction(raw, point=(x, y)) if x is not None and y is not None else None  # the stored point
-        flags = rules.score(ScoringInput(raw, parsed, actions.targets(step_ids[i]), scenarios[i], sources[i] or "",
-                                         convention, widths[i], heights[i]))
+        parsed_action = ParsedAction(raw, point=(x, y)) if x is not None and y is not None else None  # stored point
+        flags = rules.score(ScoringInput(raw, parsed_action, actions.targets(step_ids[i]), scenarios[i],
+                                         sources[i] or "", convention, widths[i], heights[i]))
         out.gold[i], out.distracted[i], out.available[i] = flags.gold, flags.distracted, flags.available
         out.wrong_format[i], out.excluded[i] = flags.wrong_format, flags.excluded
     return out
 
 
-def _score_texts(out: ChunkFlags, scored: list[int], rows: list, actions: StepActions,
+def _score_parsed_points(out: ChunkFlags, scored: np.ndarray, columns: list, steps: np.ndarray,
+                         actions: StepActions) -> list[int]:
+    """CogAgent's and SeeClick's points as parsed once; returns the rows to read from their raw answers."""
+    flags = np.array([f if f is not None else -1 for f in columns[16]], dtype=np.int64)[scored]
+    usable = (flags >> VERSION_SHIFT == PARSE_VERSION) & (flags & ROW == 0)
+    rows = scored[usable]
+    px = np.array(columns[13], dtype=np.float64)[rows]  # NULL (a NaN SQLite cannot store) -> NaN: no box holds it
+    py = np.array(columns[14], dtype=np.float64)[rows]
+    out.wrong_format[rows] = (flags[usable] & FALLBACK) != 0
+    _score_points(out, rows, px, py, steps, actions)
+    return scored[~usable].tolist()
+
+
+def _score_parsed_texts(out: ChunkFlags, scored: list[int], columns: list, actions: StepActions,
+                        rules: EnvDistractionRules) -> list[int]:
+    """Text answers as parsed once: f1_v2 for the chunk at once (envdistraction_f1), google_id one by one from
+    the stored tokens. Returns the rows to read from their raw answers."""
+    step_ids, scenarios, sources, tokens, stored = columns[1], columns[3], columns[9], columns[15], columns[16]
+    family_of: dict[str, int] = {}
+    labels: dict[int, Labels] = {}
+    result_ids: dict[int, bool] | None = None  # per step, when a search or category page asks
+    f1_rows, f1_tokens, thresholds, left = [], [], [], []
+    for i in scored:
+        flags = stored[i]
+        target = sources[i] or TARGET_FOR_SCENARIO.get(scenarios[i], scenarios[i])  # target_of
+        family = family_of.get(target)
+        if family is None:
+            family = family_of[target] = family_code(target)
+        # not parsed (by this version), parsed for another answer pattern (the scenario was edited), or marked
+        if not is_current(flags) or (flags >> FAMILY_SHIFT) & 3 != family or flags & ROW:
+            left.append(i)
+            continue
+        step_id = step_ids[i]
+        metric = TEXT_METRICS[rules.text_metric]
+        if not metric and (target.endswith("google") or target.startswith("category")):  # rules.text_metric_for
+            if result_ids is None:
+                result_ids = dict(zip(actions.step_ids.tolist(), names_results(actions).tolist(), strict=True))
+            metric = "google_id" if result_ids[step_id] else "f1_v2"
+        if metric == "google_id":
+            f = result_id_flags(tokens[i] or "", bool(flags & PATTERN_FAILED), _labels(labels, step_id, actions))
+            out.gold[i], out.distracted[i], out.available[i] = f.gold, f.distracted, f.available
+            out.wrong_format[i] = f.wrong_format
+            continue
+        f1_rows.append(i)
+        f1_tokens.append(tokens[i] or "")
+        thresholds.append(threshold_of(target))
+        out.wrong_format[i] = bool(flags & PATTERN_FAILED)
+    if f1_rows:
+        rows = np.array(f1_rows, dtype=np.int64)
+        out.gold[rows], out.distracted[rows], out.available[rows] = f1_flags(
+            f1_tokens, actions.positions(np.array([step_ids[i] for i in f1_rows], dtype=np.int64)),
+            np.array(thresholds, dtype=np.float64), actions)
+    return left
+
+
+def _labels(labels: dict[int, Labels], step_id: int, actions: StepActions) -> Labels:
+    found = labels.get(step_id)
+    if found is None:
+        found = labels[step_id] = Labels(actions.targets(step_id))
+    return found
+
+
+def _score_texts(out: ChunkFlags, scored: list[int], step_ids, scenarios, raws, sources, actions: StepActions,
                  rules: EnvDistractionRules) -> None:
     labels: dict[int, Labels] = {}
     for i in scored:
-        _, step_id, _, scenario, _, _, _, _, raw, source, _, _ = rows[i]
-        found = labels.get(step_id)
-        if found is None:
-            found = labels[step_id] = Labels(actions.targets(step_id))
-        target = source or TARGET_FOR_SCENARIO.get(scenario, scenario)  # target_of
-        flags = text_flags(raw or "", target, rules.text_metric_for(target, found), found)
+        step_id = step_ids[i]
+        found = _labels(labels, step_id, actions)
+        target = sources[i] or TARGET_FOR_SCENARIO.get(scenarios[i], scenarios[i])  # target_of
+        flags = text_flags(raws[i] or "", target, rules.text_metric_for(target, found), found)
         out.gold[i], out.distracted[i], out.available[i] = flags.gold, flags.distracted, flags.available
         out.wrong_format[i] = flags.wrong_format
 

@@ -18,6 +18,7 @@ from sqlalchemy import delete, select
 
 from desktop_app.agents.kept_answer import cut_all
 from desktop_app.capability.metrics import Rate
+from desktop_app.evaluation.parsed_answers import parse_rows
 from desktop_app.formats.ingest import ingest
 from desktop_app.formats.records import EpisodeRecord
 from desktop_app.store import models as m
@@ -53,9 +54,11 @@ def write_task(project: Project, run_id: int, record: EpisodeRecord, predictions
     with project.transaction() as s:
         episode_id = s.execute(select(m.Episode.id).where(m.Episode.key == record.key)).scalar_one()
         step_ids = s.execute(select(m.Step.id).where(m.Step.episode_id == episode_id).order_by(m.Step.index)).scalars()
-        for step_id, values in zip(step_ids, predictions, strict=False):
-            if values is not None:
-                s.add(m.Prediction(run_id=run_id, step_id=step_id, **cut_all(values)))
+        rows = [m.Prediction(run_id=run_id, step_id=step_id, **cut_all(values))
+                for step_id, values in zip(step_ids, predictions, strict=False) if values is not None]
+        s.add_all(rows)
+        s.flush()
+        parse_rows(s, [row.id for row in rows])  # the answers as the rules read them, parsed once (ADR 0052)
     return episode_id
 
 
