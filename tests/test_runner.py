@@ -14,7 +14,6 @@ from desktop_app.agents.profiles import AgentProfile
 from desktop_app.evaluation.rescore import rescore
 from desktop_app.formats.transfer import import_path
 from desktop_app.opening import keep_verdicts_current
-from desktop_app.paths import demo_dataset_dir
 from desktop_app.runs.engine import create_run, execute
 from desktop_app.runs.evaluate import evaluate
 from desktop_app.store import edits
@@ -28,9 +27,9 @@ TASK = re.compile(r"(?:Task: |<user_goal>)(.*?)(?:</user_goal>|\n|$)")
 
 
 @pytest.fixture
-def project(tmp_path):
-    with Project.init(tmp_path / "p") as p:
-        import_path(p, demo_dataset_dir(), "screenlab")
+def project(demo_copy):
+    """The demo, a copy of the worker's once-imported one (conftest.demo_copy), not imported again per test."""
+    with Project.open(demo_copy) as p:
         yield p
 
 
