@@ -238,7 +238,7 @@ def insert_rows(conn, table, constant: dict, columns: tuple[str, ...], rows) -> 
     here, so the stored values are the ones Core writes."""
     fixed = {}
     for name, value in constant.items():
-        process = table.c[name].type._cached_bind_processor(conn.dialect)
+        process = table.c[name].type.dialect_impl(conn.dialect).bind_processor(conn.dialect)
         fixed[name] = process(value) if process else value
     names = ", ".join(f'"{name}"' for name in (*columns, *fixed))
     marks = ", ".join("?" * (len(columns) + len(fixed)))
