@@ -306,12 +306,15 @@ def test_five_megabyte_answers_are_scored_whole_and_stored_cut(project):
         gold, _bad = truth[goal_of(body)]
         return Response(text=json.dumps({"thought": filler, "action_type": "click", "element": gold}))
 
+    with project.reading() as s:  # three samples: the answers' size is what this checks, not how many get one
+        three = tuple(s.execute(select(m.Episode.id).where(m.Episode.scenario == "popup").order_by(m.Episode.id)
+                                .limit(3)).scalars())
     with FakeOpenAI(respond) as server:
-        run_id = create_run(project, profile(server, timeout_s=30.0), EpisodeFilter(scenarios=("popup",)))
+        run_id = create_run(project, profile(server, timeout_s=30.0), EpisodeFilter(scenarios=("popup",), ids=three))
         status = execute(project, run_id)
     with project.reading() as s:
         rows = s.execute(select(m.Prediction).where(m.Prediction.run_id == run_id)).scalars().all()
-    assert rows and status.errors == 0
+    assert len(rows) == 3 and status.errors == 0
     assert all(p.verdict == "gold" for p in rows)  # read from the whole answer: the action comes after the filler
     for p in rows:
         assert len(p.raw_text) < KEPT_CHARS + 100 and characters_cut(p.raw_text) > 5_000_000
