@@ -18,6 +18,8 @@ run: $(BIN)/.installed
 # Three workers on two cores (pytest-xdist): much of the suite waits on a browser, a server or a subprocess.
 # A file's tests stay on one worker (its fixtures are built once); each worker has its own browser,
 # QApplication and PostgreSQL server. 7.5 minutes on an idle 2-core machine (15 in one process).
+# The slow files, each timed alone before and after issue 36's pass (thumbnail grid 249 -> 47 s, runner
+# 227 -> 162 s, OCR suggestions 291 -> 84 s; at load 9-12): docs/suite-durations.md.
 test: $(BIN)/.installed system-deps
 	$(BIN)/python -m pytest -n 3 --dist loadfile
 

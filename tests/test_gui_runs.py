@@ -13,7 +13,6 @@ from sqlalchemy import select
 
 from desktop_app.agents.profiles import AgentProfile
 from desktop_app.formats.transfer import import_path
-from desktop_app.paths import demo_dataset_dir
 from desktop_app.runs.engine import RunRequest
 from desktop_app.runs.state import RunState
 from desktop_app.store import models as m
@@ -31,12 +30,12 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def project(tmp_path):
-    """The demo (single screens), three unlabelled screenshots, and two multi-step shoe episodes."""
+def project(tmp_path, demo_copy):
+    """The demo (single screens; a copy of the worker's once-imported one), three unlabelled screenshots, and two
+    multi-step shoe episodes."""
     for i in range(3):
         make_image(tmp_path / "shots" / f"s{i}.png", size=(320, 200), color=(10 * i, 20, 30))
-    with Project.init(tmp_path / "p") as p:
-        import_path(p, demo_dataset_dir(), "screenlab")
+    with Project.open(demo_copy) as p:
         import_path(p, tmp_path / "shots", "images")
         import_path(p, write_shoe_episodes(tmp_path / "shoes"), "screenlab")
         yield p

@@ -14,7 +14,6 @@ from desktop_app.agents.profiles import AgentProfile
 from desktop_app.evaluation.rescore import rescore
 from desktop_app.formats.transfer import import_path
 from desktop_app.opening import keep_verdicts_current
-from desktop_app.paths import demo_dataset_dir
 from desktop_app.runs.engine import create_run, execute
 from desktop_app.runs.evaluate import evaluate
 from desktop_app.store import edits
@@ -28,9 +27,9 @@ TASK = re.compile(r"(?:Task: |<user_goal>)(.*?)(?:</user_goal>|\n|$)")
 
 
 @pytest.fixture
-def project(tmp_path):
-    with Project.init(tmp_path / "p") as p:
-        import_path(p, demo_dataset_dir(), "screenlab")
+def project(demo_copy):
+    """The demo, a copy of the worker's once-imported one (conftest.demo_copy), not imported again per test."""
+    with Project.open(demo_copy) as p:
         yield p
 
 
@@ -307,12 +306,15 @@ def test_five_megabyte_answers_are_scored_whole_and_stored_cut(project):
         gold, _bad = truth[goal_of(body)]
         return Response(text=json.dumps({"thought": filler, "action_type": "click", "element": gold}))
 
+    with project.reading() as s:  # three samples: the answers' size is what this checks, not how many get one
+        three = tuple(s.execute(select(m.Episode.id).where(m.Episode.scenario == "popup").order_by(m.Episode.id)
+                                .limit(3)).scalars())
     with FakeOpenAI(respond) as server:
-        run_id = create_run(project, profile(server, timeout_s=30.0), EpisodeFilter(scenarios=("popup",)))
+        run_id = create_run(project, profile(server, timeout_s=30.0), EpisodeFilter(scenarios=("popup",), ids=three))
         status = execute(project, run_id)
     with project.reading() as s:
         rows = s.execute(select(m.Prediction).where(m.Prediction.run_id == run_id)).scalars().all()
-    assert rows and status.errors == 0
+    assert len(rows) == 3 and status.errors == 0
     assert all(p.verdict == "gold" for p in rows)  # read from the whole answer: the action comes after the filler
     for p in rows:
         assert len(p.raw_text) < KEPT_CHARS + 100 and characters_cut(p.raw_text) > 5_000_000
