@@ -239,9 +239,17 @@ def test_check_reports_a_reference_that_fails_its_evaluator(recorded, capsys):
 
 
 def test_screens_without_trees_can_only_be_shown_as_images(recorded, tmp_path, capsys):
-    """Our own JSONL keeps the reference actions but not the trees: a text mode says why it cannot run."""
+    """Screens that arrive without their trees (our JSONL with each step's "tree" left out, as a file written
+    before it carried them): a text mode says why it cannot run."""
     with Project.open(recorded) as project:
         export_path(project, tmp_path / "jsonl", "screenlab", EpisodeFilter(scenarios=("grounding",)))
+    listing = tmp_path / "jsonl" / "episodes.jsonl"
+    episodes = [json.loads(line) for line in listing.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert any("tree" in step for e in episodes for step in e["steps"])  # the export does carry them now
+    for episode in episodes:
+        for step in episode["steps"]:
+            step.pop("tree", None)
+    listing.write_text("".join(json.dumps(e) + "\n" for e in episodes), encoding="utf-8")
     copy = tmp_path / "copy"
     with Project.init(copy) as project:
         import_path(project, tmp_path / "jsonl", "screenlab")
