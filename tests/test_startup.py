@@ -39,13 +39,13 @@ def test_the_first_screen_is_painted_before_any_heavy_library_loads(demo_copy, t
 
 # what the first screen does not need, each once imported at start (ADR 0057): the whole API (runs, judges,
 # studies), the run engine and its protocols, every import format (numpy's parquet, psutil), the rescoring rules,
-# the synthesis modules (jinja2), the trajectory pages, the import dialogs and the OCR worker's multiprocessing
+# the synthesis modules (jinja2), the trajectory pages, the import dialogs, the OCR worker's multiprocessing and Pillow
 NOT_BEFORE_THE_FIRST_SCREEN = (
     "desktop_app.api.whole", "desktop_app.runs.engine", "desktop_app.runs.protocols", "desktop_app.formats",
     "desktop_app.formats.folder_open", "desktop_app.evaluation.rescore", "desktop_app.evaluation.rows",
     "desktop_app.synth.save", "desktop_app.synth.ambiguous", "desktop_app.judging.agreement",
     "desktop_app.ui.judge.trajectory_view", "desktop_app.ui.judge.agreement_view", "desktop_app.ui.transfer_dialogs",
-    "jinja2", "psutil", "multiprocessing",
+    "jinja2", "psutil", "multiprocessing", "PIL",
 )
 
 
