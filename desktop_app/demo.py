@@ -6,7 +6,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from desktop_app.formats.transfer import import_path
 from desktop_app.paths import (
     demo_dataset_dir,
     judge_demo_dataset_dir,
@@ -15,8 +14,6 @@ from desktop_app.paths import (
     sphinx_demo_dataset_dir,
     user_data_dir,
 )
-from desktop_app.runs.imported_verdicts import import_verdicts
-from desktop_app.runs.run_transfer import import_run
 from desktop_app.store.project import Project, is_project_folder
 
 DEMO_FOLDER = "demo-project"
@@ -35,6 +32,12 @@ def ensure_demo_project(data_dir: Path | None = None) -> Path:
     target = root / DEMO_FOLDER
     if is_project_folder(target):
         return target
+    # the importers only when the demo is built (the first run): every later start opens the project at once,
+    # without the formats' libraries (numpy, psutil, ...) it never uses (ADR 0057)
+    from desktop_app.formats.transfer import import_path
+    from desktop_app.runs.imported_verdicts import import_verdicts
+    from desktop_app.runs.run_transfer import import_run
+
     root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".demo-", dir=root))
     try:

@@ -37,6 +37,45 @@ def test_the_first_screen_is_painted_before_any_heavy_library_loads(demo_copy, t
     assert said == ["feedback", "painted"], out.stdout
 
 
+# what the first screen does not need, each once imported at start (ADR 0057): the whole API (runs, judges,
+# studies), the run engine and its protocols, every import format (numpy's parquet, psutil), the rescoring rules,
+# the synthesis modules (jinja2), the trajectory pages, the import dialogs, the OCR worker's multiprocessing and Pillow
+NOT_BEFORE_THE_FIRST_SCREEN = (
+    "desktop_app.api.whole", "desktop_app.runs.engine", "desktop_app.runs.protocols", "desktop_app.formats",
+    "desktop_app.formats.folder_open", "desktop_app.evaluation.rescore", "desktop_app.evaluation.rows",
+    "desktop_app.synth.save", "desktop_app.synth.ambiguous", "desktop_app.judging.agreement",
+    "desktop_app.ui.judge.trajectory_view", "desktop_app.ui.judge.agreement_view", "desktop_app.ui.transfer_dialogs",
+    "jinja2", "psutil", "multiprocessing", "PIL",
+)
+
+
+def test_the_first_screen_is_painted_without_the_modules_only_other_features_need(demo_copy, tmp_path):
+    """In a process of its own (the other tests' imports would hide an eager one): the real launch, the probe
+    writing the modules loaded when the first screen is painted."""
+    loaded = tmp_path / "modules.txt"
+    env = {**os.environ, "SCREENLAB_STARTUP_PROBE": "1", "SCREENLAB_STARTUP_PROBE_MODULES": str(loaded),
+           "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT), "SCREENLAB_CONFIG_DIR": str(tmp_path / "config"),
+           "SCREENLAB_DATA_DIR": str(tmp_path / "data"), "SCREENLAB_LOG_DIR": str(tmp_path / "log"),
+           "SCREENLAB_USER": "tester"}
+    out = subprocess.run([sys.executable, "-m", "desktop_app", "gui", str(demo_copy)], env=env, cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert "startup-probe: painted" in out.stdout, out.stdout + out.stderr
+    modules = set(loaded.read_text(encoding="utf-8").split())
+    assert {"desktop_app.ui.main_window", "desktop_app.store.project"} <= modules  # the list is the real one
+    assert sorted(modules.intersection(NOT_BEFORE_THE_FIRST_SCREEN)) == []
+
+
+def test_the_features_that_need_those_modules_still_find_them(demo_copy):
+    """The deferred names are there when asked for: the API's whole namespace, the formats' registry."""
+    code = ("from desktop_app import api; from desktop_app.api import Plan, open_project; "
+            "from desktop_app.formats import FORMATS; from desktop_app.ui.judge import AgreementView; "
+            "print(callable(api.evaluate), api.open_project is open_project, 'Plan' in api.__all__, "
+            "'coco' in FORMATS, AgreementView.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["True", "True", "True", "True", "AgreementView"]
+
+
 def test_the_splash_comes_before_the_window_and_the_project_are_imported():
     """The launch imports, before its splash, only what the splash needs: not the window, not the API."""
     code = ("import sys; import desktop_app.ui.app; "

@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 
 from desktop_app.a11y.tree import Node, UiTree
-from desktop_app.fonts import font
 
 MODES = ("image", "tree", "list", "marks")
 TEXT_MODES = ("tree", "list")  # the agent answers with element tags
@@ -68,6 +67,8 @@ def list_text(tree: UiTree) -> str:
 def marks_png(image_bytes: bytes, tree: UiTree) -> bytes:
     """The screenshot with a numbered dot at the centre of each interactable node (Pillow; PNG out)."""
     from PIL import Image, ImageDraw
+
+    from desktop_app.fonts import font  # Pillow's fonts with Pillow: the window imports this module at start
 
     with Image.open(io.BytesIO(image_bytes)) as source:
         picture = source.convert("RGB")

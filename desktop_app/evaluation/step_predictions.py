@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from desktop_app.evaluation.rescore import catch_up
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 
@@ -26,6 +25,9 @@ def step_prediction_rows(project: Project, step_id: int, run_ids: list[int]) -> 
     objects: this runs on the UI thread while answers stream in, so it is kept lean."""
     if not run_ids:
         return []
+    # the rescoring rules only once a run is shown: the window shows no runs at first and imports this at start
+    from desktop_app.evaluation.rescore import catch_up
+
     catch_up(project)  # (a lead's or reviewer's view: the steps annotators changed are judged first)
     with project.reading() as s:
         result = s.execute(

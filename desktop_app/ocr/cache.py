@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
@@ -38,6 +37,8 @@ from desktop_app.store.project import NotAllowed
 
 def load_rgb(path) -> np.ndarray:
     """An image file as RGB uint8; transparency is flattened onto white like a browser would."""
+    from PIL import Image  # with the first screen read: the window imports this module at start
+
     with Image.open(path) as im:
         if im.mode in ("RGBA", "LA", "P"):
             im = im.convert("RGBA")

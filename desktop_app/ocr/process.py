@@ -22,7 +22,6 @@ A request sent just as it leaves finds the pipe closed and is sent again to a ne
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 from pathlib import Path
@@ -82,6 +81,8 @@ class OcrProcess:
         if self._process is not None and self._process.is_alive():
             return
         self._stop()
+        import multiprocessing  # with the first worker: the window imports this module at start (ADR 0057)
+
         context = multiprocessing.get_context("spawn")
         mine, theirs = context.Pipe()
         process = context.Process(target=serve, args=(theirs, self.idle_exit_s), name="screenlab-ocr", daemon=True)

@@ -28,11 +28,12 @@ from desktop_app.agents.kinds import KINDS
 from desktop_app.agents.profiles import AgentProfile, ProfileError, resolve_api_key
 from desktop_app.llm_retry import openai_client
 from desktop_app.runs.context import Progress, RunContext
+from desktop_app.runs.error_counts import error_kinds  # noqa: F401 (its old home)
 from desktop_app.runs.imported_verdicts import IMPORTED
 from desktop_app.runs.protocols import OptionsError, SampleSummary, get_protocol, suggest
 from desktop_app.runs.protocols.base import Protocol
 from desktop_app.runs.selection import RunSelection, describe_excluded, with_default_statuses
-from desktop_app.runs.state import RunProgress, RunState, error_kind
+from desktop_app.runs.state import RunProgress, RunState
 from desktop_app.runs.work import item_chunks
 from desktop_app.secrets import redact
 from desktop_app.store import models as m
@@ -433,13 +434,3 @@ def in_own_loop(make_coroutine, name: str):
     return outcome["status"]
 
 
-def error_kinds(project: Project, run_ids: list[int]) -> dict[int, Counter]:
-    """Per run, its failed requests by kind ("HTTP 500" -> 3), from the stored predictions."""
-    out: dict[int, Counter] = {r: Counter() for r in run_ids}
-    with project.reading() as s:
-        for run_id, error, n in s.execute(
-                select(m.Prediction.run_id, m.Prediction.error, func.count())
-                .where(m.Prediction.run_id.in_(run_ids), m.Prediction.verdict == "error")
-                .group_by(m.Prediction.run_id, m.Prediction.error)):
-            out[run_id][error_kind(error or "")] += n
-    return out

@@ -17,12 +17,11 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from desktop_app.api.projects import is_project_folder, is_url
-from desktop_app.formats.folder_open import FolderReport, checked_folder, folder_project, open_folder
-from desktop_app.formats.records import FormatError
 from desktop_app.ui import busy_worker
 from desktop_app.ui.tasks import Task
 
 if TYPE_CHECKING:
+    from desktop_app.formats.folder_open import FolderReport
     from desktop_app.ui.main_window import MainWindow
 
 STOP_WAIT_S = 30.0  # a stop takes one picture's check or one batch's commit; this is only a bound
@@ -58,6 +57,10 @@ class FolderWiring(QObject):
             self.open(folder)
 
     def open(self, folder: str | Path) -> bool:
+        # the importers on the first folder opened: they are most of a second of imports the start does without
+        from desktop_app.formats.folder_open import checked_folder, folder_project, open_folder
+        from desktop_app.formats.records import FormatError
+
         window = self.window
         if is_project_folder(Path(folder)):  # a project chosen here is simply opened
             return window.projects.open(folder)

@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 from desktop_app.api.review import review_counts
 from desktop_app.navi.model import CHECKLIST, NaviInfo, QAPair, navi_of, with_navi
 from desktop_app.navi.verification import problems, step_types_kept
-from desktop_app.synth.ambiguous import REVIEW_KIND
 from desktop_app.ui.review_panel import Verdicts, key_buttons
 from desktop_app.ui.shortcuts import hint
 from desktop_app.ui.workspace import Workspace
@@ -130,6 +129,9 @@ class NaviReviewPanel(Verdicts, QWidget):
 
     # showing --------------------------------------------------------------------
     def update_progress(self) -> None:
+        # the synthesis modules (the importers, the LLM client) when reviewing: this panel is built at start
+        from desktop_app.synth.ambiguous import REVIEW_KIND
+
         counts = review_counts(self.ws.project, kind=REVIEW_KIND)
         total = sum(counts.values())
         reviewed = total - counts.get("pending", 0)

@@ -14,13 +14,11 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from desktop_app import api
 from desktop_app.api.projects import Project, ProjectError, is_project_folder, is_url
-from desktop_app.formats.folder_open import source_folder
 from desktop_app.secrets import redact
 from desktop_app.settings import annotator_name, save_settings
 from desktop_app.ui.browser import SampleBrowser
 from desktop_app.ui.folder_wiring import FolderWiring
 from desktop_app.ui.open_project import Change, OpenProject
-from desktop_app.ui.transfer_dialogs import ExportDialog, ImportDialog
 from desktop_app.ui.waits import blocking
 from desktop_app.ui.workspace import Workspace
 
@@ -221,6 +219,8 @@ class ProjectWiring(QObject):
         self.open(path)
 
     def fill_recent(self, menu) -> None:
+        from desktop_app.formats.folder_open import source_folder  # the importers' modules: when first asked
+
         menu.clear()
         for location in self.window.settings.recent_projects:
             folder = source_folder(location)  # a screenshots folder's own project: opening it again goes on
@@ -235,6 +235,8 @@ class ProjectWiring(QObject):
 
     # File > Import and Export act on the open project (greyed out while none is: window_menus.NEEDS_PROJECT)
     def import_dialog(self) -> None:
+        from desktop_app.ui.transfer_dialogs import ImportDialog  # the formats on first use (ADR 0057)
+
         opened = self.current
         dialog = ImportDialog(opened.project, self.window)
         dialog.exec()
@@ -245,4 +247,6 @@ class ProjectWiring(QObject):
             opened.browser.apply_filter()
 
     def export_dialog(self) -> None:
+        from desktop_app.ui.transfer_dialogs import ExportDialog
+
         ExportDialog(self.current.project, self.current.browser.current_filter(), self.window).exec()

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 
 from desktop_app.api.review import REJECT_REASONS, decide_review, review_counts, review_items
 from desktop_app.synth.editing import editable_texts, with_texts
-from desktop_app.synth.save import REVIEW_KIND, rerender_episode
 from desktop_app.ui.fit import FlowLayout
 from desktop_app.ui.plain import PlainLabel
 from desktop_app.ui.shortcuts import default_key, hint, key_name, printed
@@ -210,6 +209,9 @@ class ReviewPanel(Verdicts, QWidget):
 
     # showing --------------------------------------------------------------------
     def update_progress(self) -> None:
+        # the synthesis modules (the importers, the templates) when reviewing: the window builds this panel at start
+        from desktop_app.synth.save import REVIEW_KIND
+
         counts = review_counts(self.ws.project, kind=REVIEW_KIND)
         total = sum(counts.values())
         done = total - counts.get("pending", 0)
@@ -264,6 +266,8 @@ class ReviewPanel(Verdicts, QWidget):
         content = with_texts(episode.meta.get("content", {}), changes)
         if content == episode.meta.get("content"):
             return
+        from desktop_app.synth.save import rerender_episode
+
         project, episode_id, actor = self.ws.project, episode.id, self.ws.actor
         self._start("Re-rendering...")
         self.render.submit(lambda r: rerender_episode(project, episode_id, content, r, actor),

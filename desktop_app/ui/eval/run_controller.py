@@ -34,7 +34,6 @@ from desktop_app import api
 from desktop_app.agents.profiles import AgentProfile
 from desktop_app.api.projects import Project
 from desktop_app.api.samples import EpisodeFilter
-from desktop_app.runs.engine import USER_ERRORS
 from desktop_app.runs.state import RunProgress
 from desktop_app.ui import busy_worker
 from desktop_app.ui.tasks import Task
@@ -142,6 +141,8 @@ class RunController(QObject):
             snap.verdicts = dict(status.verdicts)
             snap.error_kinds = status.error_kinds.copy()
             job.status = snap
+
+        from desktop_app.runs.engine import USER_ERRORS  # with the first run started, not with the window
 
         def work() -> None:
             try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, Qt, Signal
 from PySide6.QtGui import QColor, QFontDatabase
@@ -35,14 +36,15 @@ from desktop_app import api
 from desktop_app.api.projects import Project
 from desktop_app.api.samples import EpisodeFilter, runs_with_tallies
 from desktop_app.runs.endpoint_problem import problem_line, run_endpoints
-from desktop_app.runs.engine import RunRequest, error_kinds
-from desktop_app.runs.evaluate import summary_lines
-from desktop_app.runs.protocols import PROTOCOLS
+from desktop_app.runs.error_counts import error_kinds
 from desktop_app.runs.state import RESUMABLE, RunState, error_summary
 from desktop_app.ui.eval.colours import run_colour, swatch
 from desktop_app.ui.eval.run_controller import RunController
 from desktop_app.ui.plain import plain_tip
 from desktop_app.ui.tasks import run_in_background
+
+if TYPE_CHECKING:
+    from desktop_app.runs.engine import RunRequest
 
 __all__ = ["RunController", "RunsPanel", "RunRow", "load_run_rows"]
 
@@ -112,6 +114,14 @@ def load_run_rows(project: Project) -> list[RunRow]:
         row.kinds = dict(kinds[row.id])
         row.endpoint = endpoints.get(row.id, "")
     return rows
+
+
+def protocol_description(name: str) -> str:
+    """A protocol's one-line description (the Protocol column's tip), else its name. The protocols are imported
+    here, on the first run listed, not with the panel: a project without runs opens without them (ADR 0057)."""
+    from desktop_app.runs.protocols import PROTOCOLS
+
+    return PROTOCOLS[name].description if name in PROTOCOLS else name
 
 
 def verdicts_compact(verdicts: dict[str, int], letters) -> str:
@@ -276,7 +286,7 @@ class RunsPanel(QWidget):
                                             if row.excluded else "")
                                          + "\nTick to show its answers on the canvas"))
             item.setText(1, row.protocol)
-            item.setToolTip(1, PROTOCOLS[row.protocol].description if row.protocol in PROTOCOLS else row.protocol)
+            item.setToolTip(1, protocol_description(row.protocol))
             bar = QProgressBar()
             bar.setTextVisible(True)
             bar.setFormat("%v / %m")
@@ -421,6 +431,8 @@ class RunsPanel(QWidget):
         if self.controller is not None and self.controller.is_running(run_id):
             self.details.setPlainText(f"run {run_id} is running; its results show here when it ends")
             return
+        from desktop_app.runs.evaluate import summary_lines  # on first use: the engine's imports (ADR 0057)
+
         project = self.project
         run_in_background(self, lambda: "\n".join(summary_lines(api.evaluate(project, [run_id]))),
                           lambda text: run_id == self._details_for and self.details.setPlainText(text),

@@ -8,7 +8,18 @@ judges agree with the human labels.
     pages.py             both as pages of the main window (Trajectories menu)
 """
 
-from desktop_app.ui.judge.agreement_view import AgreementView
-from desktop_app.ui.judge.trajectory_view import TrajectoryView
-
 __all__ = ["AgreementView", "TrajectoryView"]
+
+
+def __getattr__(name: str):
+    """The views on first use: the main window imports pages.py at start, and builds them only when shown
+    (ADR 0057)."""
+    if name == "AgreementView":
+        from desktop_app.ui.judge.agreement_view import AgreementView
+
+        return AgreementView
+    if name == "TrajectoryView":
+        from desktop_app.ui.judge.trajectory_view import TrajectoryView
+
+        return TrajectoryView
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

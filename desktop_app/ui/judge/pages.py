@@ -15,9 +15,6 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu
 
 from desktop_app.ui.fit import CurrentPageStack
-from desktop_app.ui.judge.agreement_view import AgreementView
-from desktop_app.ui.judge.filmstrip_frames import wait_all
-from desktop_app.ui.judge.trajectory_view import TrajectoryView
 from desktop_app.ui.tasks import wait_all as wait_background
 
 PAGES = ("annotate", "label", "agreement")
@@ -27,12 +24,12 @@ class JudgePages(QObject):
     def __init__(self, window):
         super().__init__(window)
         self.window = window
-        self.labeller = TrajectoryView()
-        self.agreement = AgreementView()
+        # the two pages are built when first shown (or asked for): a start that never opens them neither imports
+        # them nor reads the project's trajectories for them before the first screen is painted (ADR 0057)
+        self._labeller = self._agreement = None
+        self._project = None
         self.stack = CurrentPageStack()  # the pages not shown never hold the window wider or taller
         self.stack.addWidget(window.takeCentralWidget())
-        self.stack.addWidget(self.labeller)
-        self.stack.addWidget(self.agreement)
         window.setCentralWidget(self.stack)
         self._docks: dict = {}  # dock -> visible, while a trajectory page is shown
 
@@ -57,10 +54,35 @@ class JudgePages(QObject):
         bar.insertMenu(help_menu, menu) if help_menu is not None else bar.addMenu(menu)
         self.menu = menu
 
-        self.agreement.open_requested.connect(self.open_trajectory)
-        self.labeller.reviewed.connect(lambda _run, _episode: self.agreement.isVisible() and self.agreement.refresh())
-        for view in (self.labeller, self.agreement):
+    @property
+    def labeller(self):
+        """Trajectories > Label trajectories' page (ui/judge/trajectory_view.py)."""
+        self._build()
+        return self._labeller
+
+    @property
+    def agreement(self):
+        """Trajectories > Judge agreement's page (ui/judge/agreement_view.py)."""
+        self._build()
+        return self._agreement
+
+    def _build(self) -> None:
+        if self._labeller is not None:
+            return
+        from desktop_app.ui.judge.agreement_view import AgreementView
+        from desktop_app.ui.judge.trajectory_view import TrajectoryView
+
+        window = self.window
+        self._labeller, self._agreement = TrajectoryView(), AgreementView()
+        self.stack.addWidget(self._labeller)  # at PAGES' indexes: the canvas's page is 0
+        self.stack.addWidget(self._agreement)
+        self._agreement.open_requested.connect(self.open_trajectory)
+        self._labeller.reviewed.connect(
+            lambda _run, _episode: self._agreement.isVisible() and self._agreement.refresh())
+        for view in (self._labeller, self._agreement):
             view.message.connect(lambda text: window.statusBar().showMessage(text, 8000))
+        self._labeller.set_project(self._project)
+        self._agreement.set_project(self._project)
 
     def current(self) -> str:
         return PAGES[self.stack.currentIndex()]
@@ -70,6 +92,8 @@ class JudgePages(QObject):
         self.show("annotate" if self.current() == name else name)
 
     def show(self, name: str) -> None:
+        if name != "annotate":
+            self._build()
         window, was = self.window, self.current()
         if was == "annotate" and name != "annotate":
             # the dashboard too: its screen runs' rates are the canvas's, and below a page it squeezed both
@@ -101,11 +125,16 @@ class JudgePages(QObject):
 
     def set_project(self, project) -> None:
         """A project was opened (or closed: None)."""
+        self._project = project
+        if self._labeller is None:  # not built yet: they are given the project when they are
+            return
         if project is None:
+            from desktop_app.ui.judge.filmstrip_frames import wait_all
+
             wait_all()  # frame decoding and agreement queries of the project being closed
             wait_background()
-        self.labeller.set_project(project)
-        self.agreement.set_project(project)
+        self._labeller.set_project(project)
+        self._agreement.set_project(project)
 
     def settings_changed(self) -> None:
         if self.current() == "label":
