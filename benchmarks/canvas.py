@@ -354,7 +354,7 @@ def canvas_benchmark(n_boxes: int, runs: int, steps: int, labelme_python: str | 
                      peer=statistics.median(theirs) if theirs else None, peer_name="labelme 5.8.1" if theirs else "",
                      goal="<= 0.2x labelme (5x faster)",
                      met=(statistics.median(ours) <= 0.2 * statistics.median(theirs)) if theirs else None,
-                     runs=len(ours), load=load, note=f"captions on, {info['captions']} drawn (none over {CAPTION_LIMIT} boxes in view)",
+                     runs=len(ours), load=load, note=f"captions on, {info['captions']} drawn: none with over {CAPTION_LIMIT} boxes in view",
                      command="benchmarks/canvas.py")
 
 
