@@ -127,9 +127,11 @@ def make_project(base: Path, episodes: int, env: dict) -> Path:
 
 
 def one_run(project: Path, screens: int, ocr: str, env: dict) -> tuple[float, ...]:
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(project), str(screens), ocr], env=env, check=True,
-                         capture_output=True, text=True, timeout=1200).stdout.split()
-    return tuple(float(v) for v in out[-6:])
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(project), str(screens), ocr], env=env,
+                          capture_output=True, text=True, timeout=1200)
+    if done.returncode != 0:  # what the window said before it died, not only that it did
+        raise SystemExit(f"the window's process (OCR {ocr}) exited {done.returncode}:\n{done.stderr[-3000:]}")
+    return tuple(float(v) for v in done.stdout.split()[-6:])
 
 
 def main() -> None:
