@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: run test lint guide bench demo system-deps clean snapshots
+.PHONY: run test lint guide bench bench-quick bench-peers demo system-deps clean snapshots
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ScreenLab needs Python >= 3.11 (set PYTHON=python3.11)")'
@@ -37,18 +37,36 @@ lint: $(BIN)/.installed
 guide: $(BIN)/.installed
 	$(BIN)/mkdocs build --strict --site-dir build/guide
 
-bench: $(BIN)/.installed
+# The peers the README's Measured table compares against (ADR 0053): labelme 5.8.1 in a venv of its own
+# (benchmarks/peers.txt, pinned; never in ScreenLab's), and the tesseract command (a system package).
+LABELME_VENV ?= /tmp/labelme-venv
+$(LABELME_VENV)/bin/labelme: benchmarks/peers.txt
+	$(PYTHON) -m venv $(LABELME_VENV)
+	$(LABELME_VENV)/bin/pip install --quiet --disable-pip-version-check -r benchmarks/peers.txt
+	@touch $@
+
+bench-peers: $(LABELME_VENV)/bin/labelme
+	@command -v tesseract >/dev/null || { echo "no tesseract command: apt install tesseract-ocr (the OCR rows' peer)"; exit 1; }
+
+# The Measured table: benchmarks/table.py runs each of its benchmarks with its peer, prints the table and writes
+# docs/measured.md and README.md's copy. bench-quick: the same at small sizes, in minutes, into build/.
+bench-quick: $(BIN)/.installed bench-peers
+	$(BIN)/python benchmarks/table.py --quick
+
+bench: $(BIN)/.installed bench-peers
+	$(BIN)/python benchmarks/table.py --readme
 	$(BIN)/python benchmarks/import_scale.py
-	$(BIN)/python benchmarks/canvas.py
-	$(BIN)/python benchmarks/runner.py
 	$(BIN)/python benchmarks/synth.py
-	$(BIN)/python benchmarks/ocr.py
 	$(BIN)/python benchmarks/ui_latency.py
 	$(BIN)/python benchmarks/judge.py
 	$(BIN)/python benchmarks/judge_labelling.py
 	$(BIN)/python benchmarks/a11y_tree.py
 	$(BIN)/python benchmarks/teams_postgres.py
 	$(BIN)/python benchmarks/media_in_database.py
+	$(BIN)/python benchmarks/ocr_memory.py
+	$(BIN)/python benchmarks/vaf.py
+	$(BIN)/python benchmarks/parquet_read.py
+	$(BIN)/python benchmarks/thumbnail_grid.py
 
 demo: $(BIN)/.installed
 	$(BIN)/python datasets/build_demo.py
