@@ -45,10 +45,12 @@ class OcrProcess:
         self._lock = threading.Lock()
         self._process = None
         self._conn = None
+        self._abandoned = False  # abandon() was called while a request waited: no second attempt
 
     def analyse(self, path: Path, engine: str, language: str,
                 options: dict[str, Any]) -> tuple[list[Word], list[Proposal], float]:
         with self._lock:
+            self._abandoned = False
             for attempt in (1, 2):
                 try:
                     self._start()
@@ -62,6 +64,8 @@ class OcrProcess:
                 except (EOFError, OSError) as exc:  # the worker died mid-request, or could not start
                     code = self._process.exitcode if self._process is not None else None
                     self._stop()
+                    if self._abandoned:
+                        raise OcrUnavailable(f"OCR of {path} stopped: the window closed before it ended") from exc
                     if attempt == 2:
                         raise OcrUnavailable(f"the OCR process stopped (exit code {code}): {exc or 'no answer'}; "
                                              "see the log for what it printed") from exc
@@ -76,6 +80,16 @@ class OcrProcess:
     def close(self) -> None:
         with self._lock:
             self._stop()
+
+    def abandon(self) -> None:
+        """From another thread, while analyse() may be waiting (the window closing): the worker is killed, so
+        that analyse() ends at once with OcrUnavailable instead of waiting for a reading nobody will see. On a
+        busy machine the worker (at a lower priority) took minutes, and the window's close waited for it. The
+        next request starts a new worker."""
+        self._abandoned = True
+        process = self._process
+        if process is not None and process.is_alive():
+            process.kill()
 
     def _start(self) -> None:
         if self._process is not None and self._process.is_alive():

@@ -114,11 +114,13 @@ class OcrAssistant(QObject):
             QApplication.processEvents()  # delivers the result, which may start the queued screen
 
     def shutdown(self) -> None:
-        """Wait for a running OCR before the window goes away (a thread must not outlive its owner)."""
+        """Stop a running OCR and wait for its thread before the window goes away (a thread must not outlive its
+        owner). The reading is abandoned, not waited for: on a busy machine it took minutes, and so did closing."""
         self._settle.stop()
         self._queued = None
         if self._task is not None:
             self._wanted = None
+            shared_ocr_process().abandon()
             self._task.wait()
             self._task = None
 
