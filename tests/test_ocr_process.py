@@ -4,6 +4,7 @@ started again for the next screen."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -74,3 +75,25 @@ def test_an_idle_worker_gives_its_memory_back_and_the_next_screen_starts_another
         assert again == words and process.pid not in (None, first)
     finally:
         process.close()
+
+
+def test_a_reading_abandoned_before_it_was_sent_starts_no_worker(worker):
+    """CI caught the window's close racing its OCR: the close abandoned the reading while the reading thread was
+    still in the cache, before it sent the screen; the thread then started a new worker and read the screen
+    anyway, and the window's close left that worker behind. The request's flag, set first, now stops it."""
+    import threading
+
+    worker.analyse(IMAGES[0], "rapidocr", "en", {})
+    held = worker.pid
+    os.kill(held, signal.SIGSTOP)  # busy: the worker would not answer for minutes
+    try:
+        cancelled = threading.Event()
+        worker.abandon(cancelled)  # the window closes first ...
+        with pytest.raises(OcrUnavailable, match="closed before it began"):
+            worker.analyse(IMAGES[1], "rapidocr", "en", {}, cancelled=cancelled)  # ... then the request comes
+        assert worker.pid is None  # the held worker was stopped and no other started
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(held, signal.SIGCONT)
+    assert worker.analyse(IMAGES[0], "rapidocr", "en", {})[0]  # the next screen starts a new one
+    assert worker.pid not in (None, held)

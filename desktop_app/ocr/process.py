@@ -45,14 +45,18 @@ class OcrProcess:
         self._lock = threading.Lock()
         self._process = None
         self._conn = None
-        self._abandoned = False  # abandon() was called while a request waited: no second attempt
 
-    def analyse(self, path: Path, engine: str, language: str,
-                options: dict[str, Any]) -> tuple[list[Word], list[Proposal], float]:
+    def analyse(self, path: Path, engine: str, language: str, options: dict[str, Any],
+                cancelled: threading.Event | None = None) -> tuple[list[Word], list[Proposal], float]:
+        """`cancelled` is the request's own flag, set by abandon(): the request may be abandoned before it even
+        reaches the worker (the window closing while the calling thread still reads the cache), and must then
+        start no worker."""
         with self._lock:
-            self._abandoned = False
             for attempt in (1, 2):
                 try:
+                    if cancelled is not None and cancelled.is_set():
+                        self._stop()  # reaps the worker abandon() killed, if it did
+                        raise OcrUnavailable(f"OCR of {path} not started: the window closed before it began")
                     self._start()
                     self._conn.send((str(path), engine, language, options))
                     if not self._conn.poll(ANSWER_WITHIN_S):  # a hung worker must not hold the window's thread
@@ -64,7 +68,7 @@ class OcrProcess:
                 except (EOFError, OSError) as exc:  # the worker died mid-request, or could not start
                     code = self._process.exitcode if self._process is not None else None
                     self._stop()
-                    if self._abandoned:
+                    if cancelled is not None and cancelled.is_set():
                         raise OcrUnavailable(f"OCR of {path} stopped: the window closed before it ended") from exc
                     if attempt == 2:
                         raise OcrUnavailable(f"the OCR process stopped (exit code {code}): {exc or 'no answer'}; "
@@ -81,12 +85,13 @@ class OcrProcess:
         with self._lock:
             self._stop()
 
-    def abandon(self) -> None:
-        """From another thread, while analyse() may be waiting (the window closing): the worker is killed, so
-        that analyse() ends at once with OcrUnavailable instead of waiting for a reading nobody will see. On a
-        busy machine the worker (at a lower priority) took minutes, and the window's close waited for it. The
-        next request starts a new worker."""
-        self._abandoned = True
+    def abandon(self, cancelled: threading.Event) -> None:
+        """From another thread, while analyse(..., cancelled) may be waiting (the window closing): the worker is
+        killed, so that analyse() ends at once with OcrUnavailable instead of waiting for a reading nobody will
+        see. On a busy machine the worker (at a lower priority) took minutes, and the window's close waited for
+        it. The next request starts a new worker. The flag is set first: a request not yet sent sees it under
+        the lock and starts no new worker (CI caught the window's close racing the request's start)."""
+        cancelled.set()
         process = self._process
         if process is not None and process.is_alive():
             process.kill()

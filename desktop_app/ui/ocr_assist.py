@@ -4,6 +4,9 @@ current screen (`reading()`)."""
 
 from __future__ import annotations
 
+import functools
+import threading
+
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -20,11 +23,12 @@ from desktop_app.ui.tasks import Task
 SETTLE_MS = 250  # how long a screen is shown before its OCR starts
 
 
-def _read_in_background(project, screen, engine, language, refresh, options):
+def _read_in_background(project, screen, engine, language, refresh, options, cancelled):
     """On a worker thread, which reads the cache and stores the result; the reading itself happens in the
     OCR process (ocr/process.py), so the engines' memory never joins the window's."""
     background_priority()
-    return ocr_screen(project, screen, engine, language, refresh, analyse=shared_ocr_process().analyse, **options)
+    analyse = functools.partial(shared_ocr_process().analyse, cancelled=cancelled)
+    return ocr_screen(project, screen, engine, language, refresh, analyse=analyse, **options)
 
 
 class OcrAssistant(QObject):
@@ -41,6 +45,7 @@ class OcrAssistant(QObject):
         self.outcome: OcrOutcome | None = None
         self._image: np.ndarray | None = None
         self._task: Task | None = None
+        self._cancelled = threading.Event()  # the running task's: shutdown() abandons its reading
         self._wanted = None  # screen id the running task is for
         self._queued: tuple | None = None  # (screen id, refresh) to run when the current task ends
         # A screen's OCR starts once it has been shown for a moment: the first screen is painted before the
@@ -87,8 +92,9 @@ class OcrAssistant(QObject):
         self._wanted = screen.id
         self.busy.emit(True)
         self.status.emit(f"OCR: {engine} running...")
-        task = Task(lambda _progress: _read_in_background(project, screen, engine, language, refresh, options), self,
-                    wait=None)  # the status bar has its own OCR progress
+        self._cancelled = cancelled = threading.Event()
+        task = Task(lambda _progress: _read_in_background(project, screen, engine, language, refresh, options,
+                                                          cancelled), self, wait=None)  # the status bar has its own OCR progress
         task.finished.connect(lambda outcome, sid=screen.id: self._done(sid, outcome))
         task.failed.connect(lambda exc, sid=screen.id: self._failed(sid, exc))
         self._task = task
@@ -120,7 +126,7 @@ class OcrAssistant(QObject):
         self._queued = None
         if self._task is not None:
             self._wanted = None
-            shared_ocr_process().abandon()
+            shared_ocr_process().abandon(self._cancelled)
             self._task.wait()
             self._task = None
 
