@@ -34,8 +34,10 @@ def _start(team, door, tmp_path):
     with lead.reading() as s:
         start, after = audit.box_state(s)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)}
+    done = tmp_path / f"done-{door}"  # each writer marks here that it has enough; they stop when all have
+    done.mkdir()
     workers = [subprocess.Popen([sys.executable, str(TOOL), door, team.url(who, password=False), str(team.media),
-                                 str(SECONDS), str(seed)], env={**env, **team.env(who)}, stdout=subprocess.PIPE,
+                                 str(SECONDS), str(seed), str(done), str(len(WRITERS))], env={**env, **team.env(who)}, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True) for seed, who in enumerate(WRITERS, 1)]
     return lead, start, after, workers
 
