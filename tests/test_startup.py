@@ -105,6 +105,29 @@ def test_a_screens_ocr_starts_after_it_is_shown_not_before(qtbot, demo_copy):
     assert window.ocr.outcome is not None and window.ocr.screen.id == window.ws.screen.id
 
 
+def test_a_screens_ocr_waits_for_its_first_paint(qtbot, demo_copy):
+    """Under load the first screen's paint came later than the settle time, and the OCR process started before the
+    user saw the screen (test_the_first_screen_is_painted_without_... caught `multiprocessing` loaded at the paint).
+    The settle time now counts from the paint: a screen not painted for a second is not read."""
+    from desktop_app.ui.main_window import MainWindow
+
+    window = MainWindow(Settings(annotator="ann", show_suggestions=True))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    viewport = window.view.viewport()
+    viewport.setUpdatesEnabled(False)  # a machine too busy to paint yet
+    assert window.open_project(str(demo_copy))
+    qtbot.wait(1000)  # four times the settle time
+    assert window.ocr._task is None and window.ocr.outcome is None  # not painted: not read
+    viewport.setUpdatesEnabled(True)
+    viewport.update()
+    with qtbot.waitSignal(window.ocr.suggestionsReady, timeout=120000):
+        pass  # painted, settled, read
+    window.ocr.wait_idle()
+    assert window.ocr.outcome is not None and window.ocr.screen.id == window.ws.screen.id
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")
 def test_background_work_runs_at_a_lower_priority_than_the_window():
     seen = {}

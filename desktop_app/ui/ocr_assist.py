@@ -8,7 +8,7 @@ import functools
 import threading
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
 from desktop_app.ocr.base import OcrOutcome, OcrUnavailable
 from desktop_app.ocr.cache import cached_outcome, load_rgb, ocr_screen
@@ -52,6 +52,27 @@ class OcrAssistant(QObject):
         # OCR models load, and paging through screens quickly reads none of those only passed over.
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self.run)
+        # ... and the moment counts from its first paint: on a loaded machine the first screen's paint came more
+        # than SETTLE_MS after it was handed over, and the OCR process started before the user saw anything
+        self._viewport = None
+        self._unpainted = False  # a screen is waiting for its first paint before its settle time starts
+
+    def watch_painting(self, viewport) -> None:
+        """The widget the screens are painted on (the canvas's viewport)."""
+        self._viewport = viewport
+        viewport.installEventFilter(self)
+
+    def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
+        if self._unpainted and watched is self._viewport and event.type() == QEvent.Type.Paint:
+            self._unpainted = False
+            self._settle.start()
+        return False
+
+    def _settle_after_paint(self) -> None:
+        if self._viewport is not None and self._viewport.isVisible():
+            self._unpainted = True  # eventFilter starts the settle time at the paint
+        else:  # nothing will be painted (a window never shown): the settle time starts now
+            self._settle.start()
 
     def _options(self) -> dict:
         if self.settings.ocr_engine == "easyocr":
@@ -62,6 +83,8 @@ class OcrAssistant(QObject):
     def show_screen(self, project, screen, run_if_missing: bool) -> None:
         """A new current screen: cached words at once; OCR in the background when asked for."""
         self.project, self.screen, self.outcome, self._image = project, screen, None, None
+        self._settle.stop()  # a screen passed over is not read
+        self._unpainted = False
         if screen is None:
             self.suggestionsReady.emit([])
             return
@@ -77,10 +100,11 @@ class OcrAssistant(QObject):
         else:
             self.suggestionsReady.emit([])
             if run_if_missing:
-                self._settle.start()
+                self._settle_after_paint()
 
     def run(self, refresh: bool = False) -> None:
         self._settle.stop()
+        self._unpainted = False
         if self.screen is None:
             return
         if self._task is not None:
@@ -93,8 +117,9 @@ class OcrAssistant(QObject):
         self.busy.emit(True)
         self.status.emit(f"OCR: {engine} running...")
         self._cancelled = cancelled = threading.Event()
+        # the status bar has its own OCR progress (wait=None)
         task = Task(lambda _progress: _read_in_background(project, screen, engine, language, refresh, options,
-                                                          cancelled), self, wait=None)  # the status bar has its own OCR progress
+                                                          cancelled), self, wait=None)
         task.finished.connect(lambda outcome, sid=screen.id: self._done(sid, outcome))
         task.failed.connect(lambda exc, sid=screen.id: self._failed(sid, exc))
         self._task = task
@@ -103,6 +128,7 @@ class OcrAssistant(QObject):
     def cancel(self) -> None:
         """The engine cannot be interrupted mid-image; its result is simply not shown."""
         self._settle.stop()
+        self._unpainted = False
         self._queued = None
         if self._task is not None:
             self._wanted = None
@@ -113,7 +139,7 @@ class OcrAssistant(QObject):
         """Block until OCR is done, queued screens included (scripts and tests)."""
         from PySide6.QtWidgets import QApplication
 
-        if self._settle.isActive():  # a screen waiting for its moment: read it now
+        if self._settle.isActive() or self._unpainted:  # a screen waiting for its moment: read it now
             self.run()
         while self._task is not None:
             self._task.wait()
@@ -123,6 +149,7 @@ class OcrAssistant(QObject):
         """Stop a running OCR and wait for its thread before the window goes away (a thread must not outlive its
         owner). The reading is abandoned, not waited for: on a busy machine it took minutes, and so did closing."""
         self._settle.stop()
+        self._unpainted = False
         self._queued = None
         if self._task is not None:
             self._wanted = None

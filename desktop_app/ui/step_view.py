@@ -28,6 +28,7 @@ class StepView(QObject):
         self.scene, self.view = window.scene, window.view
         self.scene.selectionChanged.connect(self.canvas_selection)
         self.prefetch = Prefetch(self)  # the next screens, decoded while this one shows
+        window.ocr.watch_painting(self.view.viewport())  # a screen's OCR waits for it to be painted
 
     def connect_workspace(self, ws) -> None:
         """A project opened: follow its workspace."""
