@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/scale_1m.py [--sizes 10000,100000,1000000] [--repeat 3] [--per-sample]
                                             [--keep DIR]
+    .venv/bin/python benchmarks/scale_1m.py --text-answers 100000 [--repeat 3] [--keep DIR]
 
 Each size N is a project of N single-step episodes (3 annotated actions each: gold, distracted,
 other) and N predictions from four agents, one per output convention the rule sets
@@ -108,8 +109,9 @@ def _answer(i: int, convention: str, boxes) -> tuple[str, dict, str, int | None]
         outcome if hit is not None else "invalid", hit
 
 
-def generate(folder: Path, n: int) -> None:
-    """A project of n episodes and n predictions, written with executemany (see the module docstring)."""
+def generate(folder: Path, n: int, conventions: tuple[str, ...] = CONVENTIONS) -> None:
+    """A project of n episodes and n predictions, written with executemany (see the module docstring);
+    conventions: one agent and run per output convention, each answering its share of the episodes."""
     Project.init(folder).close()
     png = _tiny_png(0)
     sha = hashlib.sha256(png).hexdigest()
@@ -120,14 +122,14 @@ def generate(folder: Path, n: int) -> None:
         db.executemany(
             "INSERT INTO agent_profile (id, name, base_url, model, pattern, convention, api_key_ref, params, "
             "created_at) VALUES (?, ?, '', ?, 'direct', ?, '', '{}', ?)",
-            [(k + 1, f"agent-{c}", f"model-{c}", c, NOW) for k, c in enumerate(CONVENTIONS)])
+            [(k + 1, f"agent-{c}", f"model-{c}", c, NOW) for k, c in enumerate(conventions)])
         db.executemany(
             "INSERT INTO run (id, name, profile_id, selection, status, created_at, protocol, options, failure, agent, "
             "kind, model, pattern, convention, samples, excluded, prompt_tokens, completion_tokens, cost, cached, "
             "executions) VALUES (?, ?, ?, '{}', 'done', ?, 'screen', '{}', '', ?, 'openai', ?, 'direct', ?, ?, 0, "
             "?, ?, 0, 0, 1)",
-            [(k + 1, f"agent-{c} all samples", k + 1, NOW, f"agent-{c}", f"model-{c}", c, n // 4, n * 250, n * 5)
-             for k, c in enumerate(CONVENTIONS)])
+            [(k + 1, f"agent-{c} all samples", k + 1, NOW, f"agent-{c}", f"model-{c}", c, n // len(conventions),
+              n * 250, n * 5) for k, c in enumerate(conventions)])
         db.execute("INSERT INTO screen (id, sha256, ext, width, height, platform, source, meta, created_at) "
                    "VALUES (1, ?, 'png', ?, ?, 'web', '', '{}', ?)", (sha, WIDTH, HEIGHT, NOW))
         db.executemany(
@@ -146,12 +148,12 @@ def generate(folder: Path, n: int) -> None:
 
         def predictions():
             for i in range(n):
-                k = i * 4 // n
+                k = i * len(conventions) // n
                 if i % 499 == 498:
                     yield (i + 1, k + 1, i + 1, "", "{}", None, None, "", "error", None, False, None, None, None,
                            "HTTP 500: Error code: 500 - injected", NOW)
                     continue
-                raw, parsed, verdict, hit = _answer(i, CONVENTIONS[k], _boxes(i))
+                raw, parsed, verdict, hit = _answer(i, conventions[k], _boxes(i))
                 parsed["raw"] = raw
                 point = parsed["point"] or (None, None)
                 yield (i + 1, k + 1, i + 1, raw, json.dumps(parsed), *point, parsed["element"] or "", verdict,
@@ -207,16 +209,51 @@ def median_of(runs: list[dict]) -> dict:
             "load": statistics.median(r["load"] for r in runs)}
 
 
+def _project(base: Path, name: str, n: int, conventions: tuple[str, ...] = CONVENTIONS) -> Path:
+    """The project of that name in base, generated unless kept from before."""
+    project = base / name
+    if (project / "screenlab.sqlite").exists():
+        print(f"{n:,}: project kept from before in {project}")
+        return project
+    t0 = time.perf_counter()
+    partial = base / f"partial-{name}"  # a kept folder is whole: an interrupted generation leaves no project
+    shutil.rmtree(partial, ignore_errors=True)
+    generate(partial, n, conventions)
+    partial.rename(project)
+    print(f"{n:,}: generated {n:,} episodes and predictions ({', '.join(conventions)}) and {3 * n:,} actions "
+          f"(answers parsed) in {time.perf_counter() - t0:.1f} s  (load {os.getloadavg()[0]:.2f})")
+    return project
+
+
+def text_answers(base: Path, n: int, repeat: int) -> None:
+    """`screenlab eval --rules R` of one run of n text answers (json-text: element texts matched by token F1),
+    the whole command as a user waits for it less the interpreter's start-up (issue 36: <= 2 s for 100,000)."""
+    project = _project(base, f"text-{n}", n, ("json-text",))
+    for name in RULES:
+        r = median_of([measure(["eval", str(project), "--json", "--rules", name], base) for _ in range(repeat)])
+        print(f"  eval --rules {name:<15} {n:,} text answers: {r['work']:6.2f} s  peak RSS {r['rss_mb']:5.0f} MB  "
+              f"(start-up {r['imports']:.2f} s; output {r['sha']})  goal <= 2 s  (load {r['load']:.2f})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated project sizes")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (the median is printed)")
     parser.add_argument("--per-sample", action="store_true", help="also time `eval --per-sample` (all rule sets)")
     parser.add_argument("--keep", type=Path, help="keep the generated projects in this folder")
+    parser.add_argument("--text-answers", type=int, metavar="N",
+                        help="instead: `eval` under each rule set of a project of N text answers (one json-text run)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     base = args.keep or Path(tempfile.mkdtemp(prefix="screenlab-scale-"))
     base.mkdir(parents=True, exist_ok=True)
+    if args.text_answers:
+        try:
+            text_answers(base, args.text_answers, args.repeat)
+        finally:
+            if args.keep is None:
+                shutil.rmtree(base, ignore_errors=True)
+        return
     print("images: every step shows one shared 4x4 PNG (one screen, one media file), so export figures are our "
           "cost per episode, not image copying")
     commands = {f"eval --rules {name}": ["eval", "{p}", "--json", "--rules", name] for name in RULES}
