@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/table.py [--quick] [--only canvas,ocr] [--out docs/measured.md] [--readme]
 
 Each benchmark below is run in a process of its own, its output passed through as it comes, and the
-`bench-row:` lines it prints (benchmarks/rows.py) kept. Two of them (scale_1m.py, runner.py: the evaluation's,
-which another change owns) print no such lines; their figures are read from their printed lines here.
+`bench-row:` lines it prints (benchmarks/rows.py) kept. scale_1m.py's eval figures at each size print no such
+lines; they are read from its printed lines here (its --text-answers figures are bench-row lines).
 The table (figure / goal / ours / peer / ratio / met / load / runs) is printed and written to --out; --readme
 also copies it between the markers of README.md's Measured section. --quick runs every benchmark with small
 sizes, to see in minutes that each prints its rows: its figures are not the README's (ADR 0053).
@@ -52,18 +52,6 @@ def eval_rows(text: str, repeat: int) -> list[Row]:
     return rows
 
 
-def text_answer_rows(text: str, repeat: int) -> list[Row]:
-    """runner.py's 'scoring 100,000 text answers' lines, one per rule set (goal <= 2 s)."""
-    rows = []
-    for m in re.finditer(r"scoring ([\d,]+) text answers \(8 labels each\), (\w+) rules: median ([\d.]+) s.*?"
-                         r"\(load ([\d.]+)\)", text):
-        n, rules, seconds, load = int(m.group(1).replace(",", "")), m.group(2), float(m.group(3)), float(m.group(4))
-        rows.append(Row(figure=f"scoring {n:,} text answers (8 labels each), {rules} rules", ours=seconds, unit="s",
-                        goal="<= 2 s", met=seconds <= 2 if n >= 100_000 else None, load=load, runs=repeat,
-                        command="benchmarks/runner.py"))
-    return rows
-
-
 @dataclass
 class Job:
     name: str
@@ -85,8 +73,10 @@ def jobs() -> list[Job]:
             [["--episodes", "500", "--screens", "4", "--runs", "1"]]),
         Job("eval", "scale_1m.py", [["--sizes", "1000000", "--repeat", "3"]], [["--sizes", "10000", "--repeat", "1"]],
             read=eval_rows),
-        Job("text_answers", "runner.py", [["--repeat", "3"]], [["--repeat", "1", "--n", "100"]],
-            read=text_answer_rows),
+        # `eval` of 100,000 text answers under each rule set (its bench-row lines); runner.py's text figures time
+        # the per-answer scorers (`eval --per-sample`), which `eval` does not use (ADR 0058)
+        Job("text_answers", "scale_1m.py", [["--text-answers", "100000", "--repeat", "3"]],
+            [["--text-answers", "2000", "--repeat", "1"]]),
         Job("ocr", "ocr.py", [["--runs", "3"]],  # every engine available, as make bench ran it before
             [["--engines", "rapidocr,tesseract", "--limit", "3", "--runs", "1", "--jitters", "1"]]),
         Job("open_folder", "open_folder.py", [["--count", "2000", "--runs", "3"], ["--count", "10000", "--runs", "3"]],

@@ -45,13 +45,15 @@ def scoring_columns(raw: bool = True, source: bool = True, sizes: bool = True, p
 
 
 def prediction_chunks(session, run_ids: Sequence[int], columns, ordered: bool = True, all_steps: bool = False,
-                      typed: bool = True, steps: tuple[int | None, int | None] = (None, None)) -> Iterator[list]:
+                      typed: bool = True, steps: tuple[int | None, int | None] = (None, None),
+                      where=None) -> Iterator[list]:
     """Rows of `columns` for the predictions of these runs, CHUNK at a time. ordered: by run, episode and
     step index (what every list shows); otherwise as stored (metrics count, in any order). all_steps: keep
     predictions of steps with no screen (their screen columns are None); otherwise they are left out, as
     scoring needs the screen's size. typed False: values as the database driver gives them (a boolean may
     be 0 or 1, JSON is text), which halves the cost of reading a million rows. steps: only predictions whose
-    step id is >= the first and < the second (None: no bound), a part of a run (evaluation/work_split.py)."""
+    step id is >= the first and < the second (None: no bound), a part of a run (evaluation/work_split.py).
+    where: only the predictions this clause holds for."""
     stmt = (select(*columns).join(m.Step, m.Step.id == m.Prediction.step_id)
             .join(m.Episode, m.Episode.id == m.Step.episode_id)
             .where(m.Prediction.run_id.in_(list(run_ids))))
@@ -59,6 +61,8 @@ def prediction_chunks(session, run_ids: Sequence[int], columns, ordered: bool = 
         stmt = stmt.where(m.Prediction.step_id >= steps[0])
     if steps[1] is not None:
         stmt = stmt.where(m.Prediction.step_id < steps[1])
+    if where is not None:
+        stmt = stmt.where(where)
     if any(getattr(c, "table", None) is m.Screen.__table__ for c in stmt.selected_columns):
         stmt = stmt.join(m.Screen, m.Screen.id == m.Step.screen_id, isouter=all_steps)
     elif not all_steps:  # what the join would leave out

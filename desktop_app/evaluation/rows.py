@@ -35,6 +35,7 @@ from desktop_app.evaluation.columns import (
     step_actions,
 )
 from desktop_app.evaluation.parsed_answers import parse_pending
+from desktop_app.evaluation.point_counts import by_database, counts_points, left_over, point_counts
 from desktop_app.evaluation.rescore import catch_up
 from desktop_app.evaluation.rules import RULES, check_text_metric, get_rules
 from desktop_app.evaluation.rules.base import ScoringInput
@@ -112,17 +113,24 @@ def _batched(rule_set) -> bool:
 
 
 def _chunk_rows(project: Project, run_ids: list[int], rule_set, ordered: bool,
-                parts: list[Part] | None = None) -> Iterator[tuple[list, dict, object]]:
+                parts: list[Part] | None = None, points_counted: bool = False) -> Iterator[tuple[list, dict, object]]:
     """(rows of columns.scoring_columns(), runs, their ChunkFlags) per chunk, for a batched rule set; a run at
     a time (in id order), reading only what its agent's output convention needs. parts: only these parts of
-    the runs (work_split.split_runs), in their order."""
+    the runs (work_split.split_runs), in their order. points_counted: the database counted the point runs'
+    predictions (point_counts): only those it left over are read."""
     with project.reading() as s:
         runs = _runs(s, run_ids)
         conventions = {run_id: run.convention for run_id, run in runs.items()}
         for run_id, first, end in parts if parts is not None else [(r, None, None) for r in sorted(set(run_ids))]:
-            raw, source, texts, sizes = reads(conventions.get(run_id, ""), rule_set, parsed=True)
+            convention = conventions.get(run_id, "")
+            only = None
+            if points_counted and by_database(convention):
+                only = left_over(convention)
+                if only is None:
+                    continue
+            raw, source, texts, sizes = reads(convention, rule_set, parsed=True)
             for chunk in prediction_chunks(s, [run_id], scoring_columns(raw, source, sizes, parsed=True),
-                                           ordered=ordered, typed=False, steps=(first, end)):
+                                           ordered=ordered, typed=False, steps=(first, end), where=only):
                 actions = step_actions(s, [r[1] for r in chunk], texts)
                 with gc_paused():
                     flags = score_chunk(chunk, actions, conventions, rule_set, lambda ids: _raw_answers(s, ids))
@@ -231,8 +239,16 @@ def _count_parts(project: Project, run_ids: list[int], rule_set, parts: list[Par
     """The counted rows of some parts of the runs under a batched rule set: what counted_rows adds up. The
     cycle collector stays off throughout (a worker process has no caller to pause it: desktop_app/gc_pause.py)."""
     counts: Counter = Counter()
+    in_database = counts_points(project, rule_set)
     with gc_paused():
-        for chunk, _, flags in _chunk_rows(project, run_ids, rule_set, ordered=False, parts=parts):
+        if in_database:  # the point runs' answers, counted by SQLite (evaluation/point_counts.py)
+            with project.reading() as s:
+                conventions = {run_id: run.convention for run_id, run in _runs(s, run_ids).items()}
+                for run_id, first, end in parts:
+                    if by_database(conventions.get(run_id, "")):
+                        counts.update(point_counts(s, run_id, conventions.get(run_id, ""), first, end))
+        for chunk, _, flags in _chunk_rows(project, run_ids, rule_set, ordered=False, parts=parts,
+                                           points_counted=in_database):
             counts.update(zip((r[0] for r in chunk), (r[3] for r in chunk), flags.verdicts(), flags.excluded,
                               flags.gold.tolist(), flags.distracted.tolist(), flags.available.tolist(),
                               flags.wrong_format.tolist(), strict=True))

@@ -28,7 +28,6 @@ from desktop_app.evaluation.parsed_answers import (
     ROW,
     VERSION_SHIFT,
     family_code,
-    is_current,
 )
 from desktop_app.evaluation.rules.base import ScoringInput
 from desktop_app.evaluation.rules.envdistraction import (
@@ -166,43 +165,48 @@ def _score_parsed_points(out: ChunkFlags, scored: np.ndarray, columns: list, ste
 def _score_parsed_texts(out: ChunkFlags, scored: list[int], columns: list, actions: StepActions,
                         rules: EnvDistractionRules) -> list[int]:
     """Text answers as parsed once: f1_v2 for the chunk at once (envdistraction_f1), google_id one by one from
-    the stored tokens. Returns the rows to read from their raw answers."""
+    the stored tokens. Returns the rows to read from their raw answers. What depends on the target (its
+    extraction family, threshold, whether it is a result page) is worked out once per distinct (source,
+    scenario), and applied to the rows as arrays."""
+    if not scored:
+        return []
     step_ids, scenarios, sources, tokens, stored = columns[1], columns[3], columns[9], columns[15], columns[16]
-    family_of: dict[str, int] = {}
+    rows = np.array(scored, dtype=np.int64)
+    kinds: dict[tuple, int] = {}
+    kind = np.fromiter((kinds.setdefault(k, len(kinds)) for k in zip(map(sources.__getitem__, scored),
+                                                                     map(scenarios.__getitem__, scored), strict=True)),
+                       dtype=np.int64, count=len(scored))
+    targets = [source or TARGET_FOR_SCENARIO.get(scenario, scenario) for source, scenario in kinds]  # target_of
+    family = np.array([family_code(t) for t in targets], dtype=np.int64)[kind]
+    threshold = np.array([threshold_of(t) for t in targets], dtype=np.float64)[kind]
+    flags = np.fromiter((-1 if f is None else f for f in map(stored.__getitem__, scored)), dtype=np.int64,
+                        count=len(scored))
+    # not parsed (by this version), parsed for another answer pattern (the scenario was edited), or marked
+    usable = (flags >> VERSION_SHIFT == PARSE_VERSION) & ((flags >> FAMILY_SHIFT) & 3 == family) & (flags & ROW == 0)
+    steps = np.array([step_ids[i] for i in scored], dtype=np.int64)
+    metric = TEXT_METRICS[rules.text_metric]
+    if metric:
+        by_result = np.full(len(scored), metric == "google_id")
+    else:  # rules.text_metric_for: a search or category page whose labels name results
+        result_page = np.array([t.endswith("google") or t.startswith("category") for t in targets])[kind]
+        by_result = np.zeros(len(scored), dtype=bool)
+        if (result_page & usable).any():
+            by_result[result_page] = names_results(actions)[actions.positions(steps[result_page])]
+    by_result &= usable
+    failed = (flags & PATTERN_FAILED) != 0
     labels: dict[int, Labels] = {}
-    result_ids: dict[int, bool] | None = None  # per step, when a search or category page asks
-    f1_rows, f1_tokens, thresholds, left = [], [], [], []
-    for i in scored:
-        flags = stored[i]
-        target = sources[i] or TARGET_FOR_SCENARIO.get(scenarios[i], scenarios[i])  # target_of
-        family = family_of.get(target)
-        if family is None:
-            family = family_of[target] = family_code(target)
-        # not parsed (by this version), parsed for another answer pattern (the scenario was edited), or marked
-        if not is_current(flags) or (flags >> FAMILY_SHIFT) & 3 != family or flags & ROW:
-            left.append(i)
-            continue
-        step_id = step_ids[i]
-        metric = TEXT_METRICS[rules.text_metric]
-        if not metric and (target.endswith("google") or target.startswith("category")):  # rules.text_metric_for
-            if result_ids is None:
-                result_ids = dict(zip(actions.step_ids.tolist(), names_results(actions).tolist(), strict=True))
-            metric = "google_id" if result_ids[step_id] else "f1_v2"
-        if metric == "google_id":
-            f = result_id_flags(tokens[i] or "", bool(flags & PATTERN_FAILED), _labels(labels, step_id, actions))
-            out.gold[i], out.distracted[i], out.available[i] = f.gold, f.distracted, f.available
-            out.wrong_format[i] = f.wrong_format
-            continue
-        f1_rows.append(i)
-        f1_tokens.append(tokens[i] or "")
-        thresholds.append(threshold_of(target))
-        out.wrong_format[i] = bool(flags & PATTERN_FAILED)
-    if f1_rows:
-        rows = np.array(f1_rows, dtype=np.int64)
-        out.gold[rows], out.distracted[rows], out.available[rows] = f1_flags(
-            f1_tokens, actions.positions(np.array([step_ids[i] for i in f1_rows], dtype=np.int64)),
-            np.array(thresholds, dtype=np.float64), actions)
-    return left
+    for k in np.flatnonzero(by_result).tolist():
+        i = scored[k]
+        f = result_id_flags(tokens[i] or "", bool(failed[k]), _labels(labels, step_ids[i], actions))
+        out.gold[i], out.distracted[i], out.available[i] = f.gold, f.distracted, f.available
+        out.wrong_format[i] = f.wrong_format
+    f1 = usable & ~by_result
+    if f1.any():
+        at = rows[f1]
+        out.wrong_format[at] = failed[f1]
+        out.gold[at], out.distracted[at], out.available[at] = f1_flags(
+            [tokens[i] or "" for i in at.tolist()], actions.positions(steps[f1]), threshold[f1], actions)
+    return rows[~usable].tolist()
 
 
 def _labels(labels: dict[int, Labels], step_id: int, actions: StepActions) -> Labels:
