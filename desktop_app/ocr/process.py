@@ -54,10 +54,11 @@ class OcrProcess:
         with self._lock:
             for attempt in (1, 2):
                 try:
-                    if cancelled is not None and cancelled.is_set():
-                        self._stop()  # reaps the worker abandon() killed, if it did
-                        raise OcrUnavailable(f"OCR of {path} not started: the window closed before it began")
+                    self._abandoned_before_sending(cancelled, path)
                     self._start()
+                    # abandon() may have come while the worker started (seconds on a busy machine), when it had no
+                    # worker to kill: looked at again now the worker is there (abandon() sets the flag first)
+                    self._abandoned_before_sending(cancelled, path)
                     self._conn.send((str(path), engine, language, options))
                     if not self._conn.poll(ANSWER_WITHIN_S):  # a hung worker must not hold the window's thread
                         self._stop()
@@ -76,6 +77,11 @@ class OcrProcess:
         if kind == "ok":
             return payload
         raise _ERRORS.get(kind, RuntimeError)(payload)
+
+    def _abandoned_before_sending(self, cancelled: threading.Event | None, path: Path) -> None:
+        if cancelled is not None and cancelled.is_set():
+            self._stop()  # stops the worker (or reaps the one abandon() killed)
+            raise OcrUnavailable(f"OCR of {path} not started: the window closed before it began")
 
     @property
     def pid(self) -> int | None:
