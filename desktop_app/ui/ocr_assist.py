@@ -52,6 +52,26 @@ class OcrAssistant(QObject):
         # OCR models load, and paging through screens quickly reads none of those only passed over.
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self.run)
+        self._held = False  # the launch's first screen not painted yet: its OCR waits for that (hold())
+        self._held_back = False  # a screen's settle wait, not started while held
+
+    def hold(self) -> None:
+        """Until release(): a screen's settle wait does not start. The launch holds OCR until its first screen
+        is painted (ui/app.py): starting the OCR worker (its imports, its process) competed with that paint
+        for the CPU, on a busy machine even before it (ADR 0060)."""
+        self._held = True
+
+    def release(self) -> None:
+        self._held = False
+        if self._held_back:
+            self._held_back = False
+            self._settle.start()
+
+    def _start_settling(self) -> None:
+        if self._held:
+            self._held_back = True
+        else:
+            self._settle.start()
 
     def _options(self) -> dict:
         if self.settings.ocr_engine == "easyocr":
@@ -77,10 +97,11 @@ class OcrAssistant(QObject):
         else:
             self.suggestionsReady.emit([])
             if run_if_missing:
-                self._settle.start()
+                self._start_settling()
 
     def run(self, refresh: bool = False) -> None:
         self._settle.stop()
+        self._held_back = False
         if self.screen is None:
             return
         if self._task is not None:
@@ -103,6 +124,7 @@ class OcrAssistant(QObject):
     def cancel(self) -> None:
         """The engine cannot be interrupted mid-image; its result is simply not shown."""
         self._settle.stop()
+        self._held_back = False
         self._queued = None
         if self._task is not None:
             self._wanted = None
@@ -113,7 +135,7 @@ class OcrAssistant(QObject):
         """Block until OCR is done, queued screens included (scripts and tests)."""
         from PySide6.QtWidgets import QApplication
 
-        if self._settle.isActive():  # a screen waiting for its moment: read it now
+        if self._settle.isActive() or self._held_back:  # a screen waiting for its moment: read it now
             self.run()
         while self._task is not None:
             self._task.wait()
@@ -123,6 +145,7 @@ class OcrAssistant(QObject):
         """Stop a running OCR and wait for its thread before the window goes away (a thread must not outlive its
         owner). The reading is abandoned, not waited for: on a busy machine it took minutes, and so did closing."""
         self._settle.stop()
+        self._held_back = False
         self._queued = None
         if self._task is not None:
             self._wanted = None
