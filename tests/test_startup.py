@@ -7,6 +7,7 @@ starts only once the screen has been shown, on a thread of lower priority than t
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_app.priority import BACKGROUND_NICE, background_priority
 from desktop_app.settings import Settings
+from desktop_app.ui.ocr_assist import SETTLE_MS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -126,6 +128,49 @@ def test_a_screens_ocr_waits_for_its_first_paint(qtbot, demo_copy):
         pass  # painted, settled, read
     window.ocr.wait_idle()
     assert window.ocr.outcome is not None and window.ocr.screen.id == window.ws.screen.id
+
+
+def test_the_launchs_first_screen_is_read_and_the_collector_back_on_only_once_it_is_painted(qtbot, demo_copy):
+    """As run_gui launches (ADR 0060): the collector paused and the OCR held through the window's building; the
+    first paint of the screen releases both, and the collector freezes what the launch made."""
+    from desktop_app.ui.app import first_painted
+    from desktop_app.ui.first_paint import after_first_paint
+    from desktop_app.ui.main_window import MainWindow
+
+    window = MainWindow(Settings(annotator="ann", show_suggestions=True))
+    qtbot.addWidget(window)
+    frozen = gc.get_freeze_count()
+    gc.disable()
+    try:
+        window.ocr.hold()
+        assert window.open_project(str(demo_copy))
+        after_first_paint(window, lambda: first_painted(window))
+        qtbot.wait(3 * SETTLE_MS)  # longer than a screen's settle wait: the window not shown, nothing read yet
+        assert window.ocr._task is None and not gc.isenabled()
+        with qtbot.waitSignal(window.ocr.suggestionsReady, timeout=60000):
+            window.show()  # painted: its OCR starts, and its suggestions arrive
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+        window.ocr.wait_idle()
+        assert window.ocr.outcome is not None and window.ocr.screen.id == window.ws.screen.id
+    finally:
+        gc.unfreeze()  # the rest of this test session's objects stay collectable
+        gc.enable()
+
+
+def test_pysides_import_hook_is_the_cheaper_one_and_answers_as_its_own_did():
+    """desktop_app/ui/pyside_import_hook.py: in place with this PySide6 (a PySide6 that changed it would make
+    every launch 0.1 s slower, said here), and the same answer as PySide6's own for every module loaded."""
+    import desktop_app.ui  # noqa: F401  (installs it)
+
+    feature = sys.modules["shibokensupport.feature"]
+    cheaper = feature._mod_uses_pyside
+    assert getattr(cheaper, "screenlab_cheaper", False)
+    modules = [m for m in list(sys.modules.values()) if str(getattr(m, "__file__", "")).endswith(".py")]
+    assert len(modules) > 100
+    answers = [(m.__name__, cheaper(m)) for m in modules]
+    assert answers == [(m.__name__, cheaper.original(m)) for m in modules]
+    assert ("desktop_app.ui.main_window", True) in answers or "desktop_app.ui.main_window" not in sys.modules
+    assert ("desktop_app.store.models", False) in answers or "desktop_app.store.models" not in sys.modules
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 
 from desktop_app.settings import load_settings, save_settings
 from desktop_app.ui import startup_probe
+from desktop_app.ui.first_paint import after_first_paint
 from desktop_app.ui.theme import apply_theme
 
 if TYPE_CHECKING:
@@ -68,8 +69,26 @@ def build_window(project: str | None = None, media: str | None = None) -> MainWi
     settings = load_settings()
     apply_theme(app, settings.theme)
     window = MainWindow(settings)
+    window.ocr.hold()  # the first screen's OCR starts once that screen is painted (first_painted)
     window.open_project(startup_project(project), media)
     return window
+
+
+# if the canvas has not painted a screen by then (a project with no screens, a hidden window), what waited for
+# it starts anyway
+FIRST_PAINT_AT_MOST_MS = 5000
+
+
+def first_painted(window: MainWindow) -> None:
+    """The first screen is on the screen: the launch's deferred work now. Its OCR's settle wait starts, and the
+    cycle collector, paused through the launch's imports (run_gui), collects once, then freezes what survived:
+    the window's many long-lived objects (Qt wrappers, modules) are put out of its reach. A full collection
+    triggered on a worker thread (an import of thousands of screenshots) walked them all, holding the GIL for
+    80-270 ms at a time while the window waited (found by benchmarks/open_folder.py)."""
+    window.ocr.release()
+    gc.collect()
+    gc.freeze()
+    gc.enable()
 
 
 def smoke_check(window: MainWindow) -> int:
@@ -156,6 +175,9 @@ def run_gui(project: str | None = None, media: str | None = None, smoke: bool = 
     except OSError as exc:  # an unwritable log folder must not stop the app
         print(f"ScreenLab: crash logging is off ({exc})", file=sys.stderr)
     crash.register_window_dialog(show_crash_dialog)
+    # the collector paused until the first screen is painted (first_painted): the launch's imports and window
+    # make hundreds of thousands of objects and few cycles, and it walked them some 250 times, 0.1 s of CPU
+    gc.disable()
     app = open_display()
     from desktop_app.ui.splash import (  # before the window's heavy imports: seen at once
         say_opening,
@@ -169,15 +191,13 @@ def run_gui(project: str | None = None, media: str | None = None, smoke: bool = 
     window.show()
     splash.finish(window)
     if smoke:
+        gc.enable()
         return smoke_check(window)
+    after_first_paint(window, lambda: first_painted(window), at_most_ms=FIRST_PAINT_AT_MOST_MS)
     if startup_probe.wanted():  # benchmarks/cold_start.py: the moment the first screen is painted, then quit
         startup_probe.install(window, app)
         return app.exec()
     report_previous_hard_crash(window)
     show_welcome_once(window)
     ask_annotator(window)
-    # the window's many long-lived objects (Qt wrappers, modules) out of the collector's reach: a full collection
-    # triggered on a worker thread (an import of thousands of screenshots) walked them all, holding the GIL
-    # for 80-270 ms at a time while the window waited (found by benchmarks/open_folder.py)
-    gc.freeze()
     return app.exec()

@@ -52,15 +52,29 @@ class OcrAssistant(QObject):
         # OCR models load, and paging through screens quickly reads none of those only passed over.
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self.run)
-        # ... and the moment counts from its first paint: on a loaded machine the first screen's paint came more
-        # than SETTLE_MS after it was handed over, and the OCR process started before the user saw anything
+        # ... and the moment counts from its paint: on a loaded machine the first screen's paint came more than
+        # SETTLE_MS after it was handed over, and the OCR process started before the user saw anything
         self._viewport = None
-        self._unpainted = False  # a screen is waiting for its first paint before its settle time starts
+        self._unpainted = False  # a screen waits for its paint before its settle time starts
+        self._held = False  # hold(): wait for a paint even while the window is not shown yet (the launch)
 
     def watch_painting(self, viewport) -> None:
         """The widget the screens are painted on (the canvas's viewport)."""
         self._viewport = viewport
         viewport.installEventFilter(self)
+
+    def hold(self) -> None:
+        """Until release() or a paint: a screen's settle wait does not start, even in a window not shown yet. The
+        launch loads its first screen before it shows the window (ui/app.py), and starting the OCR worker (its
+        imports, its process) competed with that paint for the CPU, on a busy machine even before it (ADR 0060)."""
+        self._held = True
+
+    def release(self) -> None:
+        """The launch's first screen is painted (or the launch gave up waiting for it)."""
+        self._held = False
+        if self._unpainted:
+            self._unpainted = False
+            self._settle.start()
 
     def eventFilter(self, watched, event):  # noqa: N802 (Qt's name)
         if self._unpainted and watched is self._viewport and event.type() == QEvent.Type.Paint:
@@ -69,8 +83,8 @@ class OcrAssistant(QObject):
         return False
 
     def _settle_after_paint(self) -> None:
-        if self._viewport is not None and self._viewport.isVisible():
-            self._unpainted = True  # eventFilter starts the settle time at the paint
+        if self._held or (self._viewport is not None and self._viewport.isVisible()):
+            self._unpainted = True  # eventFilter (or release) starts the settle time at the paint
         else:  # nothing will be painted (a window never shown): the settle time starts now
             self._settle.start()
 
