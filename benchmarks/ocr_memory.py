@@ -5,11 +5,12 @@
 
 Renders the first --screens screens of datasets/demo_spec.json to PNG files, then starts a
 fresh Python process per run that imports the OCR package, loads the engine and runs the
-app's whole pipeline (cache.analyse_image: read, refine, proposals) on each file, the way
+app's whole pipeline (pipeline.analyse_image: read, refine, proposals) on each file, the way
 the window's OCR worker does. Each child reports its resident memory (RSS) after the
 imports, after loading the engine and its peak (ru_maxrss) after the last screen. Printed:
-the medians over --runs children, and the OCR share (peak minus the RSS after imports):
-what turning OCR on adds to the window (the issue's goal for the window: <= 350 MB).
+the medians over --runs children, and the OCR share (peak minus the RSS after imports). The
+window reads through its OCR process (ADR 0027), so the child's peak is that process's peak
+(ADR 0059); benchmarks/window_memory.py measures the two processes together.
 A child is a fresh process because peak RSS never goes down within one.
 """
 
@@ -42,7 +43,7 @@ def _peak_mb() -> float:
 
 
 def child(folder: Path, engine: str, options: dict) -> None:
-    from desktop_app.ocr.cache import analyse_image, load_rgb
+    from desktop_app.ocr.pipeline import analyse_image, load_rgb  # what the worker imports: not the store
     from desktop_app.ocr.registry import get_engine
 
     imported = _rss_mb()

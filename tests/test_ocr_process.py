@@ -35,6 +35,18 @@ def test_the_worker_reads_what_this_process_reads(worker):
     assert worker.pid not in (None, os.getpid())
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads the worker's mapped files in /proc")
+def test_the_worker_leaves_the_project_store_out_of_its_memory(worker):
+    """Issue 36 (ADR 0059): the worker only reads screens; the database stays with the window. The store's
+    models (SQLModel, on pydantic, whose core is a compiled library) cost the worker ~32 MB and its start half a
+    second when it imported them."""
+    assert worker.analyse(IMAGES[0], "rapidocr", "en", {})[0]
+    with open(f"/proc/{worker.pid}/maps") as maps:
+        mapped = maps.read()
+    assert "onnxruntime" in mapped  # the engine is loaded, so this is the worker that read
+    assert "pydantic_core" not in mapped and "sqlalchemy" not in mapped
+
+
 def test_errors_come_back_as_the_errors_reading_here_raises(worker, tmp_path):
     missing = tmp_path / "gone.png"
     with pytest.raises(OSError, match="gone.png"):

@@ -5,7 +5,7 @@ The detector's working memory (about 150 MB while it reads a 1280x800 screen, ON
 that it keeps afterwards) and the models themselves would otherwise stay in the window's process for
 the rest of the session. Here one long-lived worker holds the engines and reads the screens the window
 asks for, one at a time: a request is an image file and the engine's settings, the answer the words and
-element proposals (cache.analyse_file's result), pickled over a pipe. The window keeps the database:
+element proposals (pipeline.analyse_file's result), pickled over a pipe. The window keeps the database:
 the cache is read and written there as before, so results are exactly those of reading in-process.
 
 The worker is started on first use with multiprocessing's "spawn" (a fresh interpreter, safe beside the
@@ -150,7 +150,7 @@ def serve(conn, idle_exit_s: float = 0.0) -> None:
     """The worker's loop: one request at a time, until the window closes the pipe or, with idle_exit_s,
     no request came for that long."""
     _lower_priority()
-    from desktop_app.ocr.cache import analyse_file
+    from desktop_app.ocr.pipeline import analyse_file  # not cache: the worker never opens the database
 
     while True:
         try:
