@@ -26,7 +26,8 @@ def _iou(a, b):
 def test_suggestions_become_boxes_and_sloppy_boxes_snap(qtbot, demo_copy):
     window = open_window(qtbot, demo_copy, Settings(annotator="ann", show_suggestions=True))
     layer = window.scene.suggestions
-    qtbot.waitUntil(lambda: bool(window.scene.suggestions.items), timeout=30000)  # OCR ran off the UI thread
+    # OCR ran off the UI thread (a fresh worker, at a lower priority: under load it took over 30 s)
+    qtbot.waitUntil(lambda: bool(window.scene.suggestions.items), timeout=120000)
     assert "rapidocr" in window.ocr_label.text()
     key_ = window.ws.episode.key
     dom = next(b for b in window.ws.boxes.values() if b.element_text == "Send me my code")
