@@ -20,7 +20,10 @@ run: $(BIN)/.installed
 # QApplication and PostgreSQL server. 7.5 minutes on an idle 2-core machine (15 in one process).
 # The slow files, each timed alone before and after issue 36's pass (thumbnail grid 249 -> 47 s, runner
 # 227 -> 162 s, OCR suggestions 291 -> 84 s; at load 9-12): docs/suite-durations.md.
+# compileall first: with PYTHONDONTWRITEBYTECODE set (as on the shared CI machine) every
+# `python -m desktop_app` a test starts compiled the package again (kill_safety: 95 -> 78 s of CPU; 1 s to compile).
 test: $(BIN)/.installed system-deps
+	$(BIN)/python -m compileall -q desktop_app
 	$(BIN)/python -m pytest -n 3 --dist loadfile
 
 # The golden images of the canvas and the main window (tests/test_gui_snapshots.py), taken again on purpose after

@@ -54,6 +54,30 @@ def demo_copy(tmp_path, _demo_template):
     return path
 
 
+@pytest.fixture(scope="session")
+def first_start_template(tmp_path_factory):
+    """The demo project the app makes on its first start (desktop_app.demo.ensure_demo_project: every demo
+    dataset, its judges' verdicts and its live run), built once per worker: 3.5 s of CPU each time, and several
+    files want it. Never written to: take a copy (first_start_demo, copy_first_start)."""
+    from desktop_app.demo import ensure_demo_project
+
+    return ensure_demo_project(tmp_path_factory.mktemp("first-start-template"))
+
+
+def copy_first_start(template: Path, data_dir: Path) -> Path:
+    """A copy of the first-start demo project where a first start with `data_dir` as the user data folder puts
+    it (the folder is self-contained: ensure_demo_project itself builds it elsewhere and renames it in place)."""
+    target = data_dir / template.name
+    shutil.copytree(template, target)
+    return target
+
+
+@pytest.fixture
+def first_start_demo(tmp_path, first_start_template):
+    """This test's own copy of the first-start demo project, in tmp_path / "data"."""
+    return copy_first_start(first_start_template, tmp_path / "data")
+
+
 def varint(n: int) -> bytes:
     """An unsigned LEB128 varint, as protobuf and Thrift's compact protocol write them (for files built by hand)."""
     out = bytearray()

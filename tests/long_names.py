@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -33,9 +34,13 @@ def sha_name(i: int) -> str:
     return hashlib.sha256(f"long-names screen {i}".encode()).hexdigest()
 
 
-def long_names_project(root: Path, screens: int = 4) -> Path:
+def long_names_project(root: Path, screens: int = 4, first_start: Path | None = None) -> Path:
     """The project folder (made under `root`): the demo project with long-named additions."""
-    folder = ensure_demo_project(root)
+    if first_start is None:
+        folder = ensure_demo_project(root)
+    else:  # a copy of a first-start demo project already built (the suite's first_start_template)
+        folder = root / first_start.name
+        shutil.copytree(first_start, folder)
     data = root / "long-data"
     lines = []
     for i in range(screens):

@@ -14,13 +14,14 @@ from sqlalchemy import select
 
 from desktop_app import api
 from desktop_app.cli.main import main
-from desktop_app.demo import ensure_demo_project
 from desktop_app.formats.transfer import import_path
 from desktop_app.paths import live_demo_dataset_dir
 from desktop_app.record.tasks import replay_task
 from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.trees import tree_of_step
+
+from conftest import copy_first_start
 
 
 def strip_ids(metrics: dict) -> list[dict]:
@@ -34,9 +35,9 @@ def stored_outcomes() -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """A fresh demo project (one per module: it takes seconds to build)."""
-    return ensure_demo_project(tmp_path_factory.mktemp("data"))
+def demo(tmp_path_factory, first_start_template):
+    """A fresh demo project, as a first start makes it (one per module: this file's tests add runs to it)."""
+    return copy_first_start(first_start_template, tmp_path_factory.mktemp("data"))
 
 
 def test_the_bundled_files_are_small_and_the_run_has_a_success_and_a_named_failure():

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QApplication, QLabel, QTextBrowser
 from sqlalchemy import text
 
 from desktop_app import api
-from desktop_app.demo import ensure_demo_project
 from desktop_app.formats.transfer import import_path
 from desktop_app.judging.labels import reviews_of
 from desktop_app.paths import judge_demo_dataset_dir, navi_demo_dataset_dir
@@ -323,8 +322,8 @@ def test_taps_are_rings_and_swipes_arrows(qapp):
     assert coloured(swipe, 250, 100) and coloured(swipe, 296, 100) and not coloured(swipe, 250, 120)
 
 
-def test_the_demo_shows_its_judges_and_imports_more_verdicts(qtbot, tmp_path):
-    path = ensure_demo_project(tmp_path / "data")
+def test_the_demo_shows_its_judges_and_imports_more_verdicts(qtbot, tmp_path, first_start_demo):
+    path = first_start_demo
     with Project.open(path) as project:
         view = AgreementView()
         qtbot.addWidget(view)

@@ -156,15 +156,14 @@ def test_a_live_run_from_the_new_run_dialog_launches_the_browser_chosen_in_setti
     window.close_project()
 
 
-def test_runs_menu_exports_the_demo_live_run_and_imports_it_back_as_a_new_run(qtbot, tmp_path):
+def test_runs_menu_exports_the_demo_live_run_and_imports_it_back_as_a_new_run(qtbot, tmp_path, first_start_demo):
     """Runs > Export run… writes the run selected in the Runs tab as a folder (what `screenlab export-run`
     writes); Runs > Import run… brings a folder back as a new run, listed at once with the same verdicts."""
     from PySide6.QtWidgets import QApplication
 
-    from desktop_app.demo import ensure_demo_project
     from desktop_app.settings import Settings
 
-    demo = ensure_demo_project(tmp_path / "data")
+    demo = first_start_demo
     window = open_window(qtbot, demo, Settings(annotator="ann", show_suggestions=False))
     window.left_tabs.setCurrentWidget(window.runs)
     (live,) = [r for r in window.runs.run_rows() if r.protocol == "live"]
@@ -202,13 +201,12 @@ def test_runs_menu_exports_the_demo_live_run_and_imports_it_back_as_a_new_run(qt
     window.close_project()
 
 
-def test_the_dashboard_sums_up_the_demo_live_run_beside_the_screen_runs(qtbot, tmp_path):
+def test_the_dashboard_sums_up_the_demo_live_run_beside_the_screen_runs(qtbot, first_start_demo):
     """Ticking the demo's live run with its screen runs: the bars are the screen runs' rates, and the live run's
     SR and steps to success are printed under the table in `screenlab eval`'s words."""
-    from desktop_app.demo import ensure_demo_project
     from desktop_app.ui.eval.dashboard import DashboardWidget
 
-    with Project.open(ensure_demo_project(tmp_path / "data")) as demo:
+    with Project.open(first_start_demo) as demo:
         (live,) = [r.id for r in api.runs(demo) if r.protocol == "live"]
         screen, _ = api.run(demo, "center", protocol="screen")  # an offline baseline on the demo's screens
         screen = [screen]

@@ -16,7 +16,6 @@ from PySide6.QtGui import QFont, QFontDatabase, QImage
 from PySide6.QtWidgets import QApplication, QWidget
 from snapshot_compare import check, difference, pixels, reference
 
-from desktop_app.demo import ensure_demo_project
 from desktop_app.paths import demo_dataset_dir, resources_dir
 from desktop_app.settings import Settings
 from desktop_app.store.models import ActionBox
@@ -27,6 +26,7 @@ from desktop_app.ui.canvas.view import CanvasView
 from desktop_app.ui.tasks import wait_all
 from desktop_app.ui.theme import apply_theme
 
+from conftest import copy_first_start
 from gui_helpers import click
 
 pytestmark = pytest.mark.gui
@@ -134,13 +134,13 @@ def test_the_canvas_shows_each_label_a_selection_and_suggestions(qtbot, canvas, 
 
 # -- the main window ----------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
+def demo(tmp_path_factory, first_start_template):
     """The demo project a first start makes (every demo dataset in it), with one run of the "center" baseline
     (its answers are the same every time): the runs list, the answers' cards and markers have something to show."""
     from desktop_app import api
     from desktop_app.store.project import Project
 
-    folder = ensure_demo_project(tmp_path_factory.mktemp("first-start"))
+    folder = copy_first_start(first_start_template, tmp_path_factory.mktemp("first-start"))
     with Project.open(folder) as project:
         api.run(project, "center", api.where(scenarios=("popup",)))
     return folder

@@ -31,8 +31,8 @@ PROBE = Path(__file__).with_name("window_fit_probe.py")
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return long_names_project(tmp_path_factory.mktemp("long-names"))
+def folder(tmp_path_factory, first_start_template):
+    return long_names_project(tmp_path_factory.mktemp("long-names"), first_start=first_start_template)
 
 
 @pytest.fixture(autouse=True)

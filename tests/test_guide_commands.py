@@ -123,11 +123,10 @@ def test_the_guide_runs_most_of_its_commands():
 
 # -- the sandbox a page runs in -----------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def demo_project(tmp_path_factory):
-    """The demo project the app makes on its first start (every demo dataset in it), made once."""
-    from desktop_app.demo import ensure_demo_project
-
-    return ensure_demo_project(tmp_path_factory.mktemp("first-start"))
+def demo_project(first_start_template):
+    """The demo project the app makes on its first start (every demo dataset in it): the worker's, never written
+    to (each page's sandbox copies it)."""
+    return first_start_template
 
 
 def _answer(body: dict, n: int) -> Response:

@@ -9,7 +9,6 @@ import csv
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy.stats import binomtest
 
 from desktop_app.capability.metrics import Rate
 from desktop_app.evaluation import chart, tables
@@ -34,14 +33,23 @@ def test_wilson_by_hand():
     assert wilson(10, 10) == pytest.approx((0.722467, 1.0), abs=1e-6)
 
 
+@pytest.fixture(scope="module")
+def binomtest():
+    """scipy's, imported by the worker that runs these tests, not at the top: every xdist worker imports this
+    file to collect it, and scipy.stats costs a second of CPU (a fixture, so no Hypothesis example pays it)."""
+    from scipy.stats import binomtest
+
+    return binomtest
+
+
 @pytest.mark.parametrize("k, n", [(0, 1), (1, 1), (3, 5), (7, 10), (1, 1000), (999, 1000), (123, 4567)])
-def test_wilson_equals_scipy(k, n):
+def test_wilson_equals_scipy(k, n, binomtest):
     ci = binomtest(k, n).proportion_ci(method="wilson")
     assert wilson(k, n) == pytest.approx((ci.low, ci.high), abs=1e-12)
 
 
 @given(st.integers(1, 5000).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))))
-def test_wilson_equals_scipy_anywhere(kn):
+def test_wilson_equals_scipy_anywhere(binomtest, kn):
     k, n = kn
     ci = binomtest(k, n).proportion_ci(method="wilson")
     assert wilson(k, n) == pytest.approx((ci.low, ci.high), abs=1e-12)
