@@ -160,6 +160,10 @@ def test_failures_show_in_the_runs_panel_for_every_protocol(qtbot, project, monk
         (run_id,) = panel.start_runs([RunRequest(keyless, protocol=protocol)])
     row = row_text(panel, run_id)
     assert (row["protocol"], row["status"]) == (protocol, "failed")
+    # the Protocol column's tip, looked up on hover (RunItem): the protocol's own description
+    from desktop_app.runs.protocols import PROTOCOLS
+
+    assert panel._items[run_id].toolTip(1) == PROTOCOLS[protocol].description != protocol
     assert "SCREENLAB_TEST_MISSING_KEY" in panel._items[run_id].toolTip(2)
     assert "SCREENLAB_TEST_MISSING_KEY" in panel.message.text()
     with project.reading() as s:

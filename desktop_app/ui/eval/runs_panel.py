@@ -118,10 +118,21 @@ def load_run_rows(project: Project) -> list[RunRow]:
 
 def protocol_description(name: str) -> str:
     """A protocol's one-line description (the Protocol column's tip), else its name. The protocols are imported
-    here, on the first run listed, not with the panel: a project without runs opens without them (ADR 0057)."""
+    here, when a tip is first shown (RunItem), not with the panel (ADR 0057)."""
     from desktop_app.runs.protocols import PROTOCOLS
 
     return PROTOCOLS[name].description if name in PROTOCOLS else name
+
+
+class RunItem(QTreeWidgetItem):
+    """A run's row. The Protocol column's tip is looked up when Qt asks for it (a hover): the protocols' registry
+    imports some 270 modules, 0.8 s of a launch on the first-start demo project, whose runs are listed before its
+    first screen is painted (found by tests/test_startup.py on that project)."""
+
+    def data(self, column: int, role: int):
+        if column == PROTOCOL and role == Qt.ToolTipRole:
+            return protocol_description(self.text(PROTOCOL))
+        return super().data(column, role)
 
 
 def verdicts_compact(verdicts: dict[str, int], letters) -> str:
@@ -274,7 +285,7 @@ class RunsPanel(QWidget):
         self._items.clear()
         self._bars.clear()
         for row in rows:
-            item = QTreeWidgetItem(self.tree)
+            item = RunItem(self.tree)
             item.setData(0, Qt.UserRole, row.id)
             item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
             item.setCheckState(0, Qt.Checked if row.id in self._visible else Qt.Unchecked)
@@ -285,8 +296,7 @@ class RunsPanel(QWidget):
                                          + (f"\n{row.excluded} samples left out (no goal or no labelled action)"
                                             if row.excluded else "")
                                          + "\nTick to show its answers on the canvas"))
-            item.setText(1, row.protocol)
-            item.setToolTip(1, protocol_description(row.protocol))
+            item.setText(PROTOCOL, row.protocol)  # its tip: RunItem.data
             bar = QProgressBar()
             bar.setTextVisible(True)
             bar.setFormat("%v / %m")
