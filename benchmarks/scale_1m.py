@@ -1,7 +1,7 @@
 """`screenlab eval` (each rule set) and `screenlab export` on projects of 10,000 to 1,000,000 predictions.
 
     .venv/bin/python benchmarks/scale_1m.py [--sizes 10000,100000,1000000] [--repeat 3] [--per-sample]
-                                            [--keep DIR]
+                                            [--keep DIR] [--no-export]
     .venv/bin/python benchmarks/scale_1m.py --text-answers 100000 [--repeat 3] [--keep DIR]
 
 Each size N is a project of N single-step episodes (3 annotated actions each: gold, distracted,
@@ -258,6 +258,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure (the median is printed)")
     parser.add_argument("--per-sample", action="store_true", help="also time `eval --per-sample` (all rule sets)")
     parser.add_argument("--keep", type=Path, help="keep the generated projects in this folder")
+    parser.add_argument("--no-export", action="store_true",
+                        help="time `eval` only (the README's table has no export figure: benchmarks/table.py)")
     parser.add_argument("--text-answers", type=int, metavar="N",
                         help="instead: `eval` under each rule set of a project of N text answers (one json-text run)")
     args = parser.parse_args()
@@ -276,7 +278,8 @@ def main() -> None:
     commands = {f"eval --rules {name}": ["eval", "{p}", "--json", "--rules", name] for name in RULES}
     if args.per_sample:
         commands["eval --per-sample"] = ["eval", "{p}", "--per-sample"]
-    commands["export --format screenlab"] = ["export", "{p}", "{out}", "--format", "screenlab"]
+    if not args.no_export:
+        commands["export --format screenlab"] = ["export", "{p}", "{out}", "--format", "screenlab"]
     results: dict[str, dict[int, dict]] = {name: {} for name in commands}
     fixed: dict[str, float] = {}
     try:

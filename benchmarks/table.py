@@ -9,6 +9,8 @@ The table (figure / goal / ours / peer / ratio / met / load / runs) is printed a
 also copies it between the markers of README.md's Measured section. --quick runs every benchmark with small
 sizes, to see in minutes that each prints its rows: its figures are not the README's (ADR 0053).
 A benchmark that fails or prints no row leaves a line saying so in the table, not an old figure.
+--only measures some benchmarks again: their lines in the table already written are replaced (each line is
+known by its command), the others kept, and the heading says which were measured again and when.
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ def jobs() -> list[Job]:
         Job("cold_start", "cold_start.py", [["--runs", "7", "--no-x11"]], [["--runs", "2", "--no-x11", "--skip-next"]]),
         Job("window_memory", "window_memory.py", [["--episodes", "10000", "--screens", "20", "--runs", "3"]],
             [["--episodes", "500", "--screens", "4", "--runs", "1"]]),
-        Job("eval", "scale_1m.py", [["--sizes", "1000000", "--repeat", "3"]], [["--sizes", "10000", "--repeat", "1"]],
+        Job("eval", "scale_1m.py", [["--sizes", "1000000", "--repeat", "3", "--no-export"]],
+            [["--sizes", "10000", "--repeat", "1", "--no-export"]],
             read=eval_rows),
         # `eval` of 100,000 text answers under each rule set (its bench-row lines); runner.py's text figures time
         # the per-answer scorers (`eval --per-sample`), which `eval` does not use (ADR 0058)
@@ -149,6 +152,48 @@ def heading(quick: bool, started: datetime.datetime, seconds: float) -> str:
             "while the figure was measured.")
 
 
+def _job_of(line: str, quick: bool) -> str | None:
+    """The name of the job a table line (a row or a "not measured" line) came from, by its command: the script
+    and its first option (scale_1m.py's --sizes and --text-answers are two jobs), so a line written before the
+    job's options changed is still known as its."""
+    for job in jobs():
+        for args in job.quick if quick else job.full:
+            if f"`benchmarks/{job.script} {args[0] if args else ''}".rstrip() in line:
+                return job.name
+    return None
+
+
+def merged(before: str, fresh: str, rerun: list[Job], quick: bool, started: datetime.datetime) -> str:
+    """The table `before` with the lines of the re-run jobs replaced by `fresh`'s (in the place of their first
+    old line, or at the end), and its heading saying which were measured again and when. A line of no known
+    job (a benchmark since renamed) is kept: the heading still dates it."""
+    names = {j.name for j in rerun}
+    old_head, *old_lines = before.rstrip("\n").split("\n")
+    new_lines = [ln for ln in fresh.rstrip("\n").split("\n")[4:]]
+    fresh_by_job: dict[str | None, list[str]] = {}
+    for ln in new_lines:
+        fresh_by_job.setdefault(_job_of(ln, quick), []).append(ln)
+    body, placed = [], set()
+    for ln in old_lines[3:]:  # after the blank line and the two header lines
+        job = _job_of(ln, quick)
+        if job in names:
+            if job not in placed:
+                body += fresh_by_job.get(job, [])
+                placed.add(job)
+            continue
+        body.append(ln)
+    for name in [j.name for j in rerun if j.name not in placed]:
+        body += fresh_by_job.get(name, [])
+    shown = {_job_of(ln, quick) for ln in body}
+    head = re.sub(r" Partial: not run yet: [^.]*\.", "", old_head)
+    missing = [j.name for j in jobs() if j.name not in shown]
+    head += (f" Measured again {started:%Y-%m-%d %H:%M} UTC: {', '.join(sorted(names))}"
+             f" (`benchmarks/table.py --only`; load {os.getloadavg()[0]:.2f} at the end).")
+    if missing:
+        head += f" Partial: not run yet: {', '.join(missing)}."
+    return "\n".join([head, *old_lines[:3], *body]) + "\n"
+
+
 def write_readme(readme: Path, text: str) -> None:
     """The table between the README's markers; everything else in the README stays as it is."""
     body = readme.read_text(encoding="utf-8")
@@ -162,7 +207,8 @@ def write_readme(readme: Path, text: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes: every row printed in minutes")
-    parser.add_argument("--only", help="comma-separated job names: " + ", ".join(j.name for j in jobs()))
+    parser.add_argument("--only", help="comma-separated job names, measured again: their lines in --out's table "
+                                        "are replaced, the others kept; " + ", ".join(j.name for j in jobs()))
     parser.add_argument("--out", type=Path, help="the Markdown table (default docs/measured.md, "
                                                  "build/measured-quick.md with --quick)")
     parser.add_argument("--readme", action="store_true", help="also copy the table into README.md's markers")
@@ -177,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     started, clock = datetime.datetime.now(datetime.UTC), time.monotonic()
     out = args.out or ROOT / ("build/measured-quick.md" if args.quick else "docs/measured.md")
     out.parent.mkdir(parents=True, exist_ok=True)
+    # --only re-measures some benchmarks: their lines in the table there is are replaced, the rest kept as they are
+    before = out.read_text(encoding="utf-8") if args.only and out.exists() else None
     for done, job in enumerate(chosen, 1):
         run(job, args.quick)
         # written after each benchmark, so a run stopped part-way leaves the rows it has, and says so
@@ -184,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         text = table([r for j in chosen for r in j.rows], [f for j in chosen for f in j.failures],
                      heading(args.quick, started, time.monotonic() - clock)
                      + (f" Partial: not run yet: {', '.join(waiting)}." if waiting else ""))
+        if before is not None:
+            text = merged(before, text, chosen[:done], args.quick, started)
         out.write_text(text, encoding="utf-8")
         if args.readme:
             write_readme(ROOT / "README.md", text)

@@ -94,3 +94,35 @@ def test_only_names_known_benchmarks(capsys):
         table.main(["--only", "canvas,nonsense"])
     assert "no benchmark named nonsense" in capsys.readouterr().err
 
+
+
+def test_only_replaces_the_lines_of_the_benchmarks_measured_again(tmp_path, monkeypatch):
+    """`--only eval` keeps the other benchmarks' lines as they were written and replaces eval's, in its place."""
+    def line(job: str, figure: str) -> str:
+        [args] = next(j.full for j in table.jobs() if j.name == job)
+        script = next(j.script for j in table.jobs() if j.name == job)
+        return f"| {figure} | - | 1.00 s | - | - | - | 0.50 | 3 | `benchmarks/{script} {' '.join(args)}` |"
+
+    before = "\n".join(["old heading. Partial: not run yet: ocr, open_folder.", "",
+                        "| figure | goal | ours | peer | ratio (ours / peer) | met | load | runs | command |",
+                        "|---|---|---|---|---|---|---|---|---|",
+                        line("canvas", "zoom"), line("eval", "eval 1M old"), line("text_answers", "text old"),
+                        "| not measured: `benchmarks/ocr.py --runs 3` exited 1: boom | | | | | | | | |"]) + "\n"
+    rerun = [j for j in table.jobs() if j.name in ("eval", "ocr")]
+    rerun[0].rows = [Row("eval 1M new", 8.0, "s", command="benchmarks/scale_1m.py --sizes 1000000 --repeat 3")]
+    rerun[1].rows = [Row("ocr new", 2.0, "s", command="benchmarks/ocr.py --runs 3")]
+    fresh = table.table([r for j in rerun for r in j.rows], [], "fresh heading")
+    out = table.merged(before, fresh, rerun, False, table.datetime.datetime(2026, 11, 30, 2, 0))
+    lines = out.splitlines()
+    assert lines[0].startswith("old heading. Measured again 2026-11-30 02:00 UTC: eval, ocr")
+    # the heading names every benchmark the table still has no line of (this one has none of three)
+    assert lines[0].endswith("Partial: not run yet: cold_start, window_memory, open_folder.")
+    assert [ln.split(" | ")[0] for ln in lines[4:]] == ["| zoom", "| eval 1M new", "| text old", "| ocr new"]
+    assert "boom" not in out  # the failure line of the benchmark measured again is gone with it
+
+
+def test_a_line_written_before_a_jobs_options_changed_is_still_that_jobs():
+    assert table._job_of("| x | `benchmarks/scale_1m.py --sizes 1000000 --repeat 3` |", False) == "eval"
+    assert table._job_of("| x | `benchmarks/scale_1m.py --text-answers 100000 --repeat 3` |", False) == "text_answers"
+    assert table._job_of("| x | `benchmarks/open_folder.py --count 10000 --runs 3` |", False) == "open_folder"
+    assert table._job_of("| x | `benchmarks/runner.py --repeat 3` |", False) is None  # no job of the table now

@@ -208,3 +208,23 @@ def test_api_failures_leave_no_run_running(shoes, monkeypatch):
             api.create_run(project, keyless, protocol="episodes")
         with pytest.raises(ValueError, match="no run 99"):
             api.evaluate(project, [99])
+
+
+def test_the_registry_names_each_protocol_by_its_own_name_and_makes_it_once():
+    """The registry imports a protocol's module on first use (issue 36): its table of where each lives must
+    agree with the classes, in the order the New run dialog lists them."""
+    import subprocess
+    import sys
+
+    from desktop_app.runs.protocols import PROTOCOLS
+
+    assert list(PROTOCOLS) == ["screen", "episode", "judge", "grounding", "completion", "replay", "probe",
+                               "focused", "browse", "live"]
+    assert all(PROTOCOLS[name].name == name for name in PROTOCOLS)
+    assert PROTOCOLS["screen"] is PROTOCOLS["screen"]
+    assert "nonsense" not in PROTOCOLS
+    # a fresh process that asks for the screen protocol loads no other protocol's module
+    code = ("import sys; from desktop_app.runs.protocols import get_protocol; get_protocol('screen'); "
+            "print(sorted(m for m in sys.modules if m.startswith('desktop_app.runs.protocols.')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "browse" not in loaded and "live" not in loaded and "desktop_app.runs.protocols.screen" in loaded

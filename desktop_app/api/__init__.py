@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # for type checkers and the guide's API reference (griffe rea
     from desktop_app.api.boxes import *  # noqa: F403
     from desktop_app.api.projects import *  # noqa: F403
     from desktop_app.api.recording import *  # noqa: F403
+    from desktop_app.api.results import *  # noqa: F403
     from desktop_app.api.review import *  # noqa: F403
     from desktop_app.api.samples import *  # noqa: F403
     from desktop_app.api.teams import *  # noqa: F403
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # for type checkers and the guide's API reference (griffe rea
     from desktop_app.api.whole import *  # noqa: F403
 
 # the submodules whose names the window asks for while it starts, lightest first; any other name loads whole.py
-_PARTS = ("projects", "samples", "boxes", "review", "trees", "user_data", "teams")
+_PARTS = ("projects", "samples", "boxes", "review", "trees", "user_data", "teams", "results")
 
 
 def __getattr__(name: str):

@@ -7,7 +7,7 @@ how they are used.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +22,8 @@ from desktop_app.api.projects import *  # noqa: F403  (opening, server URLs: des
 from desktop_app.api.projects import __all__ as _projects_all
 from desktop_app.api.recording import *  # noqa: F403  (recording tasks, replaying them: desktop_app/api/recording.py)
 from desktop_app.api.recording import __all__ as _recording_all
+from desktop_app.api.results import *  # noqa: F403  (runs and their metrics: desktop_app/api/results.py)
+from desktop_app.api.results import __all__ as _results_all
 from desktop_app.api.review import *  # noqa: F403  (verifying samples: desktop_app/api/review.py)
 from desktop_app.api.review import __all__ as _review_all
 from desktop_app.api.samples import *  # noqa: F403  (the list, episodes, screens: desktop_app/api/samples.py)
@@ -42,7 +44,6 @@ from desktop_app.capability.reference import check_references as _check_referenc
 from desktop_app.capability.reference import check_task as _check_task
 from desktop_app.capability.reference import set_completion as _set_completion
 from desktop_app.capability.reference import set_evaluators as _set_evaluators
-from desktop_app.evaluation.rows import iter_prediction_rows, prediction_rows
 from desktop_app.formats.folder_open import FolderReport
 from desktop_app.formats.folder_open import open_folder as _open_folder
 from desktop_app.formats.ingest import ImportOptions, ImportReport
@@ -116,8 +117,8 @@ from desktop_app.vaf.study import variants as _variants
 from desktop_app.vaf.study import verify_variant as _verify_variant
 
 __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "RunProgress", "agent",
-           "cached_answers", "create_run", "evaluate", "execute_run", "export_data", "import_data", "open_folder",
-           "iter_per_sample", "per_sample", "plan_run", "run", "runs", "where", "write_report", "export_run", "import_run",
+           "cached_answers", "create_run", "execute_run", "export_data", "import_data", "open_folder",
+           "plan_run", "run", "where", "write_report", "export_run", "import_run",
            "agreement", "disagreements", "export_evals", "export_judge_csv", "export_passed", "export_steps",
            "import_judge_verdicts", "judge_runs", "judges_in_file", "judge_verdicts", "label_trajectory", "review_verdict", "reviews",
            "trajectories", "trajectories_from_episodes", "trajectories_from_run", "trajectory",
@@ -131,7 +132,7 @@ __all__ = ["AgentProfile", "FormatError", "Plan", "ProfileError", "RunProgress",
            "vaf_variants", "verify_grounding_task", "verify_probe", "verify_sample", "verify_variant",
            "write_grounding_instructions",
            *_teams_all, *_boxes_all, "guide_path"]
-__all__ += [*_projects_all, *_samples_all, *_review_all, *_user_data_all, *_recording_all, *_trees_all]  # (ProjectError, open_project, init_project among them)
+__all__ += [*_projects_all, *_samples_all, *_review_all, *_user_data_all, *_recording_all, *_trees_all, *_results_all]  # (ProjectError, open_project, init_project among them)
 
 
 
@@ -250,34 +251,6 @@ def run(project: Project, agent: AgentProfile | str, where: Where = None, protoc
     run_kw = {k: kw.pop(k) for k in ("on_progress", "cancel", "concurrency", "use_cache") if k in kw}
     run_id = create_run(project, agent, where, protocol, **kw)
     return run_id, execute_run(project, run_id, **run_kw)
-
-
-def runs(project: Project) -> list[Run]:
-    """Every run in id order (typed rows: protocol, agent, model, status, failure, totals)."""
-    return list_runs(project)
-
-
-# -- results -------------------------------------------------------------------------
-def evaluate(project: Project, run_ids: list[int] | None = None, rules: tuple[str, ...] = DEFAULT_RULES,
-             text_metric: str = "auto") -> dict:
-    """Metrics of runs (default: every run) under the rule sets: {"rules", "runs": {id: {..., "metrics"}}}.
-    Single-screen runs: `metrics[rules]["overall" | "by_scenario"][...]` = n, acc_gold, acc_dist,
-    acc_other, acc_inv (None when n = 0) with `*_ci95` Wilson intervals, wrong_format, errors, excluded.
-    text_metric: how the envdistraction rules score text answers: "auto" (the authors' choice), "f1" (their
-    `f1_v2`, token F1) or "result-id" (their `google_id`)."""
-    return _evaluate(project, run_ids, tuple(rules), text_metric)
-
-
-def per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DEFAULT_RULES,
-               text_metric: str = "auto") -> list[dict]:
-    """One dict per prediction of single-screen runs: the answer, its parse, each rule set's flags."""
-    return prediction_rows(project, run_ids, tuple(rules), text_metric)
-
-
-def iter_per_sample(project: Project, run_ids: list[int], rules: tuple[str, ...] = DEFAULT_RULES,
-                    text_metric: str = "auto") -> Iterator[dict]:
-    """per_sample one row at a time, read a chunk at a time: a million predictions in bounded memory."""
-    return iter_prediction_rows(project, run_ids, tuple(rules), text_metric)
 
 
 def write_report(project: Project, out: str | Path, runs: list[int] | None = None, plots: bool = True,

@@ -348,6 +348,22 @@ def cmd_prelabel(args) -> int:
     return 0
 
 
+def add_eval_command(sub, add_project) -> None:
+    """`screenlab eval`, apart from the other agent commands: their choices name every protocol and output
+    convention, which eval's arguments do not need (its start-up is part of what a user waits for)."""
+    p = sub.add_parser("eval", help="metrics of runs (default: every run), under both rule sets side by side")
+    add_project(p)
+    p.add_argument("--run", type=int, action="append", help="run id (repeat for several)")
+    p.add_argument("--latest", action="store_true", help="only the newest run")
+    p.add_argument("--rules", type=rules_argument, metavar="NAMES",
+                   help="rule sets, comma-separated: screenlab (one verdict per answer, the default view) and "
+                        "envdistraction (the EnvDistraction authors' scorer, their numbers); default: both")
+    add_text_metric(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--per-sample", action="store_true", help="one JSON object per prediction (episodes: per episode)")
+    p.set_defaults(func=cmd_eval)
+
+
 def add_commands(sub, add_project) -> None:
     from desktop_app.agents.conventions import CONVENTIONS
     from desktop_app.agents.profiles import PATTERNS
@@ -437,17 +453,7 @@ def add_commands(sub, add_project) -> None:
                    help="the label of the boxes made (default gold: the model's answer to the goal)")
     p.set_defaults(func=cmd_prelabel)
 
-    p = sub.add_parser("eval", help="metrics of runs (default: every run), under both rule sets side by side")
-    add_project(p)
-    p.add_argument("--run", type=int, action="append", help="run id (repeat for several)")
-    p.add_argument("--latest", action="store_true", help="only the newest run")
-    p.add_argument("--rules", type=rules_argument, metavar="NAMES",
-                   help="rule sets, comma-separated: screenlab (one verdict per answer, the default view) and "
-                        "envdistraction (the EnvDistraction authors' scorer, their numbers); default: both")
-    add_text_metric(p)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--per-sample", action="store_true", help="one JSON object per prediction (episodes: per episode)")
-    p.set_defaults(func=cmd_eval)
+    add_eval_command(sub, add_project)  # in its place in `screenlab --help`
 
     p = sub.add_parser("parse-action", help="parse a model answer the way a run would (debug coordinates)")
     p.add_argument("text", help="the model's answer ('-' reads standard input)")

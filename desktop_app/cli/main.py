@@ -331,6 +331,12 @@ def add_agent_commands(sub) -> None:
     agent_commands.add_commands(sub, add_project)
 
 
+def add_eval_command(sub) -> None:
+    from desktop_app.cli import agent_commands
+
+    agent_commands.add_eval_command(sub, add_project)
+
+
 def add_judge_commands(sub) -> None:
     from desktop_app.cli import judge_commands
 
@@ -436,7 +442,7 @@ COMMANDS = {
     "agents": ("list output conventions and your agents; add or remove agents", add_agent_commands),
     "run": ("run an agent on samples and score every answer", add_agent_commands),
     "prelabel": ("accept a run's answers as boxes on screens nobody labelled yet", add_agent_commands),
-    "eval": ("metrics of runs (default: every run), under both rule sets side by side", add_agent_commands),
+    "eval": ("metrics of runs (default: every run), under both rule sets side by side", add_eval_command),
     "parse-action": ("parse a model answer the way a run would (debug coordinates)", add_agent_commands),
     "export-run": ("write a run as a folder another project can import (its answers, and a live run's "
                    "trajectories)", add_run_transfer_commands),

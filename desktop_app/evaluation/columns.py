@@ -78,7 +78,22 @@ def _rows(session, stmt, chunk: int, typed: bool = False) -> Iterator[list]:
     if not typed:
         stmt = stmt.with_only_columns(*(type_coerce(c, NullType()) for c in stmt.selected_columns),
                                       maintain_column_froms=True)
-    result = session.connection().execute(stmt.execution_options(yield_per=chunk))
+    connection = session.connection()
+    if not typed and connection.dialect.name == "sqlite":
+        # the driver's own tuples: a SQLAlchemy Row costs about 1.5 us more to unpack, a third of reading
+        # 300,000 actions. SQLite has no server-side cursor, so nothing is buffered that this would skip.
+        result = connection.execute(stmt)
+        cursor = result.cursor
+        try:
+            while True:
+                with gc_paused():
+                    rows = cursor.fetchmany(chunk)
+                if not rows:
+                    return
+                yield rows
+        finally:
+            result.close()
+    result = connection.execute(stmt.execution_options(yield_per=chunk))
     try:
         while True:
             with gc_paused():

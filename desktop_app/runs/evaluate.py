@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from desktop_app.evaluation.rules import RULES, TEXT_METRICS, check_text_metric
-from desktop_app.runs.engine import error_kinds
+from desktop_app.runs.error_counts import error_kinds
 from desktop_app.runs.protocols import get_protocol
 from desktop_app.runs.state import error_summary
 from desktop_app.store import models as m

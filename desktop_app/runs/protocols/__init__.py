@@ -15,20 +15,47 @@
 
 from __future__ import annotations
 
-from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
-from desktop_app.runs.protocols.browse import BrowseProtocol
-from desktop_app.runs.protocols.capability import CompletionProtocol, FocusedProtocol, GroundingProtocol
-from desktop_app.runs.protocols.episode import EpisodeProtocol
-from desktop_app.runs.protocols.judge import JudgeProtocol
-from desktop_app.runs.protocols.live import LiveProtocol
-from desktop_app.runs.protocols.probe import ProbeProtocol
-from desktop_app.runs.protocols.replay import ReplayProtocol
-from desktop_app.runs.protocols.screen import ScreenProtocol
+import importlib
+from collections.abc import Iterator, Mapping
 
-PROTOCOLS: dict[str, Protocol] = {p.name: p for p in (ScreenProtocol(), EpisodeProtocol(), JudgeProtocol(),
-                                                   GroundingProtocol(), CompletionProtocol(), ReplayProtocol(),
-                                                   ProbeProtocol(), FocusedProtocol(), BrowseProtocol(),
-                                                   LiveProtocol())}
+from desktop_app.runs.protocols.base import OptionsError, Protocol, SampleSummary, WorkUnit
+
+# name -> (module, class), in the order the New run dialog and `screenlab run --help` list them. A protocol's
+# module is imported the first time it is asked for: `screenlab eval` of screen runs reads one protocol, and
+# importing all ten (formats, page variants, the browser's wiring: ~0.3 s) was a sixth of its time (issue 36).
+_WHERE = {"screen": ("screen", "ScreenProtocol"), "episode": ("episode", "EpisodeProtocol"),
+          "judge": ("judge", "JudgeProtocol"), "grounding": ("capability", "GroundingProtocol"),
+          "completion": ("capability", "CompletionProtocol"), "replay": ("replay", "ReplayProtocol"),
+          "probe": ("probe", "ProbeProtocol"), "focused": ("capability", "FocusedProtocol"),
+          "browse": ("browse", "BrowseProtocol"), "live": ("live", "LiveProtocol")}
+
+
+class _Registry(Mapping):
+    """The protocols by name, each made on first use (one instance per name, as before; two threads asking
+    for the same one at once may each make one, and either serves: a protocol keeps no state of its own).
+    tests/test_protocols_registry.py checks the table against the classes' names."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, Protocol] = {}
+
+    def __getitem__(self, name: str) -> Protocol:
+        found = self._made.get(name)
+        if found is None:
+            module, cls = _WHERE[name]  # KeyError for an unknown name, as a dict gives
+            found = self._made[name] = getattr(importlib.import_module(f"{__name__}.{module}"), cls)()
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_WHERE)
+
+    def __len__(self) -> int:
+        return len(_WHERE)
+
+    def __contains__(self, name: object) -> bool:
+        return name in _WHERE
+
+
+PROTOCOLS: Mapping[str, Protocol] = _Registry()
 DEFAULT = "screen"
 
 
