@@ -25,7 +25,7 @@ from desktop_app.agents.profiles import AgentProfile  # noqa: E402
 from desktop_app.evaluation.metrics import summarize, summarize_counted  # noqa: E402
 from desktop_app.evaluation.rows import counted_rows, rule_rows  # noqa: E402
 from desktop_app.evaluation.rules.envdistraction import seeclick_literal_point, seeclick_point  # noqa: E402
-from desktop_app.evaluation.work_split import split_runs  # noqa: E402
+from desktop_app.evaluation.work_split import on_every_core, split_runs  # noqa: E402
 from desktop_app.formats.ingest import ImportOptions  # noqa: E402
 from desktop_app.formats.transfer import import_path  # noqa: E402
 from desktop_app.formats.writing import ImageWriter  # noqa: E402
@@ -94,8 +94,8 @@ def test_counted_metrics_equal_the_metrics_of_every_row(answered):
 
 
 def test_counting_in_worker_processes_gives_the_counts_of_one_process(answered):
-    """A big evaluation is split over processes (work_split.py); here on a small one, with three shares so
-    every run is cut in thirds and two worker processes count their shares from the project's file."""
+    """A big evaluation is split over processes (work_split.py); here on a small one, three processes (two
+    workers) counting twelve shares, every run cut in twelve, the workers from the project's file."""
     project, runs = answered
     one = Counter({tuple(sorted(row.items())): n for row, n in counted_rows(project, runs, "envdistraction")})
     with project.reading() as s:
@@ -106,6 +106,23 @@ def test_counting_in_worker_processes_gives_the_counts_of_one_process(answered):
         split[tuple(sorted(row.items()))] += n
     assert split == one
     assert sum(one.values()) > 600
+
+
+def test_a_worker_takes_shares_from_the_front_and_this_process_from_the_back_each_once():
+    """on_every_core: every share counted once, results in the shares' order, this process starting from the
+    last share (a worker is still starting then). `sorted` is the worker's function: picklable, and its result
+    tells whose share it was (a list; this process's is a tuple)."""
+    shares = [[k, -k] for k in range(8)]
+    done_here = []
+
+    def here(share):
+        done_here.append(share[0])
+        return ("here", *share)
+
+    results = on_every_core(here, sorted, shares, workers=1)
+    assert [r[-2] if isinstance(r, tuple) else r[1] for r in results] == list(range(8))  # each share, in order
+    assert done_here == sorted(done_here, reverse=True) and done_here[0] == 7  # from the back, down
+    assert all(isinstance(r, tuple) == (k in done_here) for k, r in enumerate(results))  # each share once
 
 
 def test_the_plain_seeclick_reading_gives_what_reading_a_python_literal_gives():

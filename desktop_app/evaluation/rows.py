@@ -19,6 +19,7 @@ text_metric (auto, f1, result-id): how the envdistraction rules score text answe
 
 from __future__ import annotations
 
+import atexit
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -44,6 +45,7 @@ from desktop_app.evaluation.rules.envdistraction_batch import reads, score_chunk
 from desktop_app.evaluation.rules.screenlab import flags_of
 from desktop_app.evaluation.work_split import (
     PARALLEL_MIN,
+    PIECES_PER_PROCESS,
     Part,
     on_every_core,
     prediction_total,
@@ -216,11 +218,13 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
     if _batched(rule_set):
         parse_pending(project)  # old runs' answers, once (ADR 0052)
         with project.reading() as s:
-            shares = share_count(prediction_total(s, run_ids), minimum=parallel_min)
-            shares = processes if processes and shares > 1 else shares
-            split = split_runs(s, run_ids, shares) if shares > 1 else [[(r, None, None) for r in sorted(set(run_ids))]]
+            workers = share_count(prediction_total(s, run_ids), minimum=parallel_min)
+            workers = processes if processes and workers > 1 else workers
+            split = (split_runs(s, run_ids, workers * PIECES_PER_PROCESS) if workers > 1
+                     else [[(r, None, None) for r in sorted(set(run_ids))]])
         for share in on_every_core(lambda parts: _count_parts(project, run_ids, rule_set, parts), _count_elsewhere,
-                                   split, project.url, str(project.folder or ""), run_ids, rules, text_metric):
+                                   split, project.url, str(project.folder or ""), run_ids, rules, text_metric,
+                                   workers=workers - 1):
             counts.update(share)
     else:
         for keys, item in scoring_inputs(project, run_ids):
@@ -259,11 +263,14 @@ def _count_elsewhere(parts: list[Part], url: str, folder: str, run_ids: list[int
                      text_metric: str = "auto") -> Counter:
     """_count_parts in a worker process (work_split.on_every_core), which opens the project again by its
     address (a server's password comes from the environment or the keyring, as in the parent)."""
-    project = Project(url, None, Path(folder) if folder else None)
-    try:
-        return _count_parts(project, run_ids, get_rules(rules, text_metric), parts)
-    finally:
-        project.close()
+    project = _OPENED.get((url, folder))
+    if project is None:  # once per worker: it counts several shares (work_split.on_every_core)
+        project = _OPENED[url, folder] = Project(url, None, Path(folder) if folder else None)
+        atexit.register(project.close)
+    return _count_parts(project, run_ids, get_rules(rules, text_metric), parts)
+
+
+_OPENED: dict[tuple[str, str], Project] = {}  # a worker process's project, by its address
 
 
 _SAMPLE_COLUMNS = (m.Prediction.run_id, m.Prediction.step_id, m.Prediction.raw_text, m.Prediction.parsed,

@@ -30,6 +30,7 @@ from desktop_app.store import models as m
 Part = tuple[int, int | None, int | None]  # (run id, first step id, step id where the next part starts)
 PARALLEL_MIN = 200_000  # predictions; below this a worker's start-up costs more than it saves
 MAX_SHARES = 4  # more processes add memory and start-up, and a laptop has other work to do
+PIECES_PER_PROCESS = 4  # shares per process, so the processes' ends meet evenly (on_every_core)
 
 
 def share_count(predictions: int, cores: int | None = None, minimum: int = PARALLEL_MIN) -> int:
@@ -65,14 +66,27 @@ def split_runs(session, run_ids: Sequence[int], shares: int) -> list[list[Part]]
 
 
 def on_every_core(here: Callable[[list[Part]], Any], elsewhere: Callable[..., Any], shares: list[list[Part]],
-                  *args: Any) -> list[Any]:
-    """here(share) for the first share, in this process; elsewhere(share, *args) for each other share, in
-    worker processes at the same time. `elsewhere` and `args` must be picklable (a module-level function,
-    plain values). Results in the order of the shares."""
+                  *args: Any, workers: int | None = None) -> list[Any]:
+    """here(share) in this process and elsewhere(share, *args) in `workers` worker processes (default: one fewer
+    than there are shares), each share once. `elsewhere` and `args` must be picklable (a module-level function,
+    plain values). Results in the order of the shares.
+
+    The workers take shares from the front of the list, this process from the back, until they meet: a worker
+    starts about a second later than this process (its imports), so a fixed half each left this process idle
+    at the end while the worker finished. Give more shares than processes (split_runs with PIECES_PER_PROCESS)
+    for the two ends to meet evenly."""
     if len(shares) == 1:
         return [here(shares[0])]
+    workers = len(shares) - 1 if workers is None else workers
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=len(shares) - 1, mp_context=context) as pool:
-        pending = [pool.submit(elsewhere, share, *args) for share in shares[1:]]
-        first = here(shares[0])
-        return [first, *(f.result() for f in pending)]
+    results: list[Any] = [None] * len(shares)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending = [pool.submit(elsewhere, share, *args) for share in shares]
+        for at in range(len(shares) - 1, -1, -1):
+            if not pending[at].cancel():  # a worker has it (and every one before it, in order)
+                break
+            results[at] = here(shares[at])
+        for at, future in enumerate(pending):
+            if not future.cancelled():
+                results[at] = future.result()
+    return results

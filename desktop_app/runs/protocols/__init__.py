@@ -33,7 +33,7 @@ _WHERE = {"screen": ("screen", "ScreenProtocol"), "episode": ("episode", "Episod
 class _Registry(Mapping):
     """The protocols by name, each made on first use (one instance per name, as before; two threads asking
     for the same one at once may each make one, and either serves: a protocol keeps no state of its own).
-    tests/test_protocols_registry.py checks the table against the classes' names."""
+    tests/test_run_protocols.py checks the table against the classes' names."""
 
     def __init__(self) -> None:
         self._made: dict[str, Protocol] = {}
