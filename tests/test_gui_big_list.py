@@ -84,3 +84,50 @@ def test_page_starts_count_the_rows_and_name_the_first_of_each_page(big, label):
         ids = [e.id for e in list_episodes(s, flt, limit=EPISODES)]
         for page in (PAGE, len(ids) or 1, 7):  # 7: many pages; len(ids): exactly one full page
             assert page_starts(s, flt, page) == (len(ids), ids[::page])
+
+
+def test_rows_scrolled_into_view_are_measured_once_the_scrolling_stops(qtbot):
+    """Stepping down a long list scrolls it a row a press: its columns are measured again when the scrolling
+    stops, not at every row (that read ~600 cells, 13 ms of each press), and a wider value scrolled into view
+    still widens its column then."""
+    from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.ui.sample_table import SampleTable
+
+    class Rows(QAbstractTableModel):
+        def __init__(self):
+            super().__init__()
+            self.read: set[int] = set()
+
+        def rowCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's name)
+            return 0 if parent.isValid() else 500
+
+        def columnCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's name)
+            return 0 if parent.isValid() else 2
+
+        def data(self, index, role=Qt.DisplayRole):
+            if role != Qt.DisplayRole:
+                return None
+            self.read.add(index.row())
+            if index.column() == 0:
+                return f"ep-{index.row():06d}"
+            return "○ to do" if index.row() < 100 else "◐ in progress, reviewed twice"
+
+    rows = Rows()
+    table = SampleTable(("Id", "State"))
+    qtbot.addWidget(table)
+    table.setModel(rows)
+    table.resize(500, 300)
+    table.show()
+    qtbot.waitExposed(table)
+    QApplication.processEvents()
+    wide = table.fontMetrics().horizontalAdvance("◐ in progress, reviewed twice")
+    assert table.columnWidth(1) < wide  # the rows on screen say "○ to do"
+    rows.read.clear()
+    bar = table.verticalScrollBar()
+    for _ in range(150):  # a held key: a row a press, no pause between them
+        bar.setValue(bar.value() + 1)
+    assert rows.read == set()  # nothing measured while it scrolls
+    qtbot.waitUntil(lambda: table.columnWidth(1) >= wide, timeout=5000)  # measured once it stopped
+    assert rows.read and min(rows.read) >= 100  # the rows now on screen

@@ -10,13 +10,14 @@ more than a quarter of the list: a 64-character login is cut too rather than pus
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QStyledItemDelegate, QTableView
 
 NAMES = ("Id", "Goal")  # stretch: they share what the other columns leave
 CUT_IN_THE_MIDDLE = ("Id",)
 CAPPED = ("Scenario", "Assignee")  # sized to their content, at most a quarter of the list's width
 CAP = 4  # the list's width divided by this: the most a capped column takes
+MEASURE_AFTER_MS = 120  # a held key repeats every ~33 ms: the columns are measured when it is let go
 
 
 class MiddleElide(QStyledItemDelegate):
@@ -37,8 +38,12 @@ class SampleTable(QTableView):
         header.setResizeContentsPrecision(0)  # only the rows on screen are measured
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(40)
-        # rows scrolled into view are measured too: "◐ in progress" below a page of "○ to do" is not cut
-        self.verticalScrollBar().valueChanged.connect(lambda _: header.resizeSections())
+        # rows scrolled into view are measured too: "◐ in progress" below a page of "○ to do" is not cut. Once the
+        # scrolling stops: measuring the rows on screen read ~600 cells, 13 ms of each press of the next-screen key
+        # once the list scrolls with it (benchmarks/canvas.py, the middle of a 10,000-screen project)
+        self._measure_later = QTimer(self, singleShot=True, interval=MEASURE_AFTER_MS)
+        self._measure_later.timeout.connect(header.resizeSections)
+        self.verticalScrollBar().valueChanged.connect(lambda _: self._measure_later.start())
 
     def setModel(self, model) -> None:  # noqa: N802 (Qt's name)
         super().setModel(model)
