@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -44,3 +44,25 @@ def key(widget, sequence: str) -> None:
     combo = QKeySequence(sequence)[0]
     QTest.keyClick(widget, combo.key(), combo.keyboardModifiers())
     QApplication.processEvents()
+
+
+class CountingRows(QAbstractTableModel):
+    """A sample list's model of `count` rows that notes which rows were read: column 0 a sample's name, column 1
+    `state(row)`. For tests of what the list measures (ui/sample_table.py)."""
+
+    def __init__(self, count: int, state):
+        super().__init__()
+        self.count, self.state = count, state
+        self.read: set[int] = set()
+
+    def rowCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's name)
+        return 0 if parent.isValid() else self.count
+
+    def columnCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's name)
+        return 0 if parent.isValid() else 2
+
+    def data(self, index, role=Qt.DisplayRole):
+        if role != Qt.DisplayRole:
+            return None
+        self.read.add(index.row())
+        return f"ep-{index.row():06d}" if index.column() == 0 else self.state(index.row())

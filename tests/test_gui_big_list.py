@@ -12,6 +12,7 @@ from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episod
 from desktop_app.ui.browser import PAGE, EpisodeTableModel
 
 from benchmarks.import_scale import generate
+from gui_helpers import CountingRows
 
 pytestmark = pytest.mark.gui
 EPISODES = 650  # three full pages and a short one
@@ -90,31 +91,11 @@ def test_rows_scrolled_into_view_are_measured_once_the_scrolling_stops(qtbot):
     """Stepping down a long list scrolls it a row a press: its columns are measured again when the scrolling
     stops, not at every row (that read ~600 cells, 13 ms of each press), and a wider value scrolled into view
     still widens its column then."""
-    from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.ui.sample_table import SampleTable
 
-    class Rows(QAbstractTableModel):
-        def __init__(self):
-            super().__init__()
-            self.read: set[int] = set()
-
-        def rowCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's name)
-            return 0 if parent.isValid() else 500
-
-        def columnCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's name)
-            return 0 if parent.isValid() else 2
-
-        def data(self, index, role=Qt.DisplayRole):
-            if role != Qt.DisplayRole:
-                return None
-            self.read.add(index.row())
-            if index.column() == 0:
-                return f"ep-{index.row():06d}"
-            return "○ to do" if index.row() < 100 else "◐ in progress, reviewed twice"
-
-    rows = Rows()
+    rows = CountingRows(500, lambda row: "○ to do" if row < 100 else "◐ in progress, reviewed twice")
     table = SampleTable(("Id", "State"))
     qtbot.addWidget(table)
     table.setModel(rows)

@@ -9,7 +9,7 @@ import os
 
 import pytest
 from PIL import Image, ImageStat
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPoint, Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -19,7 +19,7 @@ from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
 
 from conftest import write_shoe_episodes
-from gui_helpers import key
+from gui_helpers import CountingRows, key
 from test_gui_editing import open_window
 
 pytestmark = pytest.mark.gui
@@ -341,24 +341,7 @@ def test_a_hidden_sample_list_reads_no_row_and_fits_the_rows_on_screen_once_show
     the rows on screen once shown."""
     from desktop_app.ui.sample_table import SampleTable
 
-    class Rows(QAbstractTableModel):
-        def __init__(self):
-            super().__init__()
-            self.read: set[int] = set()
-
-        def rowCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's name)
-            return 0 if parent.isValid() else SCALE_SAMPLES
-
-        def columnCount(self, parent=QModelIndex()):  # noqa: N802 (Qt's name)
-            return 0 if parent.isValid() else 2
-
-        def data(self, index, role=Qt.DisplayRole):
-            if role != Qt.DisplayRole:
-                return None
-            self.read.add(index.row())
-            return f"ep-{index.row():06d}" if index.column() == 0 else "◐ in progress"
-
-    rows = Rows()
+    rows = CountingRows(SCALE_SAMPLES, lambda _row: "◐ in progress")
     table = SampleTable(("Id", "State"))
     qtbot.addWidget(table)
     table.setModel(rows)
