@@ -43,6 +43,22 @@ class ImageInfo:
 
 def inspect_bytes(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, name: Path | str | None = None) -> ImageInfo:
     """Check a picture fully; `name` (its file, when it has one) is what messages call it."""
+    return decode_checked(data, read_header(data, max_pixels, name), name)
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a picture's header says, once read_header has accepted it."""
+
+    ext: str
+    width: int
+    height: int
+
+
+def read_header(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, name: Path | str | None = None) -> Header:
+    """The first half of inspect_bytes: the format and the pixel limit, from the header alone (no pixel decoded).
+    Pillow's decompression-bomb warning is made an error here, so a picture this accepts opens again without one:
+    decode_checked may then run on another thread (warnings filters are process-wide, not per thread)."""
     if not data:
         raise ImageProblem("the file is empty (0 bytes)", name)
     try:
@@ -51,15 +67,6 @@ def inspect_bytes(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, name: Path 
             with Image.open(io.BytesIO(data)) as im:
                 fmt = im.format
                 width, height = im.size
-                if fmt not in _FORMATS:
-                    raise ImageProblem(f"unsupported image format {fmt or 'unknown'} (use PNG, JPEG or WebP)", name)
-                if width * height > max_pixels:
-                    raise ImageProblem(
-                        f"image is {width}x{height} = {width * height:,} pixels, over the limit of {max_pixels:,}",
-                        name)
-                im.load()  # a full decode is the only reliable check for truncated files
-    except ImageProblem:
-        raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         # Pillow refuses before we can read the size; its message carries the pixel count
         raise ImageProblem(f"image is over the limit of {max_pixels:,} pixels, "
@@ -68,11 +75,32 @@ def inspect_bytes(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, name: Path 
         raise ImageProblem("not a PNG, JPEG or WebP image (Pillow cannot identify its content); "
                            "the file is corrupt or not an image", name) from None
     except (OSError, SyntaxError, ValueError) as exc:
-        detail = _OBJECT_REPR.sub(str(name or "the image"), str(exc))
-        raise ImageProblem(f"cannot decode image ({detail}); the file is corrupt or truncated", name) from None
+        raise _undecodable(exc, name) from None
+    if fmt not in _FORMATS:
+        raise ImageProblem(f"unsupported image format {fmt or 'unknown'} (use PNG, JPEG or WebP)", name)
+    if width * height > max_pixels:
+        raise ImageProblem(f"image is {width}x{height} = {width * height:,} pixels, over the limit of {max_pixels:,}",
+                           name)
     if width <= 0 or height <= 0:
         raise ImageProblem("image has no pixels", name)
-    return ImageInfo(hashlib.sha256(data).hexdigest(), _FORMATS[fmt], width, height, data)
+    return Header(_FORMATS[fmt], width, height)
+
+
+def decode_checked(data: bytes, header: Header, name: Path | str | None = None) -> ImageInfo:
+    """The second half of inspect_bytes, for a picture read_header accepted: every pixel decoded (the only
+    reliable check for a truncated file) and the hash. Safe on any thread: Pillow's decoder and hashlib let go
+    of the GIL while they work, so an import checks its pictures on every core (formats/image_lookahead.py)."""
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            im.load()
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise _undecodable(exc, name) from None
+    return ImageInfo(hashlib.sha256(data).hexdigest(), header.ext, header.width, header.height, data)
+
+
+def _undecodable(exc: Exception, name: Path | str | None) -> ImageProblem:
+    detail = _OBJECT_REPR.sub(str(name or "the image"), str(exc))
+    return ImageProblem(f"cannot decode image ({detail}); the file is corrupt or truncated", name)
 
 
 METADATA_BYTES = 16 * 1024 * 1024  # colour profiles, text chunks, thumbnails: generous for any screenshot
@@ -85,6 +113,12 @@ def max_file_bytes(max_pixels: int) -> int:
 
 
 def inspect_file(path: Path, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageInfo:
+    return inspect_bytes(read_file(path, max_pixels), max_pixels, path)
+
+
+def read_file(path: Path, max_pixels: int = DEFAULT_MAX_PIXELS) -> bytes:
+    """A picture file's bytes, refused (ImageProblem) when it cannot be one: not a regular file, missing,
+    unreadable, or larger than a picture of max_pixels can be."""
     if path.exists() and not path.is_file():  # a pipe or a device: reading it would wait forever
         raise ImageProblem("not a regular file (a pipe or a device?)", path)
     try:
@@ -97,9 +131,8 @@ def inspect_file(path: Path, max_pixels: int = DEFAULT_MAX_PIXELS) -> ImageInfo:
         raise ImageProblem(f"the file is {size:,} bytes, more than a picture of at most {max_pixels:,} pixels "
                            f"takes ({max_file_bytes(max_pixels):,}); it is not a screenshot", path)
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         raise ImageProblem("image not found", path) from None
     except OSError as exc:
         raise ImageProblem(f"cannot read the file: {exc.strerror or exc}", path) from None
-    return inspect_bytes(data, max_pixels, path)

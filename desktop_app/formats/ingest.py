@@ -28,6 +28,7 @@ from sqlalchemy import insert, select, update
 
 from desktop_app.a11y.tree import UiTree
 from desktop_app.formats.budget import MAX_DOCUMENT, MAX_TEXT, longest_text
+from desktop_app.formats.image_lookahead import ImageLookahead
 from desktop_app.formats.labelling_tools import shape_words
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, FormatError, Where, unstorable
 from desktop_app.gc_pause import gc_paused
@@ -552,8 +553,10 @@ class _ImageChecker:
     store. Once an import is sure to be refused it copies nothing more, but checks on, to name every
     bad file."""
 
-    def __init__(self, project, options: ImportOptions, created: list[tuple[str, str]], durable: bool):
+    def __init__(self, project, options: ImportOptions, created: list[tuple[str, str]], durable: bool,
+                 ahead: ImageLookahead):
         self.project, self.options, self.created, self.durable = project, options, created, durable
+        self.ahead = ahead  # the files the batch will ask for, decoded ahead on the other cores
         self.known: dict[str, ImageInfo | ImageProblem] = {}
         self.copying = True
         self.clipped: list[str] = []  # boxes cut at their picture's edge (ImportOptions.clip_boxes)
@@ -573,8 +576,10 @@ class _ImageChecker:
         if known is not None:
             return known
         try:
-            info = (inspect_file(step.image, self.options.max_pixels) if from_file
-                    else inspect_bytes(step.image_bytes, self.options.max_pixels, step.image))
+            info = self.ahead.take(step.image) if from_file else None
+            if info is None:
+                info = (inspect_file(step.image, self.options.max_pixels) if from_file
+                        else inspect_bytes(step.image_bytes, self.options.max_pixels, step.image))
         except ImageProblem as problem:
             if from_file:
                 self._remember(name, problem)
@@ -675,7 +680,12 @@ def _check_and_copy(project, records, options, report, created, durable, spool, 
     into the media store; those to import go to the spool. Raises at the first bad record, and at the end
     when images cannot be read (every one of them named) or, without ImportOptions.add_labels, when records
     name labels the project does not have (every one of them named). Returns those labels."""
-    images = _ImageChecker(project, options, created, durable)
+    with ImageLookahead(options.max_pixels) as ahead:
+        return _check_batches(project, records, options, report, created, durable, spool, tick, ahead)
+
+
+def _check_batches(project, records, options, report, created, durable, spool, tick, ahead) -> UnknownLabels:
+    images = _ImageChecker(project, options, created, durable, ahead)
     classes = label_set.classes(project.engine)
     seen_keys: dict[str, Where] = {}
     kept_as: dict[str, str] = {}
@@ -696,6 +706,9 @@ def _check_and_copy(project, records, options, report, created, durable, spool, 
             swept = True
         kept: list[EpisodeRecord] = []
         infos: dict[int, list[ImageInfo | None]] = {}
+        if not unknown or options.add_labels:  # the files the loop below will check, in its order
+            ahead.expect([step.image for record in batch if record.key not in existing for step in record.steps
+                          if step.image is not None and step.image_bytes is None])
         for record in batch:
             done += 1
             if unknown and not options.add_labels:  # sure to be refused: only the rest of the labels are looked at

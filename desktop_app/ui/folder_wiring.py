@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from desktop_app.api.projects import is_project_folder, is_url
+from desktop_app.priority import background_priority
 from desktop_app.ui import busy_worker
 from desktop_app.ui.tasks import Task
 
@@ -78,6 +79,10 @@ class FolderWiring(QObject):
         stopping = self.stopping = threading.Event()
 
         def work(tick):
+            # drawing and editing come first: the import and the threads it decodes pictures on
+            # (formats/image_lookahead.py, started from this one) yield the cores to the window's thread
+            background_priority()
+
             def progress(report: FolderReport) -> None:
                 shared.report = report
                 tick("importing", report.done, report.total)
