@@ -26,3 +26,14 @@ def background_priority() -> bool:
         return True
     except OSError:  # not allowed here (a sandbox): normal priority is still correct, only less polite
         return False
+
+
+def in_background() -> bool:
+    """Whether this thread runs at the background priority (background_priority, or started by a thread that
+    did: Linux threads inherit it)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) >= BACKGROUND_NICE
+    except OSError:
+        return False

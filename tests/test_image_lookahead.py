@@ -7,9 +7,9 @@ import threading
 import pytest
 
 from desktop_app.formats.image_lookahead import PARALLEL_PIXELS, ImageLookahead
-from desktop_app.formats.records import FormatError
+from desktop_app.formats.records import FormatError, StepRecord
 from desktop_app.formats.transfer import import_path
-from desktop_app.images import ImageProblem, inspect_file
+from desktop_app.images import ImageProblem, inspect_bytes, inspect_file
 
 from conftest import make_image
 
@@ -45,26 +45,42 @@ def mixed_folder(tmp_path_factory):
     return files
 
 
+def _files(paths):
+    return [StepRecord(image=path) for path in paths]
+
+
+def _bytes(paths):
+    """The same pictures as bytes a reader took out of a bigger file (a Parquet row, a labelme JSON)."""
+    return [StepRecord(image=path, image_bytes=path.read_bytes() if path.exists() else b"") for path in paths]
+
+
 def test_pictures_checked_ahead_come_out_as_checked_one_at_a_time(mixed_folder):
     limit = 6000 * 3000  # the 5000x4000 picture is over it, the 6000x3000 one just at it
     expected = [_outcome(lambda p: inspect_file(p, limit), path) for path in mixed_folder]
     assert [kind for kind, _ in expected].count("refused") == 5
+    from_bytes = [_outcome(lambda s: inspect_bytes(s.image_bytes, limit, s.image), step) for step in _bytes(mixed_folder)]
 
-    with ImageLookahead(limit, threads=2) as ahead:
-        ahead.expect(mixed_folder)
-        got = [_outcome(ahead.take, path) for path in mixed_folder]
+    def importer(ahead):  # as ingest asks: what was not decoded ahead (empty bytes are one object) it checks itself
+        return lambda step: ahead.take(step) or inspect_bytes(step.image_bytes, limit, step.image)
 
-    assert got == expected
+    for steps, one_at_a_time in ((_files(mixed_folder), expected), (_bytes(mixed_folder), from_bytes)):
+        with ImageLookahead(limit, threads=2) as ahead:
+            ahead.expect(steps)
+            assert [_outcome(importer(ahead), step) for step in steps] == one_at_a_time
 
 
-def test_a_file_not_expected_is_left_to_the_importer_and_one_thread_checks_nothing_ahead(mixed_folder):
+def test_a_picture_not_expected_is_left_to_the_importer_and_without_threads_nothing_is_checked_ahead(mixed_folder):
+    steps = _files(mixed_folder)
     with ImageLookahead(10**8, threads=2) as ahead:
-        ahead.expect(mixed_folder[:3])
-        assert ahead.take(mixed_folder[5]) is None  # not expected: the importer checks it itself
-        assert ahead.take(mixed_folder[0]).width == 640
-    with ImageLookahead(10**8, threads=1) as alone:
-        alone.expect(mixed_folder)
-        assert alone.take(mixed_folder[0]) is None
+        ahead.expect(steps[:3])
+        assert ahead.take(steps[5]) is None  # not expected: the importer checks it itself
+        assert ahead.take(steps[0]).width == 640
+        ahead.expect(steps[1:2] * 2)  # a file named twice is decoded once, and given once
+        assert ahead.take(steps[1]).width == 641
+        assert ahead.take(steps[1]) is None
+    with ImageLookahead(10**8, threads=0) as alone:  # one core: nothing is decoded ahead
+        alone.expect(steps)
+        assert alone.take(steps[0]) is None
 
 
 def _checks_by_thread(work):
@@ -102,3 +118,24 @@ def test_a_refused_import_leaves_no_decoding_thread_behind(project, mixed_folder
     with pytest.raises(FormatError, match="image files cannot be imported"):
         import_path(project, mixed_folder[0].parent, "images")
     assert not _image_check_threads()
+
+
+def test_background_work_leaves_the_window_a_core():
+    import os
+
+    from desktop_app.formats.image_lookahead import MAX_THREADS, decoding_threads
+    from desktop_app.priority import background_priority
+
+    cores = len(os.sched_getaffinity(0))
+    found = []
+
+    def in_the_background():  # as the window's import of a folder runs
+        found.append(background_priority())
+        found.append(decoding_threads())
+
+    worker = threading.Thread(target=in_the_background)
+    worker.start()
+    worker.join()
+    assert decoding_threads() == (min(cores, MAX_THREADS) if cores > 1 else 0)
+    if found[0]:  # a sandbox may refuse the priority
+        assert found[1] == (min(cores - 1, MAX_THREADS) if cores > 1 else 0)

@@ -576,7 +576,7 @@ class _ImageChecker:
         if known is not None:
             return known
         try:
-            info = self.ahead.take(step.image) if from_file else None
+            info = self.ahead.take(step)
             if info is None:
                 info = (inspect_file(step.image, self.options.max_pixels) if from_file
                         else inspect_bytes(step.image_bytes, self.options.max_pixels, step.image))
@@ -707,8 +707,7 @@ def _check_batches(project, records, options, report, created, durable, spool, t
         kept: list[EpisodeRecord] = []
         infos: dict[int, list[ImageInfo | None]] = {}
         if not unknown or options.add_labels:  # the files the loop below will check, in its order
-            ahead.expect([step.image for record in batch if record.key not in existing for step in record.steps
-                          if step.image is not None and step.image_bytes is None])
+            ahead.expect([step for record in batch if record.key not in existing for step in record.steps])
         for record in batch:
             done += 1
             if unknown and not options.add_labels:  # sure to be refused: only the rest of the labels are looked at
