@@ -23,9 +23,10 @@ run: $(BIN)/.installed
 # 227 -> 162 s, OCR suggestions 291 -> 84 s; at load 9-12): docs/suite-durations.md.
 # compileall first: with PYTHONDONTWRITEBYTECODE set (as on the shared CI machine) every
 # `python -m desktop_app` a test starts compiled the package again (kill_safety: 95 -> 78 s of CPU; 1 s to compile).
+# --durations=25: every run (CI's too) ends with its 25 slowest tests, the list issue 36 asks to look at one by one.
 test: $(BIN)/.installed system-deps
 	$(BIN)/python -m compileall -q desktop_app
-	$(BIN)/python -m pytest -n 3 --dist loadfile
+	$(BIN)/python -m pytest -n 3 --dist loadfile --durations=25
 
 # The golden images of the canvas and the main window (tests/test_gui_snapshots.py), taken again on purpose after
 # a change of the layout that is meant: look at tests/data/snapshots/*.png before committing them.
