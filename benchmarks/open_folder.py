@@ -227,24 +227,6 @@ def labelme(folder: Path, count: int, python: str, data: Path) -> tuple[float, d
 
 
 # -- before: the all-or-nothing import ---------------------------------------------------------------------------
-def _window_threads() -> int:
-    """How many threads decode for the window's import of a folder (it runs at the background priority)."""
-    import threading
-
-    from desktop_app.priority import background_priority
-
-    found = []
-
-    def ask() -> None:
-        background_priority()
-        found.append(decoding_threads())
-
-    asker = threading.Thread(target=ask)
-    asker.start()
-    asker.join()
-    return found[0]
-
-
 def import_at_once(folder: Path, data: Path) -> float:
     """Seconds for `screenlab import --format images` of the folder into a new project: nothing shows before it
     commits (ADR 0004)."""
@@ -322,7 +304,7 @@ def main() -> None:
         imported = _figures(ours, "imported")[0]
         emit(f"open a folder of {args.count:,} PNGs (1280x800): all of them imported, from the call (the window "
              "usable throughout)", imported, "s", runs=args.runs, load=statistics.median(loads),
-             note=(f"{imported / args.count * 1000:.1f} ms a screenshot, decoded on {_window_threads()} thread(s) "
+             note=(f"{imported / args.count * 1000:.1f} ms a screenshot, decoded on {decoding_threads(background=True)} thread(s) "
                    f"beside the window's; `screenlab import --format images` of the folder: {median(at_once):.2f} s "
                    f"(on {decoding_threads()})"),
              command="benchmarks/open_folder.py")

@@ -31,10 +31,10 @@ PARALLEL_PIXELS = 3840 * 2160 * 2  # larger pictures (over two 4K screens) are d
 MAX_THREADS = 4  # decoding beyond this many cores is held back by the disk and the importer's own work
 
 
-def decoding_threads() -> int:
-    """How many threads decode for an import started on this thread: one per core this process may run on, up
-    to MAX_THREADS; one core fewer for background work (a thread at the background priority, as the window's
-    import of a folder is), which leaves the window a core of its own; 0 on one core (nothing is decoded
+def decoding_threads(background: bool | None = None) -> int:
+    """How many threads decode for an import: one per core this process may run on, up to MAX_THREADS; one core
+    fewer for background work (by default: whether this thread runs at the background priority, as the window's
+    import of a folder does), which leaves the window a core of its own; 0 on one core (nothing is decoded
     ahead then: the importer checks each picture itself)."""
     try:
         cores = len(os.sched_getaffinity(0))
@@ -42,7 +42,9 @@ def decoding_threads() -> int:
         cores = os.cpu_count() or 1
     if cores < 2:
         return 0
-    return min(cores - 1 if in_background() else cores, MAX_THREADS)
+    if background is None:
+        background = in_background()
+    return min(cores - 1 if background else cores, MAX_THREADS)
 
 
 class ImageLookahead:
