@@ -179,8 +179,10 @@ kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 exit 0
 MEASURE
     chmod +x "$WORK/measure.sh"
+    # -noreset: Xvfb otherwise resets when its last client (the app just killed) leaves, and a start that
+    # connects during the reset is refused ("could not connect to display"), which failed CI once
     # shellcheck disable=SC2016
-    "${NET[@]}" xvfb-run -a -s "-screen 0 1600x1000x24" sh -c \
+    "${NET[@]}" xvfb-run -a -s "-screen 0 1600x1000x24 -noreset" sh -c \
         '"$0" "$1" "$2" "first start (fresh user, creates the demo project)" &&
          "$0" "$1" "$2" "second start" && "$0" "$1" "$2" "third start"' \
         "$WORK/measure.sh" "$APP" "$WORK/home-x11" || fail "start under Xvfb"
