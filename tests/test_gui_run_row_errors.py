@@ -4,6 +4,7 @@ the real openai client and the local fake server answering 500 (no pytest-qt).""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -106,10 +107,40 @@ def test_writing_grounding_instructions_names_the_failing_endpoint(tmp_path):
 
     with Project.init(tmp_path / "p") as project:
         import_path(project, sphinx_demo_dataset_dir(), "sphinx")
-        api.extract_grounding_tasks(project)
+        tasks = api.extract_grounding_tasks(project).created
         with FakeOpenAI(lambda body, n: Response(status=500)) as server:
             report = api.write_grounding_instructions(project, LlmEndpoint(server.base_url, "writer"))
-    assert report.written == 0 and report.failed
-    assert report.summary().startswith(f"0 instructions written; {len(report.failed)} failed, the first: the LLM at "
+    # the first task's request and its one retry (synth/llm.py SYNTH_RETRIES), then the batch stops: every task
+    # after it would have waited as long for the same failure
+    assert len(server.requests) == 2
+    assert report.written == 0 and len(report.failed) == 1 and report.not_asked == tasks - 1 > 0
+    assert report.summary().startswith(f"0 instructions written; 1 failed, the first: the LLM at "
                                        f"{server.base_url} failed (HTTP 500")
     assert "check the address, the model name 'writer' and the key in Settings" in report.summary()
+    assert report.summary().endswith(f"stopped there, {tasks - 1} tasks not asked: write again once the endpoint "
+                                     "answers")
+
+
+def test_a_malformed_answer_fails_its_task_only_and_writing_again_asks_only_what_is_left(tmp_path):
+    """A model that answers, but not in the shape asked for, fails that task (after its attempts) and the batch
+    goes on; writing again asks only the tasks still without an instruction."""
+    from desktop_app.paths import sphinx_demo_dataset_dir
+    from desktop_app.synth.llm import MAX_ATTEMPTS, LlmEndpoint
+
+    def answer(body, n):  # the first task's attempts get prose, every other request a good answer
+        if n < MAX_ATTEMPTS:  # n counts from 0
+            return Response(text="Sure! Tap the button.")
+        return Response(text=json.dumps({"marked_element": "x", "instruction": f"Tap item {n}."}))
+
+    with Project.init(tmp_path / "p") as project:
+        import_path(project, sphinx_demo_dataset_dir(), "sphinx")
+        tasks = api.extract_grounding_tasks(project).created
+        with FakeOpenAI(answer) as server:
+            endpoint = LlmEndpoint(server.base_url, "writer")
+            first = api.write_grounding_instructions(project, endpoint, limit=3)
+            assert (first.written, len(first.failed), first.not_asked) == (2, 1, 0)
+            assert "no valid answer after 3 attempts" in first.failed[0]
+            asked = len(server.requests)
+            again = api.write_grounding_instructions(project, endpoint)
+    assert (again.written, again.failed) == (tasks - 2, [])
+    assert len(server.requests) - asked == tasks - 2  # the two written tasks were not asked again

@@ -29,7 +29,7 @@ from desktop_app.store.project import Project
 from desktop_app.store.review import set_review
 from desktop_app.store.types import utcnow
 from desktop_app.synth.ambiguous import INSTRUCTION, action_code, marked_screenshot
-from desktop_app.synth.llm import LlmEndpoint, LlmSession, SynthError
+from desktop_app.synth.llm import EndpointError, LlmEndpoint, LlmSession, SynthError
 
 REVIEW_KIND = "grounding_instruction"
 SCENARIO = "grounding"
@@ -97,14 +97,18 @@ def extract(project: Project) -> Extracted:
 class Written:
     written: int = 0
     failed: list[str] = field(default_factory=list)  # "key: why"
+    not_asked: int = 0  # tasks left without an instruction because the endpoint failed before them
 
     def summary(self) -> str:
         """One line (the window's status bar, the CLI): with the first failure's reason, which names the endpoint
-        and what to check when the endpoint failed."""
+        and what to check when the endpoint failed, and how many tasks a failing endpoint left unasked."""
         if not self.failed:
             return f"{self.written} instructions written"
-        return f"{self.written} instructions written; {len(self.failed)} failed, the first: " \
+        line = f"{self.written} instructions written; {len(self.failed)} failed, the first: " \
                f"{self.failed[0].split(': ', 1)[-1]}"
+        if self.not_asked:
+            line += f"; stopped there, {self.not_asked} tasks not asked: write again once the endpoint answers"
+        return line
 
 
 def write_instructions(project: Project, endpoint: LlmEndpoint, temperature: float = TEMPERATURE,
@@ -132,7 +136,11 @@ def write_instructions(project: Project, endpoint: LlmEndpoint, temperature: flo
             answer = session.ask("step_instruction.j2", INSTRUCTION, calls,
                                  image=marked_screenshot(project.image_path(screen), box),
                                  task="(one step of a longer task)", platform=platform, action=action_code(gold))
-        except (SynthError, OSError) as exc:
+        except EndpointError as exc:  # down, hung or refusing: every task after this one would wait as long
+            report.failed.append(f"{episode.key}: {exc}")
+            report.not_asked = len(todo) - done
+            break
+        except (SynthError, OSError) as exc:  # a malformed answer, an unreadable screenshot: this task only
             report.failed.append(f"{episode.key}: {exc}")
             continue
         except Exception as exc:  # the endpoint failed (network, HTTP error): report it, go on with the rest
