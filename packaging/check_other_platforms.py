@@ -446,9 +446,12 @@ def shell_checks(root: Path = ROOT, shellcheck: bool = True) -> list[Check]:
 # ============================================================================ 4. the spec vs PyInstaller
 def find_pyinstaller(hint: str | os.PathLike | None = None) -> Path | None:
     """The PyInstaller package folder of a build venv (build/venv, or --pyinstaller / SCREENLAB_PYINSTALLER:
-    a venv, a site-packages folder or the PyInstaller folder itself), else of this interpreter."""
+    a venv, a site-packages folder or the PyInstaller folder itself), else of this interpreter.
+    SCREENLAB_BUILD_UNDERWAY set: build/venv is left alone, as a build running beside (.ci/run runs the release
+    build beside the suite) may be installing into it."""
     candidates: list[Path] = []
-    for base in (hint, os.environ.get("SCREENLAB_PYINSTALLER"), ROOT / "build" / "venv"):
+    build_venv = None if os.environ.get("SCREENLAB_BUILD_UNDERWAY") else ROOT / "build" / "venv"
+    for base in (hint, os.environ.get("SCREENLAB_PYINSTALLER"), build_venv):
         if base:
             base = Path(base)
             candidates += [base, base / "PyInstaller", *sorted(base.glob("lib/python3*/site-packages/PyInstaller")),
