@@ -53,3 +53,70 @@ def test_runs_written_before_typed_runs_keep_their_fields(tmp_path):
     assert (runs[2].protocol, runs[2].options) == ("episode", {"allow_ask": False})
     assert (runs[2].prompt_tokens, runs[2].completion_tokens, runs[2].cost, runs[2].executions) == (1200, 40, 0.5, 2)
     assert runs[3].failure == "ProfileError: no key"
+
+
+def _schema(path) -> list[tuple]:
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name").fetchall()
+
+
+def test_a_new_project_copied_from_the_first_is_the_database_alembic_made(tmp_path):
+    """ADR 0063: the first new SQLite project of a process runs every migration; the next ones get a copy of that
+    empty database at head. The copy has the first one's schema to the byte (and so the models' schema), nothing in
+    it but the revision and its own media choice, WAL mode, passes SQLite's check, takes an import and shares
+    nothing with the first."""
+    import sqlite3
+
+    from sqlalchemy import text
+
+    from desktop_app.formats.transfer import import_path
+    from desktop_app.paths import demo_dataset_dir
+    from desktop_app.store import migrate
+    from desktop_app.store.project import Project
+
+    migrate._EMPTY_AT_HEAD.clear()  # whatever earlier tests of this process made: the first is migrated here
+    Project.init(tmp_path / "first").close()
+    assert set(migrate._EMPTY_AT_HEAD) == {migrate.head_on_disk()}
+    with Project.init(tmp_path / "copied") as project:
+        with project.engine.connect() as conn:
+            diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
+        assert diff == []
+        import_path(project, demo_dataset_dir(), "screenlab")
+    first = _schema(tmp_path / "first" / "screenlab.sqlite")
+    assert len(first) > 50 and _schema(tmp_path / "copied" / "screenlab.sqlite") == first
+    with sqlite3.connect(tmp_path / "copied" / "screenlab.sqlite") as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(migrate.head_on_disk(),)]
+        assert db.execute("SELECT count(*) FROM episode").fetchone()[0] > 0  # the import went in
+    db.close()
+    with Project.open(tmp_path / "first") as first_project, first_project.reading() as s:
+        assert s.execute(text("SELECT count(*) FROM episode")).scalar() == 0
+
+
+def test_a_database_with_anything_in_it_is_migrated_never_overwritten_by_the_copy(tmp_path):
+    """A SQLite file that holds a table but no schema revision (someone's own database chosen by mistake) goes
+    through Alembic as before: the kept copy only ever fills a database with nothing in it."""
+    import sqlite3
+
+    from sqlalchemy import create_engine
+
+    from desktop_app.store import migrate
+    from desktop_app.store.project import Project
+
+    Project.init(tmp_path / "any").close()  # a copy to offer is kept by now
+    assert migrate._EMPTY_AT_HEAD
+    path = tmp_path / "mine.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (body TEXT)")
+        db.execute("INSERT INTO notes VALUES ('keep me')")
+    db.close()
+    engine = create_engine(f"sqlite:///{path}")
+    assert migrate.upgrade(engine)
+    engine.dispose()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT body FROM notes").fetchall() == [("keep me",)]
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(migrate.head_on_disk(),)]
+    db.close()
