@@ -150,7 +150,10 @@ def _is_empty_sqlite(engine: Engine) -> bool:
 def _keep_empty_at_head(engine: Engine, head: str) -> None:
     raw = engine.raw_connection()
     try:
-        pages = bytearray(raw.driver_connection.serialize())
+        serialize = getattr(raw.driver_connection, "serialize", None)  # a SQLite built without it: nothing kept
+        if serialize is None:
+            return
+        pages = bytearray(serialize())
     finally:
         raw.close()
     pages[18] = pages[19] = 1  # the header's journal mode: rollback, as a database in memory cannot be in WAL mode

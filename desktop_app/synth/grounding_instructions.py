@@ -143,7 +143,7 @@ def write_instructions(project: Project, endpoint: LlmEndpoint, temperature: flo
         except (SynthError, OSError) as exc:  # a malformed answer, an unreadable screenshot: this task only
             report.failed.append(f"{episode.key}: {exc}")
             continue
-        except Exception as exc:  # the endpoint failed (network, HTTP error): report it, go on with the rest
+        except Exception as exc:  # anything else this task ran into (the endpoint's own failures are EndpointError)
             report.failed.append(f"{episode.key}: {type(exc).__name__}: {exc}")
             continue
         _save(project, episode.id, answer["instruction"].strip(), endpoint.model, calls)
