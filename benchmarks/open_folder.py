@@ -304,9 +304,9 @@ def main() -> None:
         imported = _figures(ours, "imported")[0]
         emit(f"open a folder of {args.count:,} PNGs (1280x800): all of them imported, from the call (the window "
              "usable throughout)", imported, "s", runs=args.runs, load=statistics.median(loads),
-             note=(f"{imported / args.count * 1000:.1f} ms a screenshot, decoded on {decoding_threads(background=True)} thread(s) "
-                   f"beside the window's; `screenlab import --format images` of the folder: {median(at_once):.2f} s "
-                   f"(on {decoding_threads()})"),
+             note=(f"{imported / args.count * 1000:.1f} ms a screenshot, decoded on "
+                   f"{decoding_threads(background=True)} thread(s) beside the window's; `screenlab import --format "
+                   f"images` of the folder: {median(at_once):.2f} s (on {decoding_threads()})"),
              command="benchmarks/open_folder.py")
         call, launch = _figures(again, "first_painted")
         print(f"   opened again (all in)      {call:7.2f} s / {launch:7.2f} s to the first screen   {load()}")
