@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from sqlalchemy import inspect, text
+from sqlalchemy import inspect
 
 # Qt must never try to reach a display in tests; the user's folders must stay untouched.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -155,8 +155,13 @@ def snapshot(project) -> dict:
     """Everything a user could lose: every row of every table and every media file."""
     state = {}
     with project.engine.connect() as conn:
+        # the driver's own cursor: the fuzz tests take two snapshots an import, and SQLAlchemy's statement
+        # handling was most of their time (1.7 ms a snapshot of 24 tables against 0.3 ms so)
+        cursor = conn.connection.cursor()
         for table in inspect(conn).get_table_names():
-            state[table] = conn.execute(text(f'SELECT * FROM "{table}" ORDER BY 1')).all()
+            cursor.execute(f'SELECT * FROM "{table}" ORDER BY 1')
+            state[table] = cursor.fetchall()
+        cursor.close()
     state["media"] = sorted(p.relative_to(project.media.root).as_posix()
                             for p in project.media.root.rglob("*") if p.is_file())
     return state

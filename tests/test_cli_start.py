@@ -4,6 +4,7 @@ ORM models; what every command prints is unchanged (the info lines below were pr
 The times themselves are measured by benchmarks/cli_start.py."""
 
 import json
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -179,3 +180,19 @@ def test_the_head_read_from_the_migration_files_is_alembics():
     # opening a current project compares against this head without loading Alembic (store/migrate.py); a
     # migration file written so that it cannot be read this way sends every open through Alembic
     assert migrate.head_on_disk() == migrate.head_revision()
+
+
+def test_the_head_read_again_follows_a_migration_file_added_or_changed(tmp_path, monkeypatch):
+    # head_on_disk keeps its answer while the files' names, sizes and times stay; a new migration (an update of
+    # ScreenLab under a running process, a developer's new revision) is read again
+    head = migrate.head_revision()
+    versions = tmp_path / "migrations" / "versions"
+    shutil.copytree(migrate._MIGRATIONS / "versions", versions)
+    monkeypatch.setattr(migrate, "_MIGRATIONS", tmp_path / "migrations")
+    assert migrate.head_on_disk() == head
+    (versions / "9999_next.py").write_text(f'revision = "9999"\ndown_revision = "{head}"\n', encoding="utf-8")
+    assert migrate.head_on_disk() == "9999"
+    (versions / "9999_next.py").write_text('revision = f"9999"\n', encoding="utf-8")  # not readable so
+    assert migrate.head_on_disk() is None
+    (versions / "9999_next.py").unlink()
+    assert migrate.head_on_disk() == head

@@ -66,13 +66,27 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(conn).get_current_revision()
 
 
+# head_on_disk's answer for the migration files as they were (name, size, modification time): reading and matching
+# the 15 files was a third of opening a project (1.3 of 4.1 ms); their signatures are read again at every call.
+_HEAD_READ: tuple[tuple, str | None] | None = None
+
+
 def head_on_disk() -> str | None:
     """The head revision as the migration files write it; None unless every file names one revision and one
     parent (a string or None) in that plain way and they form one line (Alembic then decides)."""
+    global _HEAD_READ
+    paths = sorted(path for path in (_MIGRATIONS / "versions").glob("*.py") if path.name != "__init__.py")
+    signature = tuple((path.name, stat.st_size, stat.st_mtime_ns) for path in paths for stat in [path.stat()])
+    if _HEAD_READ is not None and _HEAD_READ[0] == signature:
+        return _HEAD_READ[1]
+    head = _head_of(paths)
+    _HEAD_READ = (signature, head)
+    return head
+
+
+def _head_of(paths: list[Path]) -> str | None:
     revisions, parents = set(), set()
-    for path in (_MIGRATIONS / "versions").glob("*.py"):
-        if path.name == "__init__.py":
-            continue
+    for path in paths:
         assigned = _ASSIGNED.findall(path.read_text(encoding="utf-8"))
         names = [name for name, _ in assigned]
         if sorted(names) != ["down_revision", "revision"]:
