@@ -6,15 +6,16 @@ BIN    := $(VENV)/bin
 
 .PHONY: run test lint guide bench bench-quick bench-peers demo system-deps clean snapshots
 
-# The packages go in with uv (pinned), which pip installs first: 15 s on a fresh machine where pip alone took 90 s
+# The packages go in with uv (pinned), which pip installs first: 24-34 s on a fresh machine where pip took 90 s
 # (40 of them resolving), most of make test's lead on a fresh clone (ADR 0064). The same pins either way; where
-# uv cannot be had or cannot reach the index (it reads no pip.conf), pip installs them as before.
+# uv cannot be had or cannot reach the index (it reads no pip.conf), pip installs them as before. Bytecode written
+# as pip does: with PYTHONDONTWRITEBYTECODE set, every process would compile the libraries again.
 UV_VERSION := 0.13.9
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ScreenLab needs Python >= 3.11 (set PYTHON=python3.11)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)" \
-	  && $(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[dev]" \
+	  && $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[dev]" \
 	  || { echo "uv could not install the packages: pip installs them instead"; \
 	       $(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev]"; }
 	@touch $@
