@@ -33,9 +33,12 @@ run: $(BIN)/.installed
 # compileall first: with PYTHONDONTWRITEBYTECODE set (as on the shared CI machine) every
 # `python -m desktop_app` a test starts compiled the package again (kill_safety: 95 -> 78 s of CPU; 1 s to compile).
 # --durations=25: every run (CI's too) ends with its 25 slowest tests, the list issue 36 asks to look at one by one.
+# pytest runs with bytecode writing on (PYTHONDONTWRITEBYTECODE unset for it alone): pytest keeps the test modules it
+# rewrote for its assertion messages only where Python may write bytecode, so each worker rewrote all of them again
+# at every run, 8 s of each worker's 15 s collection (7 s with them kept). The first run writes them.
 test: $(BIN)/.installed system-deps
 	$(BIN)/python -m compileall -q desktop_app
-	$(BIN)/python -m pytest -n 3 --dist loadfile --durations=25
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n 3 --dist loadfile --durations=25
 
 # The golden images of the canvas and the main window (tests/test_gui_snapshots.py), taken again on purpose after
 # a change of the layout that is meant: look at tests/data/snapshots/*.png before committing them.
