@@ -4,9 +4,9 @@
 #
 #   packaging/build_linux.sh            # then: packaging/smoke_test.sh
 #
-# Makes its own build environment (build/venv: `pip install .[docs] pyinstaller==6.22.3`), so the
-# bundle holds exactly the pinned runtime dependencies, not the developer's .venv (MkDocs, the docs extra,
-# builds the user guide; the app never imports it, so it is not bundled).
+# Makes its own build environment (build/venv: `pip install .[docs] pyinstaller==6.22.3`, by the checkout's uv when
+# .venv has it: ADR 0064), so the bundle holds exactly the pinned runtime dependencies, not the developer's .venv
+# (MkDocs, the docs extra, builds the user guide; the app never imports it, so it is not bundled).
 # Environment: PYTHON (default python3.11; needs its shared libpython, as pyenv/Debian/python.org
 # builds have), KEEP_BUILD_VENV=1 reuses build/venv, NO_STRIP=1 skips stripping, MINIMAL_OPENCV=1
 # ships OpenCV built with only what the app uses, NUMPY_NOBLAS=1 numpy without OpenBLAS, RELEASE=1 both (the
@@ -47,7 +47,15 @@ if [[ "${KEEP_BUILD_VENV:-0}" != 1 || ! -x "$VENV/bin/python" ]]; then
     rm -rf "$VENV"
     "$PYTHON" -m venv "$VENV"
 fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check ".[docs]" "pyinstaller==$PYINSTALLER_VERSION"
+# uv where the checkout's .venv has it (make installs it, ADR 0064; UV=/path/to/uv names another): the same pins in a
+# fraction of pip's time, which in CI is on the way to the end (the build runs beside the suite); pip otherwise
+UV="${UV:-$ROOT/.venv/bin/uv}"
+if [[ -x "$UV" ]] && "$UV" pip install --quiet --python "$VENV/bin/python" ".[docs]" "pyinstaller==$PYINSTALLER_VERSION"; then
+    :
+else
+    [[ -x "$UV" ]] && echo "uv could not install the build environment: pip installs it instead"
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check ".[docs]" "pyinstaller==$PYINSTALLER_VERSION"
+fi
 if [[ "${KEEP_BUILD_VENV:-0}" == 1 ]]; then  # same version number, new code: install it again
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .
 fi
