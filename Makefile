@@ -25,9 +25,10 @@ run: $(BIN)/.installed
 
 # Three workers on two cores (pytest-xdist): much of the suite waits on a browser, a server or a subprocess.
 # A file's tests stay on one worker (its fixtures are built once); each worker has its own browser,
-# QApplication and PostgreSQL server. 8m44s of pytest in .ci/run on a fresh clone here (make test 10m15s with the
-# venv), the machine otherwise idle, the release build beside it at nice 19 (2026-11-30; issue 36 asks 8 minutes
-# for the whole of make test). The suite is CPU-bound (169 % of the two cores): docs/suite-durations.md.
+# QApplication and PostgreSQL server. 524-716 s of pytest in .ci/run on a fresh clone here, the machine otherwise
+# idle, the release build beside it at nice 19, the machine's speed drifting by a third between hours (2026-11-30;
+# issue 36 asks 8 minutes for the whole of make test; the venv is 43 s of it since ADR 0064, about 90 s before).
+# The suite is CPU-bound (160-169 % of the two cores): docs/suite-durations.md.
 # The slow files, each timed alone before and after issue 36's pass (thumbnail grid 249 -> 47 s, runner
 # 227 -> 162 s, OCR suggestions 291 -> 84 s; at load 9-12): docs/suite-durations.md.
 # compileall first: with PYTHONDONTWRITEBYTECODE set (as on the shared CI machine) every
