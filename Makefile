@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 
 .PHONY: run test lint guide bench bench-quick bench-peers demo system-deps clean snapshots
 
-# The packages go in with uv (pinned), which pip installs first: 24-34 s on a fresh machine where pip took 90 s
+# The packages go in with uv (pinned), which pip installs first: 24-43 s on a fresh machine where pip took 90 s
 # (40 of them resolving), most of make test's lead on a fresh clone (ADR 0064). The same pins either way; where
 # uv cannot be had or cannot reach the index (it reads no pip.conf), pip installs them as before. Bytecode written
 # as pip does: with PYTHONDONTWRITEBYTECODE set, every process would compile the libraries again.
