@@ -9,7 +9,9 @@ gives it, and the metrics counted from it must equal those summed row by row."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -17,6 +19,7 @@ from types import SimpleNamespace
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from test_envdistraction_end_to_end import REFERENCE, fits, write_dataset  # noqa: E402
@@ -106,6 +109,58 @@ def test_counting_in_worker_processes_gives_the_counts_of_one_process(answered):
         split[tuple(sorted(row.items()))] += n
     assert split == one
     assert sum(one.values()) > 600
+
+
+_FORKED_COUNT = r"""
+import json, os, sys, threading
+from collections import Counter
+from desktop_app.evaluation import work_split
+from desktop_app.evaluation.rows import counted_rows
+from desktop_app.store.project import Project
+
+def probe(share):  # in the worker: who it is and whether it has this process's modules without importing them
+    return os.getpid(), "desktop_app.evaluation.rows" in sys.modules
+
+project = Project.open(sys.argv[1])
+runs = json.loads(sys.argv[2])
+out = {"parent": os.getpid(), "alone": work_split.start_method()}
+out["worker"] = work_split.on_every_core(lambda share: None, probe, [[0], [1]], workers=1)[0]
+counted = Counter()
+for row, n in counted_rows(project, runs, "envdistraction", parallel_min=0, processes=2):
+    counted[json.dumps(sorted(row.items()))] += n
+out["counted"] = counted
+out["frozen_after"] = __import__("gc").get_freeze_count()
+project.close()
+stop = threading.Event()
+thread = threading.Thread(target=stop.wait)
+thread.start()
+out["beside_a_thread"] = work_split.start_method()
+stop.set()
+thread.join()
+import PySide6.QtCore  # noqa: E402,F401
+out["with_qt"] = work_split.start_method()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only (ADR 0065)")
+def test_a_command_lines_workers_are_forked_and_count_what_one_process_counts(answered):
+    """A process with no other thread and no Qt (the command line, a script) forks its workers: they start with
+    its modules loaded (no second of imports) and count what one process counts. Beside a thread, or with Qt
+    loaded (the window, whose threads Python does not see), they are spawned."""
+    project, runs = answered
+    one = Counter({json.dumps(sorted(row.items())): n for row, n in counted_rows(project, runs, "envdistraction")})
+    out = subprocess.run([sys.executable, "-c", _FORKED_COUNT, str(project.folder), json.dumps(runs)],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr[-3000:]
+    said = json.loads(out.stdout.splitlines()[-1])
+    assert said["alone"] == "fork"
+    worker_pid, had_modules = said["worker"]
+    assert worker_pid != said["parent"] and had_modules
+    assert Counter(said["counted"]) == one and sum(one.values()) > 600
+    assert said["frozen_after"] == 0  # what was frozen for the fork is collectable again
+    assert said["beside_a_thread"] == "spawn" and said["with_qt"] == "spawn"
 
 
 def test_a_worker_takes_shares_from_the_front_and_this_process_from_the_back_each_once():

@@ -83,6 +83,32 @@ def test_the_features_that_need_those_modules_still_find_them(demo_copy):
     assert out.stdout.split() == ["True", "True", "True", "True", "AgreementView"]
 
 
+def test_opening_a_folder_loads_the_images_format_alone_and_every_format_is_registered():
+    """Formats load on first use (ADR 0065): the folder importer (File > Open Screenshots Folder…) brings in the
+    images format and none of the other 22 with their libraries; the registry names every format module of the
+    package under its own SPEC's name."""
+    import importlib
+    import pkgutil
+
+    from desktop_app import formats
+    from desktop_app.formats.spec import FormatSpec
+
+    code = ("import sys; import desktop_app.formats.folder_open; from desktop_app.formats import MODULES; "
+            "print(' '.join(n for n, m in MODULES.items() if 'desktop_app.formats.' + m in sys.modules), "
+            "'yaml' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["images", "False"]
+    declared = {}
+    for info in pkgutil.iter_modules(formats.__path__):
+        spec = getattr(importlib.import_module(f"desktop_app.formats.{info.name}"), "SPEC", None)
+        if isinstance(spec, FormatSpec):
+            declared[spec.name] = info.name
+    assert formats.MODULES == declared and len(declared) == 23
+    assert [spec.name for spec in formats.FORMATS.values()] == list(formats.MODULES)
+    assert "coco" in formats.FORMATS and "nonsense" not in formats.FORMATS and formats.FORMATS.get("nonsense") is None
+
+
 def test_the_splash_comes_before_the_window_and_the_project_are_imported():
     """The launch imports, before its splash, only what the splash needs: not the window, not the API."""
     code = ("import sys; import desktop_app.ui.app; "

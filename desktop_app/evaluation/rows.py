@@ -19,7 +19,6 @@ text_metric (auto, f1, result-id): how the envdistraction rules score text answe
 
 from __future__ import annotations
 
-import atexit
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
@@ -44,9 +43,9 @@ from desktop_app.evaluation.rules.envdistraction import EnvDistractionRules
 from desktop_app.evaluation.rules.envdistraction_batch import reads, score_chunk
 from desktop_app.evaluation.rules.screenlab import flags_of
 from desktop_app.evaluation.work_split import (
-    PARALLEL_MIN,
     PIECES_PER_PROCESS,
     Part,
+    at_worker_exit,
     on_every_core,
     prediction_total,
     share_count,
@@ -194,12 +193,12 @@ def _scored_row(keys: dict, item: ScoringInput | None, rule_set, rules: str, det
 
 
 def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES,
-                 parallel_min: int = PARALLEL_MIN, processes: int | None = None,
+                 parallel_min: int | None = None, processes: int | None = None,
                  text_metric: str = "auto") -> Iterator[tuple[dict, int]]:
     """What metrics.summarize_counted counts: (row, how many predictions have it), rows with keys run,
     scenario, verdict, wrong_format (and the flags of rule sets that have them). In no particular order.
     A rule set that scores the answers again does it on every core from `parallel_min` predictions
-    (evaluation/work_split.py), or in `processes` processes then when given."""
+    (default: evaluation/work_split.parallel_minimum()), or in `processes` processes then when given."""
     catch_up(project)
     if rules == DEFAULT_RULES:  # stored verdicts: the database counts them
         with project.reading() as s:
@@ -266,7 +265,7 @@ def _count_elsewhere(parts: list[Part], url: str, folder: str, run_ids: list[int
     project = _OPENED.get((url, folder))
     if project is None:  # once per worker: it counts several shares (work_split.on_every_core)
         project = _OPENED[url, folder] = Project(url, None, Path(folder) if folder else None)
-        atexit.register(project.close)
+        at_worker_exit(project.close)
     return _count_parts(project, run_ids, get_rules(rules, text_metric), parts)
 
 

@@ -8,17 +8,24 @@ bounds and reads each part without sorting). Every run is cut into as many parts
 so each share gets a slice of every run: text runs cost several times what point runs do, and the
 shares stay even whatever mix of runs is asked for.
 
-This process counts the first share while the others run in processes started fresh ("spawn": safe
-beside the window's threads, and the same on every OS; the installer's entry point calls
-multiprocessing.freeze_support for it). A worker opens the project again from its address: a folder's
-database, or a server whose password comes from the environment or the keyring as here (store/db.py).
-Small evaluations stay in this process: starting a worker costs about half a second of imports.
+This process counts the last shares while the workers take the first ones. A worker is this process forked
+where that is safe: on Linux, from a process with no other thread (the command line, a script). It then has
+every module loaded and starts in milliseconds. Anywhere else (beside the window's threads, on macOS and
+Windows) it is started fresh ("spawn"; the installer's entry point calls multiprocessing.freeze_support for
+it), which costs about a second of imports, so spawned workers are only worth it for bigger evaluations
+(ADR 0065). Either way a worker opens the project again from its address (a folder's database, or a server
+whose password comes from the environment or the keyring as here: store/db.py) and never uses a connection
+of this process.
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
+import multiprocessing.util
 import os
+import sys
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -28,14 +35,34 @@ from sqlalchemy import func, select
 from desktop_app.store import models as m
 
 Part = tuple[int, int | None, int | None]  # (run id, first step id, step id where the next part starts)
-PARALLEL_MIN = 200_000  # predictions; below this a worker's start-up costs more than it saves
+PARALLEL_MIN = 200_000  # predictions; below this a spawned worker's start-up costs more than it saves
+FORKED_MIN = 50_000  # the same for a forked worker, which starts at once: below it the split and the merge cost more
 MAX_SHARES = 4  # more processes add memory and start-up, and a laptop has other work to do
-PIECES_PER_PROCESS = 4  # shares per process, so the processes' ends meet evenly (on_every_core)
+PIECES_PER_PROCESS = 8  # shares per process, so the processes' ends meet evenly (on_every_core); the pool hands a
+# worker one share beyond the one it counts, which this process cannot take back: small shares keep that short
 
 
-def share_count(predictions: int, cores: int | None = None, minimum: int = PARALLEL_MIN) -> int:
-    """How many processes count `predictions`: one when they are few or the machine has one core."""
+def start_method() -> str:
+    """How on_every_core starts its workers: "fork" on Linux from a process with no other Python thread and no Qt,
+    else "spawn". A fork copies only the calling thread, and a lock another thread held stays locked in the copy;
+    Qt starts threads of its own that Python does not count, so a process that loaded it (the window) spawns.
+    OpenBLAS's threads (numpy's) are let be: it stops and restarts them around a fork (pthread_atfork). macOS's
+    system libraries do not survive a fork (Python's own default there is spawn)."""
+    if sys.platform.startswith("linux") and threading.active_count() == 1 and "PySide6.QtCore" not in sys.modules:
+        return "fork"
+    return "spawn"
+
+
+def parallel_minimum() -> int:
+    """From how many predictions counting on every core pays, with this process's way of starting workers."""
+    return FORKED_MIN if start_method() == "fork" else PARALLEL_MIN
+
+
+def share_count(predictions: int, cores: int | None = None, minimum: int | None = None) -> int:
+    """How many processes count `predictions`: one when they are few (below `minimum`, default
+    parallel_minimum()) or the machine has one core."""
     cores = cores if cores is not None else (os.cpu_count() or 1)
+    minimum = parallel_minimum() if minimum is None else minimum
     if predictions < minimum or cores < 2:
         return 1
     return min(cores, MAX_SHARES)
@@ -65,6 +92,12 @@ def split_runs(session, run_ids: Sequence[int], shares: int) -> list[list[Part]]
     return out
 
 
+def at_worker_exit(close: Callable[[], Any]) -> None:
+    """`close()` when this worker process ends, however it was started: a forked worker ends with os._exit,
+    which skips atexit; multiprocessing's own finalizers run at the end of either kind."""
+    multiprocessing.util.Finalize(None, close, exitpriority=10)
+
+
 def on_every_core(here: Callable[[list[Part]], Any], elsewhere: Callable[..., Any], shares: list[list[Part]],
                   *args: Any, workers: int | None = None) -> list[Any]:
     """here(share) in this process and elsewhere(share, *args) in `workers` worker processes (default: one fewer
@@ -78,10 +111,21 @@ def on_every_core(here: Callable[[list[Part]], Any], elsewhere: Callable[..., An
     if len(shares) == 1:
         return [here(shares[0])]
     workers = len(shares) - 1 if workers is None else workers
-    context = multiprocessing.get_context("spawn")
+    method = start_method()
     results: list[Any] = [None] * len(shares)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending = [pool.submit(elsewhere, share, *args) for share in shares]
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
+        frozen_before = gc.get_freeze_count()
+        if method == "fork":
+            # the forks happen at the first submit (all of them, before the pool's own thread starts). Frozen,
+            # what this process holds is never collected in a worker: no inherited connection or file is closed
+            # there (a database connection's close would speak on this process's socket), and its pages stay
+            # shared rather than copied when the collector walks them
+            gc.freeze()
+        try:
+            pending = [pool.submit(elsewhere, share, *args) for share in shares]
+        finally:
+            if method == "fork" and not frozen_before:  # what a caller froze stays frozen
+                gc.unfreeze()
         for at in range(len(shares) - 1, -1, -1):
             if not pending[at].cancel():  # a worker has it (and every one before it, in order)
                 break
