@@ -104,7 +104,7 @@ def test_opening_a_folder_loads_the_images_format_alone_and_every_format_is_regi
         spec = getattr(importlib.import_module(f"desktop_app.formats.{info.name}"), "SPEC", None)
         if isinstance(spec, FormatSpec):
             declared[spec.name] = info.name
-    assert formats.MODULES == declared and len(declared) == 23
+    assert declared == formats.MODULES and len(declared) == 23
     assert [spec.name for spec in formats.FORMATS.values()] == list(formats.MODULES)
     assert "coco" in formats.FORMATS and "nonsense" not in formats.FORMATS and formats.FORMATS.get("nonsense") is None
 
