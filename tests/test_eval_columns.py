@@ -118,12 +118,19 @@ from desktop_app.evaluation import work_split
 from desktop_app.evaluation.rows import counted_rows
 from desktop_app.store.project import Project
 
-def probe(share):  # in the worker: who it is and whether it has this process's modules without importing them
-    return os.getpid(), "desktop_app.evaluation.rows" in sys.modules
+def probe(share):  # in the worker: who it is, whether it has this process's modules without importing them,
+    # and how many open files it inherited on the project's database
+    database = os.path.join(sys.argv[1], "screenlab.sqlite")
+    inherited = sum(os.path.realpath(f"/proc/self/fd/{fd}") == database for fd in os.listdir("/proc/self/fd"))
+    return os.getpid(), "desktop_app.evaluation.rows" in sys.modules, inherited
 
 project = Project.open(sys.argv[1])
 runs = json.loads(sys.argv[2])
 out = {"parent": os.getpid(), "alone": work_split.start_method()}
+with project.reading() as s:
+    s.execute(__import__("sqlalchemy").text("SELECT count(*) FROM prediction")).scalar()
+out["carried"] = work_split.on_every_core(lambda share: None, probe, [[0], [1]], workers=1)[0][2]
+project.release_connections()
 out["worker"] = work_split.on_every_core(lambda share: None, probe, [[0], [1]], workers=1)[0]
 counted = Counter()
 for row, n in counted_rows(project, runs, "envdistraction", parallel_min=0, processes=2):
@@ -146,8 +153,9 @@ print(json.dumps(out))
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only (ADR 0065)")
 def test_a_command_lines_workers_are_forked_and_count_what_one_process_counts(answered):
     """A process with no other thread and no Qt (the command line, a script) forks its workers: they start with
-    its modules loaded (no second of imports) and count what one process counts. Beside a thread, or with Qt
-    loaded (the window, whose threads Python does not see), they are spawned."""
+    its modules loaded (no second of imports), with none of its database connections once they are released (as
+    counted_rows does before it forks), and count what one process counts. Beside a thread, or with Qt loaded
+    (the window, whose threads Python does not see), they are spawned."""
     project, runs = answered
     one = Counter({json.dumps(sorted(row.items())): n for row, n in counted_rows(project, runs, "envdistraction")})
     out = subprocess.run([sys.executable, "-c", _FORKED_COUNT, str(project.folder), json.dumps(runs)],
@@ -156,8 +164,9 @@ def test_a_command_lines_workers_are_forked_and_count_what_one_process_counts(an
     assert out.returncode == 0, out.stderr[-3000:]
     said = json.loads(out.stdout.splitlines()[-1])
     assert said["alone"] == "fork"
-    worker_pid, had_modules = said["worker"]
+    worker_pid, had_modules, inherited = said["worker"]
     assert worker_pid != said["parent"] and had_modules
+    assert said["carried"] >= 1 and inherited == 0  # an idle connection is carried into a fork unless released
     assert Counter(said["counted"]) == one and sum(one.values()) > 600
     assert said["frozen_after"] == 0  # what was frozen for the fork is collectable again
     assert said["beside_a_thread"] == "spawn" and said["with_qt"] == "spawn"

@@ -50,6 +50,7 @@ from desktop_app.evaluation.work_split import (
     prediction_total,
     share_count,
     split_runs,
+    start_method,
 )
 from desktop_app.gc_pause import gc_paused
 from desktop_app.store import models as m
@@ -221,6 +222,8 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
             workers = processes if processes and workers > 1 else workers
             split = (split_runs(s, run_ids, workers * PIECES_PER_PROCESS) if workers > 1
                      else [[(r, None, None) for r in sorted(set(run_ids))]])
+        if workers > 1 and start_method() == "fork":
+            project.release_connections()
         for share in on_every_core(lambda parts: _count_parts(project, run_ids, rule_set, parts), _count_elsewhere,
                                    split, project.url, str(project.folder or ""), run_ids, rules, text_metric,
                                    workers=workers - 1):

@@ -162,6 +162,11 @@ class Project:
     def close(self) -> None:
         self.engine.dispose()
 
+    def release_connections(self) -> None:
+        """Closes the idle pooled connections (the next use opens one again). Before a fork: no connection of
+        this process is then carried into the child, as SQLite and SQLAlchemy both ask (evaluation/work_split.py)."""
+        self.engine.dispose()
+
     def __enter__(self) -> Project:
         return self
 
