@@ -9,7 +9,7 @@ so each share gets a slice of every run: text runs cost several times what point
 shares stay even whatever mix of runs is asked for.
 
 This process counts the last shares while the workers take the first ones. A worker is this process forked
-where that is safe: on Linux, from a process with no other thread (the command line, a script). It then has
+where that is safe: on Linux, from a process with no other thread and no Qt (the command line, a script). It has
 every module loaded and starts in milliseconds. Anywhere else (beside the window's threads, on macOS and
 Windows) it is started fresh ("spawn"; the installer's entry point calls multiprocessing.freeze_support for
 it), which costs about a second of imports, so spawned workers are only worth it for bigger evaluations

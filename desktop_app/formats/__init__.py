@@ -2,10 +2,10 @@
 
 Each format module declares itself in its SPEC (formats/spec.py). A module is imported when its format is
 first asked for, not with the package: opening a folder of screenshots needs the images format alone, and
-the 23 modules with their libraries (YAML, XML, Parquet, the Sphinx evaluators) cost about 0.2 s of CPU that
-a user would wait on at the first folder opened and at every `screenlab import` (ADR 0065). Listing the
-formats with what they read and write (the CLI's help, the import dialog, an unknown format's error) loads
-them all, as before.
+the 23 modules with their libraries (YAML, XML, Parquet, the Sphinx evaluators) cost about 0.15 s of CPU that
+a user waited on at the first folder opened (ADR 0065). Listing the formats with what they read and write
+(`screenlab import` and `export`, whose options and help name them; the import dialog; an unknown format's
+error) loads them all, as before.
 """
 
 from __future__ import annotations
