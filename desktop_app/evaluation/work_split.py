@@ -20,7 +20,6 @@ of this process.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import multiprocessing.util
 import os
@@ -28,10 +27,12 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from typing import Any
 
 from sqlalchemy import func, select
 
+from desktop_app.gc_pause import heap_frozen
 from desktop_app.store import models as m
 
 Part = tuple[int, int | None, int | None]  # (run id, first step id, step id where the next part starts)
@@ -114,18 +115,12 @@ def on_every_core(here: Callable[[list[Part]], Any], elsewhere: Callable[..., An
     method = start_method()
     results: list[Any] = [None] * len(shares)
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method)) as pool:
-        frozen_before = gc.get_freeze_count()
-        if method == "fork":
-            # the forks happen at the first submit (all of them, before the pool's own thread starts). Frozen,
-            # what this process holds is never collected in a worker: no inherited connection or file is closed
-            # there (a database connection's close would speak on this process's socket), and its pages stay
-            # shared rather than copied when the collector walks them
-            gc.freeze()
-        try:
+        # the forks happen at the first submit (all of them, before the pool's own thread starts). Frozen, what this
+        # process holds is never collected in a worker: no inherited connection or file is closed there (a
+        # database connection's close would speak on this process's socket), and its pages stay shared rather
+        # than copied when the collector walks them
+        with heap_frozen() if method == "fork" else nullcontext():
             pending = [pool.submit(elsewhere, share, *args) for share in shares]
-        finally:
-            if method == "fork" and not frozen_before:  # what a caller froze stays frozen
-                gc.unfreeze()
         for at in range(len(shares) - 1, -1, -1):
             if not pending[at].cancel():  # a worker has it (and every one before it, in order)
                 break
