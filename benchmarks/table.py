@@ -43,13 +43,18 @@ def eval_rows(text: str, repeat: int) -> list[Row]:
     for line in text.splitlines():
         if m := re.match(r"^([\d,]+)(?: \(baseline\))?: ", line):
             size = int(m.group(1).replace(",", ""))
+        m = re.match(r"^\s+eval --rules envdistraction\s+again, the flags stored: ([\d.]+) s", line)
+        if m and rows and rows[-1].figure.startswith(f"`screenlab eval` on {size:,} "):
+            rows[-1].note += f"; with them stored, as a run leaves them: {float(m.group(1)):.2f} s"
+            continue
         m = re.match(r"^\s+eval --rules envdistraction\s+([\d.]+) s\s+[\d.]+ us/prediction.*?\(load ([\d.]+)\)", line)
         if m and size:
             seconds, load = float(m.group(1)), float(m.group(2))
             judged = size >= 1_000_000  # the goal is stated for a million; a smaller run cannot meet or miss it
             rows.append(Row(figure=f"`screenlab eval` on {size:,} predictions, envdistraction rules", ours=seconds,
                             unit="s", goal="<= 10 s (1M)", met=(seconds <= 10) if judged else None, load=load,
-                            runs=repeat, note="median of fresh processes, start-up excluded",
+                            runs=repeat, note="median of fresh processes, start-up excluded; every answer's "
+                            "flags forgotten before each (the slowest case: all scored again, ADR 0066)",
                             command="benchmarks/scale_1m.py"))
     return rows
 

@@ -27,10 +27,12 @@ SCORING_CODES = {"gold": 0, "distracted": 1, "other": 2}
 SOURCE_TARGET = m.Episode.meta["envdistraction"]["target"].as_string()  # the EnvDistraction target imported
 
 
-def scoring_columns(raw: bool = True, source: bool = True, sizes: bool = True, parsed: bool = False) -> tuple:
+def scoring_columns(raw: bool = True, source: bool = True, sizes: bool = True, parsed: bool = False,
+                    cached: bool = False) -> tuple:
     """What scoring reads of a prediction, in this order: run, step, episode, scenario, verdict,
     wrong_format, x, y, raw answer, source target, screen width, height, and with parsed the answer parsed
-    once (evaluation/parsed_answers.py): prediction id, answer_x, answer_y, answer_tokens, answer_flags.
+    once (evaluation/parsed_answers.py): prediction id, answer_x, answer_y, answer_tokens, answer_flags; then
+    with cached (and parsed) its stored flags' column as read (evaluation/flag_cache.py).
     raw / source / sizes False: "", None and None in their place (reading every answer's text, parsing every
     episode's meta for its target or looking up every screen is most of the cost when a rule does not read
     them)."""
@@ -41,6 +43,8 @@ def scoring_columns(raw: bool = True, source: bool = True, sizes: bool = True, p
     if parsed:
         columns += (m.Prediction.id, m.Prediction.answer_x, m.Prediction.answer_y, m.Prediction.answer_tokens,
                     m.Prediction.answer_flags)
+        if cached:
+            columns += (m.Prediction.cached_flags,)
     return columns
 
 

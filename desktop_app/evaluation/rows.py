@@ -24,9 +24,10 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, select
 
 from desktop_app.agents.actions import stored_action as parsed_action  # noqa: F401  (its name here before)
+from desktop_app.evaluation import flag_cache
 from desktop_app.evaluation.columns import (
     SOURCE_TARGET,
     STEPS_PER_QUERY,
@@ -115,28 +116,39 @@ def _batched(rule_set) -> bool:
 
 
 def _chunk_rows(project: Project, run_ids: list[int], rule_set, ordered: bool,
-                parts: list[Part] | None = None, points_counted: bool = False) -> Iterator[tuple[list, dict, object]]:
+                parts: list[Part] | None = None, points_counted: bool = False,
+                flags_stored: bool = False) -> Iterator[tuple[list, dict, object]]:
+    with project.reading() as s:
+        yield from _chunk_rows_in(s, run_ids, rule_set, ordered, parts, points_counted, flags_stored)
+
+
+def _chunk_rows_in(s, run_ids: list[int], rule_set, ordered: bool, parts: list[Part] | None = None,
+                   points_counted: bool = False, flags_stored: bool = False) -> Iterator[tuple[list, dict, object]]:
     """(rows of columns.scoring_columns(), runs, their ChunkFlags) per chunk, for a batched rule set; a run at
     a time (in id order), reading only what its agent's output convention needs. parts: only these parts of
     the runs (work_split.split_runs), in their order. points_counted: the database counted the point runs'
-    predictions (point_counts): only those it left over are read."""
-    with project.reading() as s:
-        runs = _runs(s, run_ids)
-        conventions = {run_id: run.convention for run_id, run in runs.items()}
-        for run_id, first, end in parts if parts is not None else [(r, None, None) for r in sorted(set(run_ids))]:
-            convention = conventions.get(run_id, "")
-            only = None
-            if points_counted and by_database(convention):
-                only = left_over(convention)
-                if only is None:
-                    continue
-            raw, source, texts, sizes = reads(convention, rule_set, parsed=True)
-            for chunk in prediction_chunks(s, [run_id], scoring_columns(raw, source, sizes, parsed=True),
-                                           ordered=ordered, typed=False, steps=(first, end), where=only):
-                actions = step_actions(s, [r[1] for r in chunk], texts)
-                with gc_paused():
-                    flags = score_chunk(chunk, actions, conventions, rule_set, lambda ids: _raw_answers(s, ids))
-                yield chunk, runs, flags
+    predictions (point_counts): only those it left over are read. flags_stored: the rows whose flags are
+    stored (flag_cache.stored_counts counts them) are not read, and the rows read end with their stored flags'
+    column as read. _chunk_rows_in: the same in the caller's session."""
+    runs = _runs(s, run_ids)
+    conventions = {run_id: run.convention for run_id, run in runs.items()}
+    for run_id, first, end in parts if parts is not None else [(r, None, None) for r in sorted(set(run_ids))]:
+        convention = conventions.get(run_id, "")
+        only = None
+        if points_counted and by_database(convention):
+            only = left_over(convention)
+            if only is None:
+                continue
+        if flags_stored:
+            only = flag_cache.not_stored() if only is None else and_(only, flag_cache.not_stored())
+        raw, source, texts, sizes = reads(convention, rule_set, parsed=True)
+        columns = scoring_columns(raw, source, sizes, parsed=True, cached=flags_stored)
+        for chunk in prediction_chunks(s, [run_id], columns,
+                                       ordered=ordered, typed=False, steps=(first, end), where=only):
+            actions = step_actions(s, [r[1] for r in chunk], texts)
+            with gc_paused():
+                flags = score_chunk(chunk, actions, conventions, rule_set, lambda ids: _raw_answers(s, ids))
+            yield chunk, runs, flags
 
 
 def _raw_answers(session, ids: list[int]) -> dict[int, tuple[str, int | None, int | None]]:
@@ -241,23 +253,48 @@ def counted_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULE
                    "gold": gold, "distracted": distracted, "available": available, "excluded": excluded}, n
 
 
+def store_flags(project: Project, run_ids: list[int]) -> None:
+    """Scores and stores the envdistraction flags of these runs' answers that are scored in Python and have none
+    stored (evaluation/flag_cache.py), so that the next evaluation counts them with the database: what a run
+    does when it finishes (runs/engine.py). Nothing where the flags are not stored (a server)."""
+    if flag_cache.usable(project, get_rules("envdistraction")):
+        for _ in counted_rows(project, run_ids, "envdistraction"):
+            pass
+
+
 def _count_parts(project: Project, run_ids: list[int], rule_set, parts: list[Part]) -> Counter:
-    """The counted rows of some parts of the runs under a batched rule set: what counted_rows adds up. The
-    cycle collector stays off throughout (a worker process has no caller to pause it: desktop_app/gc_pause.py)."""
+    """The counted rows of some parts of the runs under a batched rule set: what counted_rows adds up. Where
+    flag_cache is usable, answers whose flags are stored are counted by the database, and the flags of those
+    scored here are stored at the end (by each process for its shares: one writes while the other scores).
+    The cycle collector stays off throughout (a worker process has no caller to pause it: desktop_app/gc_pause.py)."""
     counts: Counter = Counter()
     in_database = counts_points(project, rule_set)
-    with gc_paused():
+    cached = flag_cache.usable(project, rule_set)
+    ids: list[int] = []
+    seen: list[int | None] = []
+    values: list[int] = []
+    with gc_paused(), project.reading() as s:
+        if cached:  # one snapshot: an answer stored or marked meanwhile is counted once, stored or scored here
+            flag_cache.one_snapshot(s)
         if in_database:  # the point runs' answers, counted by SQLite (evaluation/point_counts.py)
-            with project.reading() as s:
-                conventions = {run_id: run.convention for run_id, run in _runs(s, run_ids).items()}
-                for run_id, first, end in parts:
-                    if by_database(conventions.get(run_id, "")):
-                        counts.update(point_counts(s, run_id, conventions.get(run_id, ""), first, end))
-        for chunk, _, flags in _chunk_rows(project, run_ids, rule_set, ordered=False, parts=parts,
-                                           points_counted=in_database):
+            conventions = {run_id: run.convention for run_id, run in _runs(s, run_ids).items()}
+            for run_id, first, end in parts:
+                convention = conventions.get(run_id, "")
+                if by_database(convention):
+                    counts.update(point_counts(s, run_id, convention, first, end))
+                if cached:  # answers scored by an evaluation before, their flags stored
+                    counts.update(flag_cache.stored_counts(s, run_id, convention, first, end))
+        for chunk, _, flags in _chunk_rows_in(s, run_ids, rule_set, ordered=False, parts=parts,
+                                              points_counted=in_database, flags_stored=cached):
             counts.update(zip((r[0] for r in chunk), (r[3] for r in chunk), flags.verdicts(), flags.excluded,
                               flags.gold.tolist(), flags.distracted.tolist(), flags.available.tolist(),
                               flags.wrong_format.tolist(), strict=True))
+            if cached:
+                ids += [r[12] for r in chunk]
+                seen += [r[-1] for r in chunk]
+                values += flag_cache.encode(flags).tolist()
+    if ids:
+        flag_cache.store(project, ids, seen, values)
     return counts
 
 
@@ -330,4 +367,4 @@ def prediction_rows(project: Project, run_ids: list[int], rules: tuple[str, ...]
 
 
 __all__ = ["DEFAULT_RULES", "RULES", "counted_rows", "iter_prediction_rows", "parsed_action", "prediction_rows",
-           "rule_rows", "scoring_inputs", "verdict_rows"]
+           "rule_rows", "scoring_inputs", "store_flags", "verdict_rows"]

@@ -13,6 +13,7 @@ goes on to the caller. That holds for the CLI, the GUI and the Python API alike.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections import Counter
@@ -40,6 +41,8 @@ from desktop_app.store import models as m
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter, frozen, no_match
 from desktop_app.store.types import utcnow
+
+log = logging.getLogger(__name__)
 
 FAILURE_CHARS = 2000
 CHUNK_UNITS = 500  # units queued ahead of the workers
@@ -289,9 +292,29 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
     state = (RunState.CANCELLED if status.cancelled else
              RunState.DONE_WITH_ERRORS if left or status.errors else RunState.DONE)
     _finish(project, run_id, status, profile, state)
+    if run.protocol == "screen":
+        _store_flags(project, run_id)
     if progress:
         progress(status)
     return status
+
+
+def _store_flags(project: Project, run_id: int) -> None:
+    """The envdistraction flags of the run's text answers, scored and stored once (evaluation/flag_cache.py, ADR
+    0066): the first evaluation after the run counts them with the database. Never fails the finished run: an
+    evaluation scores whatever is not stored."""
+    from desktop_app.evaluation import flag_cache
+
+    try:
+        with project.reading() as s:
+            convention = s.get(m.Run, run_id).convention
+        if flag_cache.scored_in_python(convention) is None:  # every answer is counted by the database
+            return
+        from desktop_app.evaluation.rows import store_flags  # loaded by the runs that need it
+
+        store_flags(project, [run_id])
+    except Exception as exc:  # noqa: BLE001 (a run's answers are on disk: nothing here may lose them)
+        log.warning("run %s: its answers' flags were not stored (%s)", run_id, exc)
 
 
 async def _work(project, run_id, profile, agent, protocol, options, chunks, todo: int, status, progress, cancel,

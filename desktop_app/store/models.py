@@ -269,6 +269,8 @@ class Prediction(SQLModel, table=True):
     answer_y: float | None = None
     answer_tokens: str | None = None  # a text answer's normalised tokens, space-separated
     answer_flags: int | None = None  # parse version and findings; None: not parsed yet
+    # the envdistraction flags an evaluation scored in Python, stored; None: not stored (evaluation/flag_cache.py)
+    cached_flags: int | None = None
 
 
 class BrowseTrial(SQLModel, table=True):
