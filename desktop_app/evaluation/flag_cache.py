@@ -56,8 +56,9 @@ WRITES_PER_STATEMENT = 50_000
 
 
 def usable(project: Project, rule_set) -> bool:
-    """Whether this evaluation reads and stores flags here (see the module's doc)."""
-    return counts_points(project, rule_set)
+    """Whether this evaluation reads and stores flags here (see the module's doc): where point_counts counts the
+    points, and text answers are scored with the "auto" text metric, the one the flags are stored under."""
+    return counts_points(project, rule_set) and rule_set.text_metric == "auto"
 
 
 def stored():
