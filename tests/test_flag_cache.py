@@ -49,6 +49,16 @@ def _counted(project: Project, runs: list[int], **options) -> Counter:
     return out
 
 
+KEYS = ("run", "episode_id", "step_id", "scenario", "verdict", "wrong_format", "gold", "distracted", "available")
+
+
+def _listed(project: Project, runs: list[int], details: bool) -> list[tuple]:
+    """The rows the dashboard and reports list (rule_rows), in their order; with details: each answer scored on
+    its own, the oracle."""
+    return [tuple(r.get(k) for k in KEYS) + (r.get("excluded") or "",)
+            for r in rule_rows(project, runs, "envdistraction", details=details)]
+
+
 def _stored(folder: Path, run: int) -> int:
     db = sqlite3.connect(folder / "screenlab.sqlite")
     try:
@@ -105,6 +115,7 @@ def test_stored_flags_count_what_the_rules_give_after_every_kind_of_change(tmp_p
         assert _stored(folder, TEXT_RUN) == text_rows  # every text answer's flags, errors too
         assert _stored(folder, COGAGENT_RUN) == N // 4 // 5  # the rows read from the raw answer only
         assert _counted(project, runs) == expected  # now from the stored flags
+        assert _listed(project, runs, details=False) == _listed(project, runs, details=True)
 
         verdicts = _verdicts(project, TEXT_RUN)
         gold_step = next(step for step, v in verdicts.items() if v == "gold")
@@ -113,6 +124,7 @@ def test_stored_flags_count_what_the_rules_give_after_every_kind_of_change(tmp_p
         edits.update_boxes(project, [(gold_box, {"label": "other"})], actor="tester")
         changed = _oracle(project, runs)
         assert changed != expected
+        assert _listed(project, runs, details=False) == _listed(project, runs, details=True)  # the listed rows
         assert _counted(project, runs) == changed
         assert _verdicts(project, TEXT_RUN)[gold_step] != "gold"
 
@@ -127,6 +139,8 @@ def test_stored_flags_count_what_the_rules_give_after_every_kind_of_change(tmp_p
               (distracted_step,)))
         changed_again = _oracle(project, runs)
         assert changed_again != changed
+        assert _listed(project, runs, details=False) == _listed(project, runs, details=True)
+        assert _stored(folder, TEXT_RUN) == text_rows  # the listing stored what it scored
         assert _counted(project, runs) == changed_again
         # counted in worker processes too, each storing what it scored
         _sql(folder, ("UPDATE action_box SET element_text = 'moved on' WHERE step_id % 7 = 0 AND label = 'gold'",))

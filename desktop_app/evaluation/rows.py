@@ -164,15 +164,49 @@ def _raw_answers(session, ids: list[int]) -> dict[int, tuple[str, int | None, in
 
 def rule_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES, details: bool = False,
               text_metric: str = "auto") -> list[dict]:
-    """Rows under a rule set. ScreenLab's come from the stored verdicts; others score every answer."""
+    """Rows under a rule set. ScreenLab's come from the stored verdicts; the envdistraction rules' from the
+    flags stored where they are (evaluation/flag_cache.py); others score every answer."""
     rule_set = get_rules(rules, text_metric)
     if rules == DEFAULT_RULES and not details:
         return verdict_rows(project, run_ids)
     if _batched(rule_set) and not details:
         parse_pending(project)
+        if flag_cache.usable(project, rule_set):
+            return _stored_or_scored_rows(project, run_ids, rule_set, rules)
         return [row for chunk, runs, flags in _chunk_rows(project, run_ids, rule_set, ordered=True)
                 for row in _flag_rows(chunk, runs, flags, rules)]
     return [_scored_row(keys, item, rule_set, rules, details) for keys, item in scoring_inputs(project, run_ids)]
+
+
+def _stored_or_scored_rows(project: Project, run_ids: list[int], rule_set, rules: str) -> list[dict]:
+    """rule_rows' rows where flag_cache is usable, in run, episode and step order: each answer's stored flags
+    where it has them, else scored here; the text answers scored here are stored for next time."""
+    out: list[dict] = []
+    ids: list[int] = []
+    seen: list[int | None] = []
+    values: list[int] = []
+    with project.reading() as s:
+        runs = _runs(s, run_ids)
+        conventions = {run_id: run.convention for run_id, run in runs.items()}
+        for run_id in sorted(set(run_ids)):
+            convention = conventions.get(run_id, "")
+            raw, source, texts, sizes = reads(convention, rule_set, parsed=True)
+            columns = scoring_columns(raw, source, sizes, parsed=True, cached=True)
+            for chunk in prediction_chunks(s, [run_id], columns, ordered=True, typed=False):
+                stored = [flag_cache.is_stored(r[-1]) for r in chunk]
+                todo = [r for r, found in zip(chunk, stored, strict=True) if not found]
+                actions = step_actions(s, [r[1] for r in todo], texts)
+                with gc_paused():
+                    scored = score_chunk(todo, actions, conventions, rule_set, lambda ids: _raw_answers(s, ids))
+                    flags = flag_cache.merged([r[-1] for r in chunk], stored, scored)
+                    out += _flag_rows(chunk, runs, flags, rules)
+                if convention == "json-text":  # what flag_cache stores of a run (its text answers, all scored here)
+                    ids += [r[12] for r in todo]
+                    seen += [r[-1] for r in todo]
+                    values += flag_cache.encode(scored).tolist()
+    if ids:
+        flag_cache.store(project, ids, seen, values)
+    return out
 
 
 def _flag_rows(chunk: list, runs: dict, flags, rules: str) -> Iterator[dict]:
