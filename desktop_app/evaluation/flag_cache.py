@@ -21,7 +21,7 @@ the same flags, each from a state no edit followed.
 Only where the counts cannot differ from scoring each answer (what point_counts.counts_points allows): SQLite
 projects and the "auto" text metric. Servers score every answer at each evaluation (no triggers there: an
 annotator's edit would have to clear rows they may not write). A database that will not take the writes
-(read-only, locked by another writer beyond a short wait) is evaluated as before, with nothing stored.
+(read-only, locked by another writer beyond a short wait) is evaluated as before, storing what it could.
 
 Value: VERSION << VERSION_SHIFT | the flags' bits | the exclusion's reason << REASON_SHIFT. Bump VERSION when what
 the rules give an answer changes: stored values of another version are ignored, and replaced at the next
@@ -141,6 +141,24 @@ def stored_counts(session, run_id: int, convention: str, first: int | None = Non
             stmt.group_by(P.run_id, m.Episode.scenario, P.cached_flags)):
         out[(run, scenario, *decode(value))] += n
     return out
+
+
+class Scored:
+    """The answers an evaluation scored, gathered chunk by chunk, to store once its reads are done."""
+
+    def __init__(self) -> None:
+        self.ids: list[int] = []
+        self.seen: list[int | None] = []
+        self.values: list[int] = []
+
+    def add(self, rows: list, flags: ChunkFlags) -> None:
+        """rows: columns.scoring_columns(parsed=True, cached=True) rows; flags: theirs, in their order."""
+        self.ids += [r[12] for r in rows]
+        self.seen += [r[-1] for r in rows]
+        self.values += encode(flags).tolist()
+
+    def store(self, project: Project) -> int:
+        return store(project, self.ids, self.seen, self.values) if self.ids else 0
 
 
 def store(project: Project, ids: Sequence[int], seen: Sequence[int | None], values: Sequence[int]) -> int:

@@ -182,9 +182,7 @@ def _stored_or_scored_rows(project: Project, run_ids: list[int], rule_set, rules
     """rule_rows' rows where flag_cache is usable, in run, episode and step order: each answer's stored flags
     where it has them, else scored here; the text answers scored here are stored for next time."""
     out: list[dict] = []
-    ids: list[int] = []
-    seen: list[int | None] = []
-    values: list[int] = []
+    to_store = flag_cache.Scored()
     with project.reading() as s:
         runs = _runs(s, run_ids)
         conventions = {run_id: run.convention for run_id, run in runs.items()}
@@ -201,11 +199,8 @@ def _stored_or_scored_rows(project: Project, run_ids: list[int], rule_set, rules
                     flags = flag_cache.merged([r[-1] for r in chunk], stored, scored)
                     out += _flag_rows(chunk, runs, flags, rules)
                 if convention == "json-text":  # what flag_cache stores of a run (its text answers, all scored here)
-                    ids += [r[12] for r in todo]
-                    seen += [r[-1] for r in todo]
-                    values += flag_cache.encode(scored).tolist()
-    if ids:
-        flag_cache.store(project, ids, seen, values)
+                    to_store.add(todo, scored)
+    to_store.store(project)
     return out
 
 
@@ -304,9 +299,7 @@ def _count_parts(project: Project, run_ids: list[int], rule_set, parts: list[Par
     counts: Counter = Counter()
     in_database = counts_points(project, rule_set)
     cached = flag_cache.usable(project, rule_set)
-    ids: list[int] = []
-    seen: list[int | None] = []
-    values: list[int] = []
+    to_store = flag_cache.Scored()
     with gc_paused(), project.reading() as s:
         if cached:  # one snapshot: an answer stored or marked meanwhile is counted once, stored or scored here
             flag_cache.one_snapshot(s)
@@ -324,11 +317,8 @@ def _count_parts(project: Project, run_ids: list[int], rule_set, parts: list[Par
                               flags.gold.tolist(), flags.distracted.tolist(), flags.available.tolist(),
                               flags.wrong_format.tolist(), strict=True))
             if cached:
-                ids += [r[12] for r in chunk]
-                seen += [r[-1] for r in chunk]
-                values += flag_cache.encode(flags).tolist()
-    if ids:
-        flag_cache.store(project, ids, seen, values)
+                to_store.add(chunk, flags)
+    to_store.store(project)
     return counts
 
 
