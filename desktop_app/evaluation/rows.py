@@ -115,21 +115,25 @@ def _batched(rule_set) -> bool:
     return isinstance(rule_set, EnvDistractionRules)
 
 
-def _chunk_rows(project: Project, run_ids: list[int], rule_set, ordered: bool,
-                parts: list[Part] | None = None, points_counted: bool = False,
-                flags_stored: bool = False) -> Iterator[tuple[list, dict, object]]:
+def _chunk_rows(project: Project, run_ids: list[int], rule_set, ordered: bool) -> Iterator[tuple[list, dict, object]]:
     with project.reading() as s:
-        yield from _chunk_rows_in(s, run_ids, rule_set, ordered, parts, points_counted, flags_stored)
+        yield from _chunk_rows_in(s, run_ids, rule_set, ordered)
+
+
+SKIP, MERGE = "skip", "merge"  # _chunk_rows_in's ways with stored flags (evaluation/flag_cache.py)
 
 
 def _chunk_rows_in(s, run_ids: list[int], rule_set, ordered: bool, parts: list[Part] | None = None,
-                   points_counted: bool = False, flags_stored: bool = False) -> Iterator[tuple[list, dict, object]]:
+                   points_counted: bool = False, flags_stored: str = "",
+                   to_store: flag_cache.Scored | None = None) -> Iterator[tuple[list, dict, object]]:
     """(rows of columns.scoring_columns(), runs, their ChunkFlags) per chunk, for a batched rule set; a run at
     a time (in id order), reading only what its agent's output convention needs. parts: only these parts of
     the runs (work_split.split_runs), in their order. points_counted: the database counted the point runs'
-    predictions (point_counts): only those it left over are read. flags_stored: the rows whose flags are
-    stored (flag_cache.stored_counts counts them) are not read, and the rows read end with their stored flags'
-    column as read. _chunk_rows_in: the same in the caller's session."""
+    predictions (point_counts): only those it left over are read. flags_stored SKIP: the rows whose flags are
+    stored (flag_cache.stored_counts counts them) are not read; MERGE: every row is read, and the rows with
+    stored flags are given them instead of being scored. Either way the rows read end with their stored flags'
+    column as read, and to_store gathers the rows scored here that flag_cache keeps. _chunk_rows: every row
+    scored, in a session of its own."""
     runs = _runs(s, run_ids)
     conventions = {run_id: run.convention for run_id, run in runs.items()}
     for run_id, first, end in parts if parts is not None else [(r, None, None) for r in sorted(set(run_ids))]:
@@ -139,15 +143,24 @@ def _chunk_rows_in(s, run_ids: list[int], rule_set, ordered: bool, parts: list[P
             only = left_over(convention)
             if only is None:
                 continue
-        if flags_stored:
+        if flags_stored == SKIP:
             only = flag_cache.not_stored() if only is None else and_(only, flag_cache.not_stored())
+        # what flag_cache keeps: every row read when skipping (exactly those stored_counts counts); when merging,
+        # a text run's (the point runs' other rows are counted by the database: storing them would be wasted)
+        keep = to_store is not None and (flags_stored == SKIP or flags_stored == MERGE and convention == "json-text")
         raw, source, texts, sizes = reads(convention, rule_set, parsed=True)
-        columns = scoring_columns(raw, source, sizes, parsed=True, cached=flags_stored)
+        columns = scoring_columns(raw, source, sizes, parsed=True, cached=bool(flags_stored))
         for chunk in prediction_chunks(s, [run_id], columns,
                                        ordered=ordered, typed=False, steps=(first, end), where=only):
-            actions = step_actions(s, [r[1] for r in chunk], texts)
+            stored = [flag_cache.is_stored(r[-1]) for r in chunk] if flags_stored == MERGE else None
+            todo = chunk if stored is None else [r for r, found in zip(chunk, stored, strict=True) if not found]
+            actions = step_actions(s, [r[1] for r in todo], texts)
             with gc_paused():
-                flags = score_chunk(chunk, actions, conventions, rule_set, lambda ids: _raw_answers(s, ids))
+                flags = score_chunk(todo, actions, conventions, rule_set, lambda ids: _raw_answers(s, ids))
+                if keep:
+                    to_store.add(todo, flags)
+                if stored is not None:
+                    flags = flag_cache.merged([r[-1] for r in chunk], stored, flags)
             yield chunk, runs, flags
 
 
@@ -181,25 +194,11 @@ def rule_rows(project: Project, run_ids: list[int], rules: str = DEFAULT_RULES, 
 def _stored_or_scored_rows(project: Project, run_ids: list[int], rule_set, rules: str) -> list[dict]:
     """rule_rows' rows where flag_cache is usable, in run, episode and step order: each answer's stored flags
     where it has them, else scored here; the text answers scored here are stored for next time."""
-    out: list[dict] = []
     to_store = flag_cache.Scored()
     with project.reading() as s:
-        runs = _runs(s, run_ids)
-        conventions = {run_id: run.convention for run_id, run in runs.items()}
-        for run_id in sorted(set(run_ids)):
-            convention = conventions.get(run_id, "")
-            raw, source, texts, sizes = reads(convention, rule_set, parsed=True)
-            columns = scoring_columns(raw, source, sizes, parsed=True, cached=True)
-            for chunk in prediction_chunks(s, [run_id], columns, ordered=True, typed=False):
-                stored = [flag_cache.is_stored(r[-1]) for r in chunk]
-                todo = [r for r, found in zip(chunk, stored, strict=True) if not found]
-                actions = step_actions(s, [r[1] for r in todo], texts)
-                with gc_paused():
-                    scored = score_chunk(todo, actions, conventions, rule_set, lambda ids: _raw_answers(s, ids))
-                    flags = flag_cache.merged([r[-1] for r in chunk], stored, scored)
-                    out += _flag_rows(chunk, runs, flags, rules)
-                if convention == "json-text":  # what flag_cache stores of a run (its text answers, all scored here)
-                    to_store.add(todo, scored)
+        out = [row for chunk, runs, flags in _chunk_rows_in(s, run_ids, rule_set, ordered=True, flags_stored=MERGE,
+                                                            to_store=to_store)
+               for row in _flag_rows(chunk, runs, flags, rules)]
     to_store.store(project)
     return out
 
@@ -312,12 +311,11 @@ def _count_parts(project: Project, run_ids: list[int], rule_set, parts: list[Par
                 if cached:  # answers scored by an evaluation before, their flags stored
                     counts.update(flag_cache.stored_counts(s, run_id, convention, first, end))
         for chunk, _, flags in _chunk_rows_in(s, run_ids, rule_set, ordered=False, parts=parts,
-                                              points_counted=in_database, flags_stored=cached):
+                                              points_counted=in_database, flags_stored=SKIP if cached else "",
+                                              to_store=to_store if cached else None):
             counts.update(zip((r[0] for r in chunk), (r[3] for r in chunk), flags.verdicts(), flags.excluded,
                               flags.gold.tolist(), flags.distracted.tolist(), flags.available.tolist(),
                               flags.wrong_format.tolist(), strict=True))
-            if cached:
-                to_store.add(chunk, flags)
     to_store.store(project)
     return counts
 

@@ -293,23 +293,21 @@ async def execute_async(project: Project, run_id: int, profile: AgentProfile | N
              RunState.DONE_WITH_ERRORS if left or status.errors else RunState.DONE)
     _finish(project, run_id, status, profile, state)
     if run.protocol == "screen":
-        _store_flags(project, run_id)
+        _store_flags(project, run_id, run.convention)
     if progress:
         progress(status)
     return status
 
 
-def _store_flags(project: Project, run_id: int) -> None:
+def _store_flags(project: Project, run_id: int, convention: str) -> None:
     """The envdistraction flags of the run's text answers, scored and stored once (evaluation/flag_cache.py, ADR
     0066): the first evaluation after the run counts them with the database. Never fails the finished run: an
     evaluation scores whatever is not stored."""
     from desktop_app.evaluation import flag_cache
 
+    if flag_cache.scored_in_python(convention) is None:  # every answer is counted by the database
+        return
     try:
-        with project.reading() as s:
-            convention = s.get(m.Run, run_id).convention
-        if flag_cache.scored_in_python(convention) is None:  # every answer is counted by the database
-            return
         from desktop_app.evaluation.rows import store_flags  # loaded by the runs that need it
 
         store_flags(project, [run_id])
