@@ -31,10 +31,10 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
-from sqlmodel import select  # noqa: E402
 
 from desktop_app.formats.transfer import import_path  # noqa: E402
 from desktop_app.store.models import Screen  # noqa: E402
+from desktop_app.store.orm import select  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
 
 

@@ -104,12 +104,12 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
-from sqlmodel import select  # noqa: E402
 
 from desktop_app.store import audit  # noqa: E402
 from desktop_app.store.db import public_url  # noqa: E402
 from desktop_app.store.media import MediaStore  # noqa: E402
 from desktop_app.store.models import ActionBox, Assignment, Episode, Screen, Step  # noqa: E402
+from desktop_app.store.orm import select  # noqa: E402
 from desktop_app.store.project import Project  # noqa: E402
 from desktop_app.store.queries import EpisodeFilter, count_episodes, list_episodes  # noqa: E402
 from desktop_app.store.types import utcnow  # noqa: E402

@@ -12,13 +12,12 @@ import copy
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlmodel import select
-
 from desktop_app.formats.ingest import ingest
 from desktop_app.formats.records import Where
 from desktop_app.formats.sphinx_probes import OPTIONS, probe_record
 from desktop_app.store import edits
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.store.review import set_review
 

@@ -24,10 +24,10 @@ sys.path.insert(0, str(DOCS.parent))
 sys.path.insert(0, str(DOCS.parent / "tests"))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
-from sqlmodel import select  # noqa: E402
 
 from desktop_app.settings import Settings  # noqa: E402
 from desktop_app.store.models import Episode  # noqa: E402
+from desktop_app.store.orm import select  # noqa: E402
 from desktop_app.ui.app import application  # noqa: E402
 from desktop_app.ui.main_window import MainWindow  # noqa: E402
 from desktop_app.ui.theme import apply_theme  # noqa: E402

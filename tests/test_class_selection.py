@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.cli.agent_commands import parse_where
@@ -17,6 +16,7 @@ from desktop_app.evaluation import tables
 from desktop_app.evaluation.rows import rule_rows
 from desktop_app.evaluation.target_class import NO_CLASS, with_target_class
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 

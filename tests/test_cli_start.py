@@ -31,7 +31,7 @@ except SystemExit:
     pass
 print("\\nloaded:" + json.dumps(sorted(sys.modules)))
 """
-LIBRARIES = ("sqlalchemy", "sqlmodel", "alembic", "numpy", "PIL", "openai", "PySide6")
+LIBRARIES = ("sqlalchemy", "alembic", "numpy", "PIL", "openai", "PySide6")
 
 
 def started(*argv: str) -> tuple[str, list[str]]:
@@ -148,7 +148,7 @@ def test_info_on_a_current_project_loads_neither_alembic_nor_the_orm_models(tmp_
     Project.init(tmp_path / "p").close()
     shown, loaded = started("info", str(tmp_path / "p"))
     assert "screens              0" in shown
-    assert among(loaded, "alembic", "sqlmodel", "desktop_app.store.models", "desktop_app.formats", "numpy",
+    assert among(loaded, "alembic", "desktop_app.store.models", "desktop_app.formats", "numpy",
                  "PIL", "PySide6") == []
 
 
@@ -204,10 +204,10 @@ def test_the_libraries_a_command_loads_carry_their_bytecode():
     # again, 1.6 s of a 2.5 s `screenlab import`. An installer that leaves them out fails here.
     import importlib.util
 
+    import alembic.command
     import numpy
     import sqlalchemy.orm
-    import sqlmodel.main
 
-    for module in (sqlalchemy, sqlalchemy.orm, numpy, sqlmodel.main):
+    for module in (sqlalchemy, sqlalchemy.orm, numpy, alembic.command):
         cached = Path(importlib.util.cache_from_source(module.__file__))
         assert cached.is_file(), f"{module.__name__} has no bytecode ({cached}): reinstall it with bytecode"

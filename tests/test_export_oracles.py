@@ -26,7 +26,6 @@ import globox
 import pytest
 import yaml
 from pycocotools.coco import COCO
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.cli.main import main
@@ -34,6 +33,7 @@ from desktop_app.formats.ingest import ImportOptions
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.store import label_set
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 

@@ -13,12 +13,12 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.formats.ingest import ingest
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Where
 from desktop_app.store.models import ActionBox, Episode, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from gui_helpers import key, to_view

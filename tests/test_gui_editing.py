@@ -7,10 +7,10 @@ import json
 import pytest
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import text
-from sqlmodel import select
 
 from desktop_app.settings import Settings
 from desktop_app.store.models import ActionBox, AuditEntry, Episode, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from gui_helpers import click, drag, key

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 from PySide6.QtWidgets import QApplication
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.formats.transfer import import_path
 from desktop_app.paths import sphinx_demo_dataset_dir
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.synth.llm import LlmEndpoint
 from desktop_app.ui.grounding_review import GroundingReviewPanel

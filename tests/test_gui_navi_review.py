@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
-from sqlmodel import select
 
 from desktop_app.navi.model import navi_of
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.ui.navi_review import NaviReviewPanel, highlight_removed
 
 from conftest import ambiguous_tasks_project

@@ -77,9 +77,8 @@ def test_suggestions_become_boxes_and_sloppy_boxes_snap(qtbot, demo_copy):
 
 
 def test_a_sloppy_box_on_a_toolbar_icon_snaps_like_the_icons_already_boxed(qtbot, demo_copy):
-    from sqlmodel import select
-
     from desktop_app.store.models import Episode
+    from desktop_app.store.orm import select
     from desktop_app.store.project import Project
 
     with Project.open(demo_copy) as project, project.reading() as s:

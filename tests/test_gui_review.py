@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtWidgets import QApplication, QDialog
-from sqlmodel import select
 
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.review import review_counts
 from desktop_app.synth.save import REVIEW_KIND
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 
 from PySide6.QtWidgets import QApplication
-from sqlmodel import select
 
 from desktop_app.formats.transfer import import_path
 from desktop_app.paths import sphinx_demo_dataset_dir
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from gui_helpers import key

@@ -4,7 +4,6 @@ repr), the project unchanged unless the user asks to import the rest, and which 
 import json
 
 import pytest
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.cli.main import main
@@ -12,6 +11,7 @@ from desktop_app.formats.ingest import BAD_LISTED, ImportOptions
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import import_path
 from desktop_app.store.models import Episode, Screen
+from desktop_app.store.orm import select
 
 from conftest import make_image, snapshot
 

@@ -9,11 +9,11 @@ import json
 
 import pytest
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QPushButton
-from sqlmodel import select
 
 from desktop_app.paths import demo_dataset_dir, judge_demo_dataset_dir, sphinx_demo_dataset_dir
 from desktop_app.settings import load_settings, settings_path
 from desktop_app.store.models import Episode
+from desktop_app.store.orm import select
 from desktop_app.ui.transfer_dialogs import CANNOT_TELL, DETECT, ImportDialog
 
 from conftest import make_image, snapshot

@@ -3,12 +3,12 @@
 import json
 
 import pytest
-from sqlmodel import select
 
 from desktop_app.formats.ingest import ImportOptions
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import import_path
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.queries import project_counts
 
 from conftest import make_image

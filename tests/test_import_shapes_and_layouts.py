@@ -16,7 +16,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.cli.main import main
@@ -25,6 +24,7 @@ from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import import_path
 from desktop_app.store import label_set
 from desktop_app.store.models import ActionBox, Episode, Step
+from desktop_app.store.orm import select
 
 from conftest import make_image, snapshot
 

@@ -11,13 +11,13 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
 
 from desktop_app.formats import ingest
 from desktop_app.formats.json_stream import JsonArrays
 from desktop_app.formats.records import FormatError, JsonLines, read_json
 from desktop_app.formats.transfer import import_path
 from desktop_app.store.models import ActionBox, Episode, Step
+from desktop_app.store.orm import select
 
 from conftest import make_image, snapshot
 

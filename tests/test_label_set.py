@@ -11,7 +11,6 @@ import re
 import pytest
 from alembic import command
 from sqlalchemy import text
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.cli.main import main
@@ -21,6 +20,7 @@ from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.store import edits, migrate
 from desktop_app.store import models as m
 from desktop_app.store.label_set import LabelError
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from conftest import make_image

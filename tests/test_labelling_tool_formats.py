@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sqlmodel import select
 
 from desktop_app.cli.main import main
 from desktop_app.formats.detect import detect_format
@@ -23,6 +22,7 @@ from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.store import label_set
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from conftest import make_image, snapshot

@@ -1,15 +1,14 @@
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlmodel import SQLModel
 
-from desktop_app.store import models  # noqa: F401
+from desktop_app.store import models
 
 
 def test_migrations_build_exactly_the_schema_the_code_uses(any_project):
     """A model change without a migration would corrupt users' projects on upgrade (on either back end)."""
     project = any_project
     with project.engine.connect() as conn:
-        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
+        diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), models.Base.metadata)
     assert diff == []
 
 
@@ -81,7 +80,7 @@ def test_a_new_project_copied_from_the_first_is_the_database_alembic_made(tmp_pa
     assert set(migrate._EMPTY_AT_HEAD) == {migrate.head_on_disk()}
     with Project.init(tmp_path / "copied") as project:
         with project.engine.connect() as conn:
-            diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
+            diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), models.Base.metadata)
         assert diff == []
         import_path(project, demo_dataset_dir(), "screenlab")
     first = _schema(tmp_path / "first" / "screenlab.sqlite")

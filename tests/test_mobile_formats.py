@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from sqlmodel import select
 
 from desktop_app.formats.detect import detect_format
 from desktop_app.formats.ingest import ImportOptions
@@ -25,6 +24,7 @@ from desktop_app.formats.records import FormatError
 from desktop_app.formats.tfrecord import crc32c
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from conftest import make_image, snapshot, varint

@@ -5,11 +5,11 @@ import re
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
 
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.navi.model import navi_of
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 NAVI_DEMO = Path(__file__).resolve().parents[1] / "datasets" / "navi_demo"

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-from sqlmodel import select
 
 from desktop_app.cli.main import main
 from desktop_app.formats.ingest import ingest
@@ -11,6 +10,7 @@ from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Wh
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.navi.model import NaviInfo, QAPair, navi_of
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from conftest import make_image, snapshot

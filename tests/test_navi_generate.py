@@ -8,12 +8,12 @@ import random
 
 import pytest
 from PIL import Image
-from sqlmodel import select
 
 from desktop_app.cli.main import main
 from desktop_app.formats.transfer import import_path
 from desktop_app.navi.model import navi_of
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.synth.ambiguous import make_ambiguous, marked_screenshot
 from desktop_app.synth.llm import LlmEndpoint, LlmSession

@@ -212,9 +212,10 @@ def test_refresh_recomputes_and_replaces_the_cached_row(ocr_done):
     with Project.open(folder) as project:
         fresh = ocr_screen(project, screens["demo-popup-04"], refresh=True)
         assert not fresh.cached and fresh.words
-        from sqlmodel import func, select
+        from sqlalchemy import func
 
         from desktop_app.store.models import OcrResult
+        from desktop_app.store.orm import select
 
         with project.reading() as s:
             rows = s.exec(select(func.count()).select_from(OcrResult)

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.formats.folder_open import folder_project, list_screenshots, open_folder, source_folder
 from desktop_app.formats.images import path_order
 from desktop_app.formats.records import FormatError
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project, ProjectError
 
 GOOD = 28  # 30 files: shot7.png is corrupt, shot20.png is the same picture as shot3.png

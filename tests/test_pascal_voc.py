@@ -8,7 +8,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
 
 from desktop_app.formats.detect import detect_format
 from desktop_app.formats.ingest import ImportOptions
@@ -16,6 +15,7 @@ from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.store import label_set
 from desktop_app.store.models import ActionBox, Episode, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from conftest import make_image, snapshot

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from sqlmodel import select
 
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 
 from conftest import make_image, snapshot
 

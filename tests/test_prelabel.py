@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 from PIL import Image, ImageDraw
 from PySide6.QtWidgets import QApplication
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.cli.main import main
 from desktop_app.formats.transfer import import_path
 from desktop_app.settings import Settings
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from gui_helpers import click, key

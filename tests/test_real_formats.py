@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from sqlmodel import select
 
 from desktop_app.formats.detect import detect_format
 from desktop_app.formats.ingest import ImportOptions
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import import_path
 from desktop_app.store.models import ActionBox, Episode, Step
+from desktop_app.store.orm import select
 
 from conftest import snapshot
 

@@ -5,13 +5,13 @@ import subprocess
 import sys
 
 import pytest
-from sqlmodel import select
 
 from desktop_app.cli.main import main
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.paths import demo_dataset_dir
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 

@@ -21,7 +21,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from PIL import Image
-from sqlmodel import select
 
 from desktop_app import api
 from desktop_app.formats.detect import detect_format
@@ -29,6 +28,7 @@ from desktop_app.formats.ingest import ImportOptions
 from desktop_app.formats.records import FormatError
 from desktop_app.formats.transfer import export_path, import_path
 from desktop_app.store.models import ActionBox, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 from conftest import make_image, snapshot

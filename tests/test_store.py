@@ -3,11 +3,11 @@ from datetime import UTC
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
-from sqlmodel import select
 
 from desktop_app.store import audit, edits
 from desktop_app.store.migrate import current_revision, head_revision
 from desktop_app.store.models import ActionBox, AuditEntry, Episode, Screen, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import DB_FILE, Project, ProjectError
 
 
@@ -94,3 +94,29 @@ def test_audit_log_is_append_only(any_project):
     for statement in ("UPDATE audit_log SET actor = 'mallory'", "DELETE FROM audit_log"):
         with pytest.raises(DatabaseError, match="append-only"), project.engine.begin() as conn:
             conn.execute(text(statement))
+
+
+def test_a_row_made_in_python_has_its_defaults_at_once_and_a_core_insert_gets_its_times(project):
+    """The tables are plain SQLAlchemy made as dataclasses (ADR 0067), as SQLModel made them before: the code reads
+    a new row's defaults before it is flushed (its meta to fill in, its times), and a Core insert that leaves the
+    time out still gets one."""
+    from sqlalchemy import insert
+
+    episode = Episode(key="e1")
+    assert (episode.id, episode.kind, episode.meta, episode.version) == (None, "sample", {}, 1)
+    assert episode.created_at.tzinfo is UTC
+    episode.meta["source"] = "typed"  # a fresh dict each, not one shared by every row
+    assert Episode(key="e2").meta == {}
+    with pytest.raises(TypeError):
+        Episode("e3")  # by keyword only, as before
+    with project.transaction() as s:
+        s.add(episode)
+        s.flush()
+        s.execute(insert(Screen).values(sha256="a" * 64, ext="png", width=1, height=1, meta={}))
+    with project.reading() as s:
+        stored = s.exec(select(Episode).where(Episode.key == "e1")).one()
+        assert stored.meta == {"source": "typed"} and stored.id is not None
+        screen = s.exec(select(Screen)).one()
+        assert screen.created_at.tzinfo is UTC and screen.platform == "web"
+        assert s.exec(select(Episode.key)).all() == ["e1"]  # one column: the values themselves
+        assert s.exec(select(Episode.key, Episode.kind)).all() == [("e1", "sample")]  # several: rows

@@ -6,10 +6,10 @@ import json
 import random
 
 import pytest
-from sqlmodel import select
 
 from desktop_app.cli.main import main
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.review import review_counts, set_review
 from desktop_app.synth.generate import SynthOptions, generate
 from desktop_app.synth.llm import LlmEndpoint

@@ -4,14 +4,13 @@ and a verdict can be put back."""
 
 from __future__ import annotations
 
-from sqlmodel import select
-
 from desktop_app import api
 from desktop_app.cli.main import main
 from desktop_app.navi.model import navi_of
 from desktop_app.navi.verification import record_checklist, removed_details, unasked_details
 from desktop_app.store import edits
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.review import current_verdict, restore_review
 
 from conftest import ambiguous_tasks_project

@@ -10,8 +10,6 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from sqlmodel import select
-
 from desktop_app.a11y.stored import parse_stored
 from desktop_app.capability.evaluators import (
     EvaluatorError,
@@ -22,6 +20,7 @@ from desktop_app.capability.evaluators import (
 )
 from desktop_app.store import edits
 from desktop_app.store.models import Episode, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.store.queries import EpisodeFilter
 from desktop_app.store.trees import trees_of_steps

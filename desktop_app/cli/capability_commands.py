@@ -220,9 +220,8 @@ def cmd_completion(args) -> int:
 
 
 def _episode_id(project, key: str) -> int:
-    from sqlmodel import select
-
     from desktop_app.store.models import Episode
+    from desktop_app.store.orm import select
 
     with project.reading() as s:
         found = s.execute(select(Episode.id).where(Episode.key == key)).scalar()

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from sqlalchemy import delete, exists, select
 from sqlalchemy.dialects.postgresql import insert
-from sqlmodel import Session
 
 from desktop_app.agents.actions import stored_action
 from desktop_app.evaluation.rules.base import target_of
 from desktop_app.evaluation.rules.screenlab import ScoringOptions, judge
 from desktop_app.store import models as m
+from desktop_app.store.orm import Session
 from desktop_app.store.project import Project
 from desktop_app.store.server_roles import STAFF
 from desktop_app.store.types import utcnow

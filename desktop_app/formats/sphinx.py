@@ -345,9 +345,8 @@ def _reference(step, tree_of: Callable[[], UiTree | None], unwritten: list[str])
 
 
 def write(ctx: ExportContext) -> ExportReport:
-    from sqlmodel import select
-
     from desktop_app.store.models import Episode
+    from desktop_app.store.orm import select
     from desktop_app.store.trees import trees_of_steps
 
     report = ExportReport(NAME, ctx.out)

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import select
 
 from desktop_app.ocr.base import (
     OcrOutcome,
@@ -28,6 +27,7 @@ from desktop_app.ocr.base import (
 from desktop_app.ocr.pipeline import analyse_file, analyse_image, load_rgb  # noqa: F401 - callers import the last two from here too
 from desktop_app.ocr.registry import DEFAULT_ENGINE, get_engine, settings_json
 from desktop_app.store.models import OcrResult, Screen
+from desktop_app.store.orm import select
 from desktop_app.store.project import NotAllowed
 
 Analyser = Callable[[Path, str, str, dict[str, Any]], tuple[list[Word], list[Proposal], float]]

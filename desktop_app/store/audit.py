@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session, select
-
 from desktop_app.actor import current_actor
 from desktop_app.store.models import ActionBox, AuditEntry
+from desktop_app.store.orm import Session, select
 
 __all__ = ["current_actor", "record"]
 

@@ -1,7 +1,7 @@
 """What `screenlab info` shows: a project's totals and counts by scenario, split, review status, role and class.
 
 One COUNT or GROUP BY query each (two for the labels, on SQLite), over the tables named here as plain
-SQL tables: the ORM models (store/models.py, sqlmodel) take longer to import than these queries take on
+SQL tables: the ORM models (store/models.py) take longer to import than these queries take on
 100,000 screens, and `screenlab info` imports nothing else of the store's.
 """
 

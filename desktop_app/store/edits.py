@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import exists, or_, text, update
-from sqlmodel import Session, select
 
 from desktop_app.store import audit, box_listeners, label_set
 from desktop_app.store.models import ACTION_TYPES, ActionBox, Assignment, Episode, Step
+from desktop_app.store.orm import Session, select
 from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
 

@@ -13,14 +13,15 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     CheckConstraint,
-    Column,
+    Float,
     ForeignKey,
     Index,
     Integer,
     LargeBinary,
+    String,
     UniqueConstraint,
 )
-from sqlmodel import Field, SQLModel
+from sqlalchemy.orm import DeclarativeBase, Mapped, MappedAsDataclass, mapped_column
 
 from desktop_app.store.types import UTCDateTime, utcnow
 
@@ -57,73 +58,87 @@ WORK_DECISIONS = ("accept", "return")
 REVIEW_DECISIONS = ("accept", "override")
 
 
+class Base(MappedAsDataclass, DeclarativeBase, kw_only=True):
+    """The tables' base: SQLAlchemy's declarative mapping, rows made as dataclasses (ADR 0067). A row is made as
+    SQLModel made it before: by keyword, every field set at once (its default, or its factory's: a JSON column's
+    empty container, a time column's now), nothing validated; a field without a default is None until set."""
+
+    type_annotation_map = {float: Float}  # SQLAlchemy 2.1 would make them DOUBLE; the schema has FLOAT
+
+
+def _id() -> Any:
+    return mapped_column(primary_key=True, default=None)  # None until the row is flushed
+
+
 def _json_column() -> Any:
-    return Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    return mapped_column(JSON, nullable=False, default_factory=dict)
+
+
+def _json_list() -> Any:
+    return mapped_column(JSON, nullable=False, default_factory=list)
 
 
 def _time_column(**kw: Any) -> Any:
-    return Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False, **kw)
+    # the factory fills a row made in Python; the insert default, a row inserted without it (a Core insert)
+    return mapped_column(UTCDateTime, nullable=False, default_factory=utcnow, insert_default=utcnow, **kw)
 
 
 def _fk(target: str, ondelete: str = "CASCADE", nullable: bool = False, index: bool = True) -> Any:
-    return Field(
-        default=None if nullable else ...,
-        sa_column=Column(Integer, ForeignKey(target, ondelete=ondelete), nullable=nullable, index=index),
-    )
+    return mapped_column(Integer, ForeignKey(target, ondelete=ondelete), nullable=nullable, index=index, default=None)
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
     return f"{column} IN ({', '.join(repr(v) for v in values)})"
 
 
-class Screen(SQLModel, table=True):
+class Screen(Base):
     __tablename__ = "screen"
 
-    id: int | None = Field(default=None, primary_key=True)
-    sha256: str = Field(max_length=64, unique=True, index=True)
-    ext: str = Field(max_length=8)  # file extension in the media store: png, jpg, webp
-    width: int
-    height: int
-    platform: str = Field(default="web", max_length=16)
-    source: str = Field(default="")  # where the image came from (path, dataset, renderer)
-    meta: dict = _json_column()
-    created_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    sha256: Mapped[str] = mapped_column(String(64), unique=True, index=True, default=None)
+    ext: Mapped[str] = mapped_column(String(8), default=None)  # file extension in the media store: png, jpg, webp
+    width: Mapped[int] = mapped_column(default=None)
+    height: Mapped[int] = mapped_column(default=None)
+    platform: Mapped[str] = mapped_column(String(16), default="web")
+    source: Mapped[str] = mapped_column(default="")  # where the image came from (path, dataset, renderer)
+    meta: Mapped[dict] = _json_column()
+    created_at: Mapped[datetime] = _time_column()
 
 
-class Episode(SQLModel, table=True):
+class Episode(Base):
     """A task: a goal and an ordered list of steps (one step for a single screen)."""
 
     __tablename__ = "episode"
     __table_args__ = (CheckConstraint(_in("review_status", EPISODE_REVIEW_STATUSES), name="ck_episode_review"),
                       CheckConstraint(_in("kind", EPISODE_KINDS), name="ck_episode_kind"))
 
-    id: int | None = Field(default=None, primary_key=True)
-    key: str = Field(unique=True, index=True)  # the id the source gave it
-    kind: str = Field(default="sample", index=True, max_length=16)
-    goal: str = Field(default="")
-    scenario: str = Field(default="", index=True)
-    split: str = Field(default="", index=True)
-    review_status: str = Field(default="unreviewed", index=True, max_length=16)
-    meta: dict = _json_column()
-    created_at: datetime = _time_column()
-    updated_at: datetime = _time_column()
-    updated_by: str = Field(default="", max_length=64)  # who raised `version` last (edits.claim_episode)
-    version: int = Field(default=1)
+    id: Mapped[int] = _id()
+    key: Mapped[str] = mapped_column(unique=True, index=True, default=None)  # the id the source gave it
+    kind: Mapped[str] = mapped_column(String(16), index=True, default="sample")
+    goal: Mapped[str] = mapped_column(default="")
+    scenario: Mapped[str] = mapped_column(index=True, default="")
+    split: Mapped[str] = mapped_column(index=True, default="")
+    review_status: Mapped[str] = mapped_column(String(16), index=True, default="unreviewed")
+    meta: Mapped[dict] = _json_column()
+    created_at: Mapped[datetime] = _time_column()
+    updated_at: Mapped[datetime] = _time_column()
+    updated_by: Mapped[str] = mapped_column(String(64), default="")  # who raised `version` last (edits.claim_episode)
+    version: Mapped[int] = mapped_column(default=1)
 
 
-class Step(SQLModel, table=True):
+class Step(Base):
     __tablename__ = "step"
     __table_args__ = (UniqueConstraint("episode_id", "index", name="uq_step_episode_index"),)
 
-    id: int | None = Field(default=None, primary_key=True)
-    episode_id: int = _fk("episode.id")
-    index: int = Field(default=0)
-    screen_id: int | None = _fk("screen.id", ondelete="RESTRICT", nullable=True)  # None: a probe's question
-    instruction: str = Field(default="")
-    meta: dict = _json_column()
+    id: Mapped[int] = _id()
+    episode_id: Mapped[int] = _fk("episode.id")
+    index: Mapped[int] = mapped_column(default=0)
+    screen_id: Mapped[int | None] = _fk("screen.id", ondelete="RESTRICT", nullable=True)  # None: a probe's question
+    instruction: Mapped[str] = mapped_column(default="")
+    meta: Mapped[dict] = _json_column()
 
 
-class ActionBox(SQLModel, table=True):
+class ActionBox(Base):
     """An annotated action on a step's screen. Coordinates are image pixels.
 
     A box may have no coordinates: some sources only name the element
@@ -145,67 +160,68 @@ class ActionBox(SQLModel, table=True):
         {"sqlite_autoincrement": True},
     )
 
-    id: int | None = Field(default=None, primary_key=True)
-    step_id: int = _fk("step.id", index=False)  # covered by ix_action_box_step_label
-    x1: float | None = None
-    y1: float | None = None
-    x2: float | None = None
-    y2: float | None = None
-    label: str = Field(default="other", max_length=16)  # the role scoring sees: gold, distracted or other
+    id: Mapped[int] = _id()
+    step_id: Mapped[int] = _fk("step.id", index=False)  # covered by ix_action_box_step_label
+    x1: Mapped[float | None] = mapped_column(default=None)
+    y1: Mapped[float | None] = mapped_column(default=None)
+    x2: Mapped[float | None] = mapped_column(default=None)
+    y2: Mapped[float | None] = mapped_column(default=None)
+    # the role scoring sees: gold, distracted or other
+    label: Mapped[str] = mapped_column(String(16), default="other")
     # the box's class from the project's vocabulary (store/label_set.py: "button", "Car", COCO's 80), case kept;
     # "" for none. Scoring never reads it (ADR 0047).
-    category: str = Field(default="", max_length=64, sa_column_kwargs={"server_default": ""})
-    action_type: str = Field(default="click", max_length=16)
-    element_text: str = Field(default="")
-    type_text: str = Field(default="")
-    source: str = Field(default="manual", max_length=16)
-    author: str = Field(default="")
-    meta: dict = _json_column()
-    created_at: datetime = _time_column()
-    updated_at: datetime = _time_column()
-    version: int = Field(default=1)
+    category: Mapped[str] = mapped_column(String(64), server_default="", default="")
+    action_type: Mapped[str] = mapped_column(String(16), default="click")
+    element_text: Mapped[str] = mapped_column(default="")
+    type_text: Mapped[str] = mapped_column(default="")
+    source: Mapped[str] = mapped_column(String(16), default="manual")
+    author: Mapped[str] = mapped_column(default="")
+    meta: Mapped[dict] = _json_column()
+    created_at: Mapped[datetime] = _time_column()
+    updated_at: Mapped[datetime] = _time_column()
+    version: Mapped[int] = mapped_column(default=1)
 
     @property
     def has_box(self) -> bool:
         return self.x1 is not None
 
 
-class ReviewItem(SQLModel, table=True):
+class ReviewItem(Base):
     """Something a model generated, waiting for (or past) human verification."""
 
     __tablename__ = "review_item"
     __table_args__ = (CheckConstraint(_in("status", REVIEW_STATUSES), name="ck_review_status"),)
 
-    id: int | None = Field(default=None, primary_key=True)
-    episode_id: int = _fk("episode.id")
-    kind: str = Field(default="")  # e.g. distraction_screen, ambiguous_task
-    generator: str = Field(default="")  # model that produced it
-    prompt: str = Field(default="")  # prompt template name and version
-    payload: dict = _json_column()  # prompts, raw answers, token counts, original text
-    status: str = Field(default="pending", index=True, max_length=16)
-    reviewer: str = Field(default="")
-    reason: str = Field(default="")
-    created_at: datetime = _time_column()
-    updated_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    episode_id: Mapped[int] = _fk("episode.id")
+    kind: Mapped[str] = mapped_column(default="")  # e.g. distraction_screen, ambiguous_task
+    generator: Mapped[str] = mapped_column(default="")  # model that produced it
+    prompt: Mapped[str] = mapped_column(default="")  # prompt template name and version
+    payload: Mapped[dict] = _json_column()  # prompts, raw answers, token counts, original text
+    status: Mapped[str] = mapped_column(String(16), index=True, default="pending")
+    reviewer: Mapped[str] = mapped_column(default="")
+    reason: Mapped[str] = mapped_column(default="")
+    created_at: Mapped[datetime] = _time_column()
+    updated_at: Mapped[datetime] = _time_column()
 
 
-class AgentProfile(SQLModel, table=True):
+class AgentProfile(Base):
     """A frozen copy of the profile a run used. Never holds an API key, only where to find one."""
 
     __tablename__ = "agent_profile"
 
-    id: int | None = Field(default=None, primary_key=True)
-    name: str
-    base_url: str = Field(default="")
-    model: str = Field(default="")
-    pattern: str = Field(default="direct")
-    convention: str = Field(default="element_json")
-    api_key_ref: str = Field(default="")  # "env:NAME" or "keyring:NAME"
-    params: dict = _json_column()  # temperature, max tokens, image detail, extra body
-    created_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    name: Mapped[str] = mapped_column(default=None)
+    base_url: Mapped[str] = mapped_column(default="")
+    model: Mapped[str] = mapped_column(default="")
+    pattern: Mapped[str] = mapped_column(default="direct")
+    convention: Mapped[str] = mapped_column(default="element_json")
+    api_key_ref: Mapped[str] = mapped_column(default="")  # "env:NAME" or "keyring:NAME"
+    params: Mapped[dict] = _json_column()  # temperature, max tokens, image detail, extra body
+    created_at: Mapped[datetime] = _time_column()
 
 
-class Run(SQLModel, table=True):
+class Run(Base):
     """One evaluation: a frozen agent profile, a protocol, a sample selection, and how it went.
 
     Identity fields are columns (filtered and shown in every front end); `selection` and `options`
@@ -215,184 +231,191 @@ class Run(SQLModel, table=True):
     __tablename__ = "run"
     __table_args__ = (CheckConstraint(_in("status", RUN_STATES), name="ck_run_status"),)
 
-    id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(default="")
-    profile_id: int = _fk("agent_profile.id", ondelete="RESTRICT")
-    protocol: str = Field(default="screen", max_length=32)  # a key of runs.protocols.PROTOCOLS
-    selection: dict = _json_column()  # EpisodeFilter fields + include_unlabelled
-    options: dict = _json_column()  # the protocol's own options (e.g. allow_ask)
-    status: str = Field(default="pending", max_length=16)
-    failure: str = Field(default="")  # why the last execution failed (status failed)
-    agent: str = Field(default="")  # the profile's name, kind, model, pattern and convention when created
-    kind: str = Field(default="openai", max_length=16)
-    model: str = Field(default="")
-    pattern: str = Field(default="direct", max_length=32)
-    convention: str = Field(default="", max_length=32)
-    samples: int = Field(default=0)  # steps the run asks about (its selection minus those left out)
-    excluded: int = Field(default=0)  # steps left out: no goal or no labelled action
+    id: Mapped[int] = _id()
+    name: Mapped[str] = mapped_column(default="")
+    profile_id: Mapped[int] = _fk("agent_profile.id", ondelete="RESTRICT")
+    protocol: Mapped[str] = mapped_column(String(32), default="screen")  # a key of runs.protocols.PROTOCOLS
+    selection: Mapped[dict] = _json_column()  # EpisodeFilter fields + include_unlabelled
+    options: Mapped[dict] = _json_column()  # the protocol's own options (e.g. allow_ask)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    failure: Mapped[str] = mapped_column(default="")  # why the last execution failed (status failed)
+    # the profile's name, kind, model, pattern and convention when created
+    agent: Mapped[str] = mapped_column(default="")
+    kind: Mapped[str] = mapped_column(String(16), default="openai")
+    model: Mapped[str] = mapped_column(default="")
+    pattern: Mapped[str] = mapped_column(String(32), default="direct")
+    convention: Mapped[str] = mapped_column(String(32), default="")
+    samples: Mapped[int] = mapped_column(default=0)  # steps the run asks about (its selection minus those left out)
+    excluded: Mapped[int] = mapped_column(default=0)  # steps left out: no goal or no labelled action
     # totals over every execution (a resumed run adds to them)
-    prompt_tokens: int = Field(default=0)
-    completion_tokens: int = Field(default=0)
-    cost: float = Field(default=0.0)
-    cached: int = Field(default=0)
-    executions: int = Field(default=0)
-    created_at: datetime = _time_column()
-    started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
-    finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    prompt_tokens: Mapped[int] = mapped_column(default=0)
+    completion_tokens: Mapped[int] = mapped_column(default=0)
+    cost: Mapped[float] = mapped_column(default=0.0)
+    cached: Mapped[int] = mapped_column(default=0)
+    executions: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = _time_column()
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
 
 
-class Prediction(SQLModel, table=True):
+class Prediction(Base):
     __tablename__ = "prediction"
     __table_args__ = (
         UniqueConstraint("run_id", "step_id", name="uq_prediction_run_step"),
         CheckConstraint("verdict = '' OR " + _in("verdict", VERDICTS), name="ck_prediction_verdict"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
-    run_id: int = _fk("run.id")
-    step_id: int = _fk("step.id")
-    raw_text: str = Field(default="")
-    parsed: dict = _json_column()
-    x: float | None = None  # predicted point in original image pixels
-    y: float | None = None
-    element_text: str = Field(default="")
-    verdict: str = Field(default="", index=True, max_length=16)
-    matched_box_id: int | None = _fk("action_box.id", ondelete="SET NULL", nullable=True)
-    wrong_format: bool = Field(default=False)
-    latency_ms: float | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    error: str = Field(default="")
-    created_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    run_id: Mapped[int] = _fk("run.id")
+    step_id: Mapped[int] = _fk("step.id")
+    raw_text: Mapped[str] = mapped_column(default="")
+    parsed: Mapped[dict] = _json_column()
+    x: Mapped[float | None] = mapped_column(default=None)  # predicted point in original image pixels
+    y: Mapped[float | None] = mapped_column(default=None)
+    element_text: Mapped[str] = mapped_column(default="")
+    verdict: Mapped[str] = mapped_column(String(16), index=True, default="")
+    matched_box_id: Mapped[int | None] = _fk("action_box.id", ondelete="SET NULL", nullable=True)
+    wrong_format: Mapped[bool] = mapped_column(default=False)
+    latency_ms: Mapped[float | None] = mapped_column(default=None)
+    prompt_tokens: Mapped[int | None] = mapped_column(default=None)
+    completion_tokens: Mapped[int | None] = mapped_column(default=None)
+    error: Mapped[str] = mapped_column(default="")
+    created_at: Mapped[datetime] = _time_column()
     # the answer as the envdistraction rules read it, parsed once when written (evaluation/parsed_answers.py)
-    answer_x: float | None = None  # CogAgent's / SeeClick's point read from raw_text, pixels
-    answer_y: float | None = None
-    answer_tokens: str | None = None  # a text answer's normalised tokens, space-separated
-    answer_flags: int | None = None  # parse version and findings; None: not parsed yet
+    # CogAgent's / SeeClick's point read from raw_text, pixels
+    answer_x: Mapped[float | None] = mapped_column(default=None)
+    answer_y: Mapped[float | None] = mapped_column(default=None)
+    # a text answer's normalised tokens, space-separated
+    answer_tokens: Mapped[str | None] = mapped_column(default=None)
+    answer_flags: Mapped[int | None] = mapped_column(default=None)  # parse version and findings; None: not parsed yet
     # the envdistraction flags an evaluation scored in Python, stored; None: not stored (evaluation/flag_cache.py)
-    cached_flags: int | None = None
+    cached_flags: Mapped[int | None] = mapped_column(default=None)
 
 
-class BrowseTrial(SQLModel, table=True):
+class BrowseTrial(Base):
     """One browsing trial of a run of the `browse` protocol (VAF): an agent scrolls a page variant until
     it clicks; its steps, where the click landed and what a judge read in its thoughts."""
 
     __tablename__ = "browse_trial"
     __table_args__ = (UniqueConstraint("run_id", "episode_id", "trial", name="uq_browse_trial"),)
 
-    id: int | None = Field(default=None, primary_key=True)
-    run_id: int = _fk("run.id")
-    episode_id: int = _fk("episode.id")  # the variant
-    trial: int = 0
-    steps: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))  # per step: scroll, answer, action
-    ended: str = Field(default="", max_length=16)  # click | step cap | format error | error (a request failed)
-    error: str = Field(default="")  # why the trial could not finish (asked again on resume)
-    click_x: float | None = None  # page coordinates
-    click_y: float | None = None
-    hit_item: int | None = None  # the item the click landed in (its index in the page's original order)
-    target_click: bool = Field(default=False)
-    mention: int | None = None  # the judge's score (0 / 1); None: not judged or the judge failed
-    judge: dict = _json_column()  # {"raw", "reasoning", "error"}
-    prompt_tokens: int = Field(default=0)
-    completion_tokens: int = Field(default=0)
-    created_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    run_id: Mapped[int] = _fk("run.id")
+    episode_id: Mapped[int] = _fk("episode.id")  # the variant
+    trial: Mapped[int] = mapped_column(default=0)
+    steps: Mapped[list] = _json_list()  # per step: scroll, answer, action
+    # click | step cap | format error | error (a request failed)
+    ended: Mapped[str] = mapped_column(String(16), default="")
+    error: Mapped[str] = mapped_column(default="")  # why the trial could not finish (asked again on resume)
+    click_x: Mapped[float | None] = mapped_column(default=None)  # page coordinates
+    click_y: Mapped[float | None] = mapped_column(default=None)
+    # the item the click landed in (its index in the page's original order)
+    hit_item: Mapped[int | None] = mapped_column(default=None)
+    target_click: Mapped[bool] = mapped_column(default=False)
+    # the judge's score (0 / 1); None: not judged or the judge failed
+    mention: Mapped[int | None] = mapped_column(default=None)
+    judge: Mapped[dict] = _json_column()  # {"raw", "reasoning", "error"}
+    prompt_tokens: Mapped[int] = mapped_column(default=0)
+    completion_tokens: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = _time_column()
 
 
-class AuditEntry(SQLModel, table=True):
+class AuditEntry(Base):
     """Append-only: the migration installs triggers that refuse UPDATE and DELETE."""
 
     __tablename__ = "audit_log"
     # a row's history (and, on a server, the check that an annotator's box change carries its audit row)
     __table_args__ = (Index("ix_audit_log_entity", "entity", "entity_id"),)
 
-    id: int | None = Field(default=None, primary_key=True)
-    at: datetime = _time_column()
-    actor: str = Field(default="")
-    action: str = Field(default="")  # create, update, delete, import, review
-    entity: str = Field(default="")  # table name
-    entity_id: int | None = None
-    changes: dict = _json_column()
+    id: Mapped[int] = _id()
+    at: Mapped[datetime] = _time_column()
+    actor: Mapped[str] = mapped_column(default="")
+    action: Mapped[str] = mapped_column(default="")  # create, update, delete, import, review
+    entity: Mapped[str] = mapped_column(default="")  # table name
+    entity_id: Mapped[int | None] = mapped_column(default=None)
+    changes: Mapped[dict] = _json_column()
 
 
-class OcrResult(SQLModel, table=True):
+class OcrResult(Base):
     """OCR words of an image, cached per (image, engine, settings): reopening a screen shows them at once."""
 
     __tablename__ = "ocr_result"
     __table_args__ = (UniqueConstraint("sha256", "engine", "settings", name="uq_ocr_image_engine_settings"),)
 
-    id: int | None = Field(default=None, primary_key=True)
-    sha256: str = Field(max_length=64, index=True)
-    engine: str = Field(max_length=32)
-    settings: str = Field(default="")  # canonical JSON of language and engine options
-    words: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    elements: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    duration_ms: float | None = None
-    created_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    sha256: Mapped[str] = mapped_column(String(64), index=True, default=None)
+    engine: Mapped[str] = mapped_column(String(32), default=None)
+    settings: Mapped[str] = mapped_column(default="")  # canonical JSON of language and engine options
+    words: Mapped[list] = _json_list()
+    elements: Mapped[list] = _json_list()
+    duration_ms: Mapped[float | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = _time_column()
 
 
-class ResponseCache(SQLModel, table=True):
+class ResponseCache(Base):
     """Model answers keyed by everything that determines them, so reruns and re-scoring cost nothing."""
 
     __tablename__ = "response_cache"
 
-    key: str = Field(primary_key=True, max_length=64)  # sha256 of model, messages, image hashes, parameters
-    model: str = Field(default="")
-    response: dict = _json_column()  # raw text, usage, finish reason
-    created_at: datetime = _time_column()
+    # sha256 of model, messages, image hashes, parameters
+    key: Mapped[str] = mapped_column(String(64), primary_key=True, default=None)
+    model: Mapped[str] = mapped_column(default="")
+    response: Mapped[dict] = _json_column()  # raw text, usage, finish reason
+    created_at: Mapped[datetime] = _time_column()
 
 
-class TrajectoryLabel(SQLModel, table=True):
+class TrajectoryLabel(Base):
     """One annotator's verdict on a trajectory (an episode of kind "trajectory"), and per-step labels."""
 
     __tablename__ = "trajectory_label"
     __table_args__ = (UniqueConstraint("episode_id", "annotator", name="uq_trajectory_label_annotator"),
                       CheckConstraint(_in("outcome", OUTCOMES), name="ck_trajectory_label_outcome"))
 
-    id: int | None = Field(default=None, primary_key=True)
-    episode_id: int = _fk("episode.id")
-    annotator: str = Field(max_length=64)
-    outcome: str = Field(max_length=16)
-    step_labels: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))  # per step, "" unset
-    comment: str = Field(default="")
-    created_at: datetime = _time_column()
-    updated_at: datetime = _time_column()
-    version: int = Field(default=1)
+    id: Mapped[int] = _id()
+    episode_id: Mapped[int] = _fk("episode.id")
+    annotator: Mapped[str] = mapped_column(String(64), default=None)
+    outcome: Mapped[str] = mapped_column(String(16), default=None)
+    step_labels: Mapped[list] = _json_list()  # per step, "" unset
+    comment: Mapped[str] = mapped_column(default="")
+    created_at: Mapped[datetime] = _time_column()
+    updated_at: Mapped[datetime] = _time_column()
+    version: Mapped[int] = mapped_column(default=1)
 
 
-class JudgeReview(SQLModel, table=True):
+class JudgeReview(Base):
     """A person's decision on one judge verdict that disagreed with the human reference."""
 
     __tablename__ = "judge_review"
     __table_args__ = (UniqueConstraint("run_id", "episode_id", name="uq_judge_review_run_episode"),
                       CheckConstraint(_in("decision", REVIEW_DECISIONS), name="ck_judge_review_decision"))
 
-    id: int | None = Field(default=None, primary_key=True)
-    run_id: int = _fk("run.id")
-    episode_id: int = _fk("episode.id")
-    reviewer: str = Field(default="", max_length=64)
-    decision: str = Field(max_length=16)
-    judged: str = Field(default="", max_length=16)  # the judge's verdict the decision was about
-    tags: list = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    note: str = Field(default="")
-    created_at: datetime = _time_column()
-    updated_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    run_id: Mapped[int] = _fk("run.id")
+    episode_id: Mapped[int] = _fk("episode.id")
+    reviewer: Mapped[str] = mapped_column(String(64), default="")
+    decision: Mapped[str] = mapped_column(String(16), default=None)
+    judged: Mapped[str] = mapped_column(String(16), default="")  # the judge's verdict the decision was about
+    tags: Mapped[list] = _json_list()
+    note: Mapped[str] = mapped_column(default="")
+    created_at: Mapped[datetime] = _time_column()
+    updated_at: Mapped[datetime] = _time_column()
 
 
-class ScreenCaption(SQLModel, table=True):
+class ScreenCaption(Base):
     """A text description of a screen by a captioner (imported, or asked of a model by a judge run)."""
 
     __tablename__ = "screen_caption"
     __table_args__ = (UniqueConstraint("screen_id", "captioner", name="uq_screen_caption_captioner"),)
 
-    id: int | None = Field(default=None, primary_key=True)
-    screen_id: int = _fk("screen.id")
-    captioner: str = Field(max_length=128)
-    text: str = Field(default="")
-    source: str = Field(default="imported", max_length=16)  # imported | model | edited
-    created_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    screen_id: Mapped[int] = _fk("screen.id")
+    captioner: Mapped[str] = mapped_column(String(128), default=None)
+    text: Mapped[str] = mapped_column(default="")
+    source: Mapped[str] = mapped_column(String(16), default="imported")  # imported | model | edited
+    created_at: Mapped[datetime] = _time_column()
 
 
-class ScreenTree(SQLModel, table=True):
+class ScreenTree(Base):
     """An accessibility tree of a screen as its source dumped it (a uiautomator XML), kept verbatim so export
     writes it back unchanged. One screenshot can come with different dumps, so a tree is its screen plus
     the SHA-256 of its XML, and a step names its own (step.meta["tree"]). `flags` holds the annotators'
@@ -401,17 +424,17 @@ class ScreenTree(SQLModel, table=True):
     __tablename__ = "screen_tree"
     __table_args__ = (UniqueConstraint("screen_id", "sha256", name="uq_screen_tree_new_screen_id_sha256"),)
 
-    id: int | None = Field(default=None, primary_key=True)
-    screen_id: int = _fk("screen.id")
-    sha256: str = Field(max_length=64)
-    kind: str = Field(default="uiautomator", max_length=16)
-    xml: str = Field(default="")
-    nodes: int = Field(default=0)
-    flags: dict = _json_column()
-    created_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    screen_id: Mapped[int] = _fk("screen.id")
+    sha256: Mapped[str] = mapped_column(String(64), default=None)
+    kind: Mapped[str] = mapped_column(String(16), default="uiautomator")
+    xml: Mapped[str] = mapped_column(default="")
+    nodes: Mapped[int] = mapped_column(default=0)
+    flags: Mapped[dict] = _json_column()
+    created_at: Mapped[datetime] = _time_column()
 
 
-class Assignment(SQLModel, table=True):
+class Assignment(Base):
     """One annotator's work on one sample: who, in what state, how long it took. A sample in the overlap of
     a double annotation has two, each with its own private copy (`copy_id`, an episode of kind "copy")
     that the annotator labels blind; other samples are labelled in place. Also made on the spot when
@@ -424,35 +447,35 @@ class Assignment(SQLModel, table=True):
                       # every statement of an annotator: migration 0013)
                       Index("ix_assignment_work", "annotator", "state", "copy_id", "episode_id"))
 
-    id: int | None = Field(default=None, primary_key=True)
-    episode_id: int = _fk("episode.id")
-    annotator: str = Field(max_length=64)
-    state: str = Field(default="todo", max_length=16, index=True)
-    reason: str = Field(default="")  # why it was skipped
-    copy_id: int | None = _fk("episode.id", ondelete="SET NULL", nullable=True)
-    assigned_by: str = Field(default="", max_length=64)
-    seconds: float = Field(default=0.0)  # time spent on it, summed over visits
-    created_at: datetime = _time_column()
-    updated_at: datetime = _time_column()
-    done_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
-    version: int = Field(default=1)
+    id: Mapped[int] = _id()
+    episode_id: Mapped[int] = _fk("episode.id")
+    annotator: Mapped[str] = mapped_column(String(64), default=None)
+    state: Mapped[str] = mapped_column(String(16), index=True, default="todo")
+    reason: Mapped[str] = mapped_column(default="")  # why it was skipped
+    copy_id: Mapped[int | None] = _fk("episode.id", ondelete="SET NULL", nullable=True)
+    assigned_by: Mapped[str] = mapped_column(String(64), default="")
+    seconds: Mapped[float] = mapped_column(default=0.0)  # time spent on it, summed over visits
+    created_at: Mapped[datetime] = _time_column()
+    updated_at: Mapped[datetime] = _time_column()
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime, default=None)
+    version: Mapped[int] = mapped_column(default=1)
 
 
-class Adjudication(SQLModel, table=True):
+class Adjudication(Base):
     """A lead's decision on a double-annotated sample: which copy's boxes (or which boxes of each) became
     the sample's labels. The copies stay, and the audit log holds every box written."""
 
     __tablename__ = "adjudication"
 
-    id: int | None = Field(default=None, primary_key=True)
-    episode_id: int = Field(sa_column=Column(Integer, ForeignKey("episode.id", ondelete="CASCADE"),
-                                             nullable=False, unique=True))
-    lead: str = Field(default="", max_length=64)
-    choice: dict = _json_column()  # {"take": annotator} or {"boxes": [copy box ids]}
-    created_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    episode_id: Mapped[int] = mapped_column(Integer, ForeignKey("episode.id", ondelete="CASCADE"), nullable=False,
+                                            unique=True, default=None)
+    lead: Mapped[str] = mapped_column(String(64), default="")
+    choice: Mapped[dict] = _json_column()  # {"take": annotator} or {"boxes": [copy box ids]}
+    created_at: Mapped[datetime] = _time_column()
 
 
-class WorkReview(SQLModel, table=True):
+class WorkReview(Base):
     """A reviewer's decision on one annotator's finished work on a sample (their assignment): accepted, or
     returned to them with a comment, pinned to a box or a point of a step's screen when the reviewer chose
     one. Only ever appended: the latest decision is where the work stands, all of them give the acceptance
@@ -461,58 +484,62 @@ class WorkReview(SQLModel, table=True):
     __tablename__ = "work_review"
     __table_args__ = (CheckConstraint(_in("decision", WORK_DECISIONS), name="ck_work_review_decision"),)
 
-    id: int | None = Field(default=None, primary_key=True)
-    assignment_id: int = _fk("assignment.id")
-    annotator: str = Field(max_length=64, index=True)  # whose work (the assignment's), read by the server's rules
-    reviewer: str = Field(default="", max_length=64)
-    decision: str = Field(max_length=16)
-    comment: str = Field(default="")
-    step_index: int | None = None  # the pin: a step of the work episode, and a box on it or a point
-    box_id: int | None = None  # not a foreign key: the box may be deleted while the work is fixed
-    x: float | None = None
-    y: float | None = None
-    created_at: datetime = _time_column()
+    id: Mapped[int] = _id()
+    assignment_id: Mapped[int] = _fk("assignment.id")
+    # whose work (the assignment's), read by the server's rules
+    annotator: Mapped[str] = mapped_column(String(64), index=True, default=None)
+    reviewer: Mapped[str] = mapped_column(String(64), default="")
+    decision: Mapped[str] = mapped_column(String(16), default=None)
+    comment: Mapped[str] = mapped_column(default="")
+    # the pin: a step of the work episode, and a box on it or a point
+    step_index: Mapped[int | None] = mapped_column(default=None)
+    # not a foreign key: the box may be deleted while the work is fixed
+    box_id: Mapped[int | None] = mapped_column(default=None)
+    x: Mapped[float | None] = mapped_column(default=None)
+    y: Mapped[float | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = _time_column()
 
 
-class RescoreDue(SQLModel, table=True):
+class RescoreDue(Base):
     """Steps whose boxes an annotator changed on a server, waiting for the agents' answers on them to be judged
     again: an annotator may not write verdicts (ADR 0029), so the next evaluation by a lead or reviewer
     judges them first (evaluation/rescore.catch_up)."""
 
     __tablename__ = "rescore_due"
 
-    step_id: int = Field(sa_column=Column(Integer, ForeignKey("step.id", ondelete="CASCADE"), primary_key=True))
-    created_at: datetime = _time_column()
+    step_id: Mapped[int] = mapped_column(Integer, ForeignKey("step.id", ondelete="CASCADE"), primary_key=True,
+                                         default=None)
+    created_at: Mapped[datetime] = _time_column()
 
 
-class TeamLogin(SQLModel, table=True):
+class TeamLogin(Base):
     """The server logins this project created for its people (ADR 0029): only these may have their password
     reset by its lead, or be dropped when they leave the team. Read by the server's own functions only."""
 
     __tablename__ = "team_login"
 
-    login: str = Field(primary_key=True, max_length=64)
-    created_at: datetime = _time_column()
+    login: Mapped[str] = mapped_column(String(64), primary_key=True, default=None)
+    created_at: Mapped[datetime] = _time_column()
 
 
-class ProjectSetting(SQLModel, table=True):
+class ProjectSetting(Base):
     """A choice made for the whole project when it was created, read by everyone who opens it (e.g. whether
     its images live in a folder or in the database: store/media_choice.py)."""
 
     __tablename__ = "project_setting"
 
-    key: str = Field(primary_key=True, max_length=64)
-    value: str = Field(default="")
+    key: Mapped[str] = mapped_column(String(64), primary_key=True, default=None)
+    value: Mapped[str] = mapped_column(default="")
 
 
-class MediaBlob(SQLModel, table=True):
+class MediaBlob(Base):
     """An image kept inside the database (a project created with its media in the database): named by its
     SHA-256 like a file of the media folder, so every row that names a screen finds it the same way."""
 
     __tablename__ = "media_blob"
 
-    sha256: str = Field(primary_key=True, max_length=64)
-    ext: str = Field(max_length=8)
-    size: int
-    data: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    created_at: datetime = _time_column()
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True, default=None)
+    ext: Mapped[str] = mapped_column(String(8), default=None)
+    size: Mapped[int] = mapped_column(default=None)
+    data: Mapped[bytes] = mapped_column(LargeBinary, nullable=False, default=None)
+    created_at: Mapped[datetime] = _time_column()

@@ -23,9 +23,8 @@ from desktop_app.store.db_errors import is_connection_lost, is_locked  # noqa: F
 from desktop_app.store.media import LOCK_FILE, MediaStore
 
 if TYPE_CHECKING:  # imported when used: opening a project for `screenlab info` needs neither (store/counts.py)
-    from sqlmodel import Session
-
     from desktop_app.store.media_db import DatabaseMedia
+    from desktop_app.store.orm import Session
     from desktop_app.store.server_roles import Identity
 
 DB_FILE = "screenlab.sqlite"
@@ -213,7 +212,7 @@ class Project:
         """One unit of work: committed when the block ends, rolled back on error. `wait_s`: give up after
         this long waiting for another writer's lock (a statistic written from the window must not freeze
         it behind a long import), instead of the connection's usual patience."""
-        from sqlmodel import Session
+        from desktop_app.store.orm import Session
 
         with Session(self.engine, expire_on_commit=False) as session:
             sqlite = self.url.startswith("sqlite")
@@ -256,7 +255,7 @@ class Project:
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
-        from sqlmodel import Session
+        from desktop_app.store.orm import Session
 
         with Session(self.engine, expire_on_commit=False) as session:
             yield session

@@ -11,10 +11,10 @@ from datetime import datetime
 
 from sqlalchemy import String, cast, exists, func, or_, select
 from sqlalchemy.orm import aliased
-from sqlmodel import Session
 
 from desktop_app.store import work_states
 from desktop_app.store.models import ActionBox, Assignment, Episode, Prediction, ReviewItem, Run, Screen, Step
+from desktop_app.store.orm import Session
 
 
 @dataclass(frozen=True)

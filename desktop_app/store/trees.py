@@ -6,10 +6,9 @@ a correction is a flag on a node (e.g. clickable is really "true"), stored besid
 
 from __future__ import annotations
 
-from sqlmodel import select
-
 from desktop_app.store import audit
 from desktop_app.store.models import Screen, ScreenTree, Step
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 
 FLAG_KEYS = ("clickable", "note")  # what an annotator may correct on a node

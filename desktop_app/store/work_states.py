@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import and_, exists, func, or_, select
-from sqlmodel import Session
 
 from desktop_app.store.models import ActionBox, Adjudication, Assignment, Episode, Step, WorkReview
+from desktop_app.store.orm import Session
 
 # "to do" is a sample given to someone and not started: theirs to label, though it may hold imported boxes
 STATES = ("to do", "unlabelled", "in progress", "done", "skipped", "returned", "accepted", "to review")

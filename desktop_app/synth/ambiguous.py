@@ -16,12 +16,12 @@ import uuid
 from pathlib import Path
 
 from PIL import Image, ImageDraw
-from sqlmodel import select
 
 from desktop_app.formats.ingest import ImportOptions, ingest
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Where
 from desktop_app.navi.model import SCENARIO, NaviInfo, QAPair, navi_of, with_navi
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.store.review import set_review
 from desktop_app.synth.llm import LlmSession, SynthError

@@ -18,13 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sqlmodel import select
-
 from desktop_app.a11y.tree import format_bounds, parse_bounds
 from desktop_app.formats.ingest import ingest
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Where
 from desktop_app.store import edits
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.store.review import set_review
 from desktop_app.store.types import utcnow

@@ -12,12 +12,12 @@ import uuid
 from pathlib import Path
 
 import numpy as np
-from sqlmodel import select
 
 from desktop_app.formats.ingest import ImportOptions, ingest
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Where
 from desktop_app.render.renderer import Renderer, Viewport
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.synth.bank import load_bank
 from desktop_app.synth.llm import LlmSession, SynthError

@@ -5,13 +5,12 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from sqlmodel import select
-
 from desktop_app.formats.ingest import ImportOptions, ingest
 from desktop_app.formats.records import BoxRecord, EpisodeRecord, StepRecord, Where
 from desktop_app.render.renderer import VIEWPORTS, Rendered, Renderer
 from desktop_app.store import audit
 from desktop_app.store import models as m
+from desktop_app.store.orm import select
 from desktop_app.store.project import Project
 from desktop_app.store.types import utcnow
 from desktop_app.synth.scene import Scene

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
-from sqlmodel import Session
 
 from desktop_app.store import audit, edits
 from desktop_app.store.models import ActionBox, Adjudication, Assignment, Step
+from desktop_app.store.orm import Session
 from desktop_app.store.project import NotAllowed, Project
 from desktop_app.teams import agreement
 from desktop_app.teams.agreement import Box

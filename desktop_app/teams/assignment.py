@@ -9,11 +9,11 @@ import random
 from dataclasses import dataclass, field
 
 from sqlalchemy import or_, select
-from sqlmodel import Session
 
 from desktop_app.store import audit
 from desktop_app.store.edits import EditRefused
 from desktop_app.store.models import Assignment, Episode
+from desktop_app.store.orm import Session
 from desktop_app.store.project import NotAllowed, Project
 from desktop_app.store.queries import EpisodeFilter, episode_ids
 from desktop_app.store.types import utcnow

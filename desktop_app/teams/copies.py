@@ -6,9 +6,9 @@ other's boxes until the lead adjudicates (teams/adjudication.py)."""
 from __future__ import annotations
 
 from sqlalchemy import select
-from sqlmodel import Session
 
 from desktop_app.store.models import Episode, Step
+from desktop_app.store.orm import Session
 
 
 def copy_key(key: str, annotator: str) -> str:

@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import func, or_, select
-from sqlmodel import Session
 
 from desktop_app.store import audit, work_states
 from desktop_app.store.models import ActionBox, Assignment, Episode, Screen, Step, WorkReview
+from desktop_app.store.orm import Session
 from desktop_app.store.project import NotAllowed, Project
 from desktop_app.store.types import utcnow
 
