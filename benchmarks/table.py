@@ -76,6 +76,7 @@ def jobs() -> list[Job]:
         Job("canvas", "canvas.py", [["--runs", "5", "--screens", "10000"]],
             [["--runs", "2", "--screens", "2000", "--boxes", "2000"]]),
         Job("cold_start", "cold_start.py", [["--runs", "7", "--no-x11"]], [["--runs", "2", "--no-x11", "--skip-next"]]),
+        Job("window_resize", "window_resize.py", [["--runs", "5"]], [["--runs", "1", "--steps", "10"]]),
         Job("window_memory", "window_memory.py", [["--episodes", "10000", "--screens", "20", "--runs", "3"]],
             [["--episodes", "500", "--screens", "4", "--runs", "1"]]),
         Job("eval", "scale_1m.py", [["--sizes", "1000000", "--repeat", "3", "--no-export"]],

@@ -115,8 +115,8 @@ def test_only_replaces_the_lines_of_the_benchmarks_measured_again(tmp_path, monk
     out = table.merged(before, fresh, rerun, False, table.datetime.datetime(2026, 11, 30, 2, 0))
     lines = out.splitlines()
     assert lines[0].startswith("old heading. Measured again 2026-11-30 02:00 UTC: eval, ocr")
-    # the heading names every benchmark the table still has no line of (this one has none of three)
-    assert lines[0].endswith("Partial: not run yet: cold_start, window_memory, open_folder.")
+    # the heading names every benchmark the table still has no line of (this one has none of four)
+    assert lines[0].endswith("Partial: not run yet: cold_start, window_resize, window_memory, open_folder.")
     assert [ln.split(" | ")[0] for ln in lines[4:]] == ["| zoom", "| eval 1M new", "| text old", "| ocr new"]
     assert "boom" not in out  # the failure line of the benchmark measured again is gone with it
 

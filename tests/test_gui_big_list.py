@@ -112,3 +112,36 @@ def test_rows_scrolled_into_view_are_measured_once_the_scrolling_stops(qtbot):
     assert rows.read == set()  # nothing measured while it scrolls
     qtbot.waitUntil(lambda: table.columnWidth(1) >= wide, timeout=5000)  # measured once it stopped
     assert rows.read and min(rows.read) >= 100  # the rows now on screen
+
+
+def test_a_layout_of_the_list_reads_no_cell_again_until_one_changes(qtbot):
+    """Qt measures the columns at every layout of the list's header: each resize (a dock dragged, the window
+    resized), each tab inserted. A column's measure is kept while the rows on screen and their cells stay (a
+    window's resize step took 52 ms, 28 ms with them kept: ADR 0068), and a cell that changes is measured again."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_app.ui.sample_table import SampleTable
+
+    rows = CountingRows(500, lambda row: "○ to do")
+    table = SampleTable(("Id", "State"))
+    qtbot.addWidget(table)
+    table.setModel(rows)
+    table.resize(500, 300)
+    table.show()
+    qtbot.waitExposed(table)
+    QApplication.processEvents()
+    header = table.horizontalHeader()
+    rows.read.clear()
+    for _ in range(5):
+        header.resizeSections()  # what each resize of the list does
+    assert rows.read == set()
+    wide = table.fontMetrics().horizontalAdvance("◐ in progress, reviewed twice")
+    assert table.columnWidth(1) < wide
+    rows.state = lambda row: "◐ in progress, reviewed twice"  # the cells change, and the model says so
+    rows.dataChanged.emit(rows.index(0, 1), rows.index(rows.count - 1, 1))
+    header.resizeSections()
+    assert rows.read and table.columnWidth(1) >= wide
+    rows.read.clear()
+    table.resize(500, 400)  # a taller list: more rows on screen, measured
+    QApplication.processEvents()
+    assert rows.read

@@ -218,3 +218,17 @@ def test_background_work_runs_at_a_lower_priority_than_the_window():
     thread.join()
     assert seen == {"ok": True, "nice": max(BACKGROUND_NICE, before)}
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before  # the calling thread is untouched
+
+
+@pytest.mark.parametrize("chosen", [None, "1"])
+def test_the_window_has_qts_enum_names_as_attributes_unless_the_user_chose_otherwise(chosen):
+    """PySide6 answers `Qt.DisplayRole` by a search at every use (1-5 us) unless asked before its first import for
+    the short names as attributes (0.09 us; ui/enum_shortcuts.py): the window's import asks, and
+    PYSIDE6_OPTION_PYTHON_ENUM in the environment, PySide6's own switch, still wins."""
+    env = {k: v for k, v in os.environ.items() if k != "PYSIDE6_OPTION_PYTHON_ENUM"}
+    if chosen:
+        env["PYSIDE6_OPTION_PYTHON_ENUM"] = chosen
+    code = ("import desktop_app.ui.app; from PySide6.QtCore import Qt; "
+            "print('DisplayRole' in vars(Qt), Qt.DisplayRole is Qt.ItemDataRole.DisplayRole)")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.split() == (["False", "True"] if chosen else ["True", "True"])

@@ -6,11 +6,17 @@ the middle (a file name differs at its end: "…_0042.png") or at the end (a goa
 The other columns are as wide as what they show in the rows on screen (Qt reads no row beyond them, so a
 100,000-row project pays nothing for it), and a column of the data's names (Scenario, Assignee) never takes
 more than a quarter of the list: a 64-character login is cut too rather than pushing the file name out.
+
+Qt measures the columns again at every layout of the header: each resize of the list (a dock or splitter
+dragged, a tab inserted), each show. A measure reads each row on screen in every role the delegate asks for
+(about 250 calls of the model's data() a column), so a window's opening read the same cells some 8,000 times. A
+column's measure is kept until what it depends on changes: the rows on screen (scrolled, the list taller), the
+model's cells (reset, changed, rows added or removed) or the font and style.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtWidgets import QHeaderView, QStyledItemDelegate, QTableView
 
 NAMES = ("Id", "Goal")  # stretch: they share what the other columns leave
@@ -18,6 +24,7 @@ CUT_IN_THE_MIDDLE = ("Id",)
 CAPPED = ("Scenario", "Assignee")  # sized to their content, at most a quarter of the list's width
 CAP = 4  # the list's width divided by this: the most a capped column takes
 MEASURE_AFTER_MS = 120  # a held key repeats every ~33 ms: the columns are measured when it is let go
+KEPT_MEASURES = 64  # measures kept (columns x places in the list); past that they are forgotten at once
 
 
 class MiddleElide(QStyledItemDelegate):
@@ -44,9 +51,17 @@ class SampleTable(QTableView):
         self._measure_later = QTimer(self, singleShot=True, interval=MEASURE_AFTER_MS)
         self._measure_later.timeout.connect(header.resizeSections)
         self.verticalScrollBar().valueChanged.connect(lambda _: self._measure_later.start())
+        self._measured: dict[tuple[int, int, int], int] = {}  # (column, scrolled to, height) -> content width
+
+    def forget_measures(self, *_args) -> None:
+        self._measured.clear()
 
     def setModel(self, model) -> None:  # noqa: N802 (Qt's name)
         super().setModel(model)
+        self.forget_measures()
+        for signal in (model.modelReset, model.dataChanged, model.rowsInserted, model.rowsRemoved,
+                       model.layoutChanged, model.headerDataChanged):
+            signal.connect(self.forget_measures)
         header = self.horizontalHeader()
         for column, name in enumerate(self.column_names):
             if name in CUT_IN_THE_MIDDLE:
@@ -61,7 +76,12 @@ class SampleTable(QTableView):
             # each time the Thumbnails tab is in front and the header is laid out): a hidden list keeps its
             # widths, and is measured on the rows on screen when it shows (showEvent)
             return self.horizontalHeader().sectionSize(column)
-        wanted = super().sizeHintForColumn(column)
+        key = (column, self.verticalScrollBar().value(), self.viewport().height())
+        wanted = self._measured.get(key)
+        if wanted is None:
+            if len(self._measured) >= KEPT_MEASURES:
+                self._measured.clear()
+            wanted = self._measured[key] = super().sizeHintForColumn(column)
         if self.column_names[column] in CAPPED:
             return min(wanted, max(self.viewport().width() // CAP, self.horizontalHeader().minimumSectionSize()))
         return wanted
@@ -70,6 +90,11 @@ class SampleTable(QTableView):
         """With no name shown, the last column takes the rest (the list never ends in a blank strip)."""
         shown = [n for c, n in enumerate(self.column_names) if not self.isColumnHidden(c)]
         self.horizontalHeader().setStretchLastSection(not any(n in NAMES for n in shown))
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):  # the same cells, other widths
+            self.forget_measures()
+        super().changeEvent(event)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
