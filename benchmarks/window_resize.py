@@ -35,8 +35,12 @@ from benchmarks.rows import emit  # noqa: E402
 LABELME_PYTHON = "/tmp/labelme-venv/bin/python"  # made by `make bench-peers` (benchmarks/peers.txt)
 WIDTH, HEIGHT = 1366, 768
 
-# the steps both programs take: a few pixels narrower each time, alternating, the height too
-STEPS = """
+# what both programs' child scripts share: the window settled, then the steps, a few pixels narrower each time,
+# alternating, the height too; each script makes its window and calls settle_and_time(window, app)
+STEPS = f"""
+import statistics, sys, time
+WIDTH, HEIGHT = {WIDTH}, {HEIGHT}
+
 def sizes(steps):
     return [(WIDTH - (i % 2) * 40 - i, HEIGHT - (i % 3) * 10) for i in range(steps)]
 
@@ -48,13 +52,15 @@ def timed(window, app, steps):
         app.processEvents()  # the layout, then the paint it asks for
         times.append((time.perf_counter() - started) * 1000)
     times.sort()
-    print(f"steps: {statistics.median(times):.3f} {times[int(len(times) * 0.9)]:.3f}", flush=True)
+    print(f"steps: {{statistics.median(times):.3f}} {{times[int(len(times) * 0.9)]:.3f}}", flush=True)
+
+def settle_and_time(window, app):
+    for _ in range(30):
+        app.processEvents()
+    timed(window, app, int(sys.argv[2]))
 """
 
-OURS = f"""
-import os, statistics, sys, time
-WIDTH, HEIGHT = {WIDTH}, {HEIGHT}
-{STEPS}
+OURS = STEPS + """
 import desktop_app.ui  # the package first, as a launch imports it
 from PySide6.QtWidgets import QApplication
 from desktop_app.settings import Settings
@@ -65,15 +71,10 @@ window = MainWindow(Settings(annotator="bench", show_suggestions=False))
 window.resize(WIDTH, HEIGHT)
 window.show()
 window.open_project(sys.argv[1])
-for _ in range(30):
-    app.processEvents()
-timed(window, app, int(sys.argv[2]))
+settle_and_time(window, app)
 """
 
-LABELME = f"""
-import os, statistics, sys, time
-WIDTH, HEIGHT = {WIDTH}, {HEIGHT}
-{STEPS}
+LABELME = STEPS + """
 from PyQt5 import QtWidgets
 from labelme.app import MainWindow
 from labelme.config import get_config
@@ -83,9 +84,7 @@ window = MainWindow(config=get_config())
 window.resize(WIDTH, HEIGHT)
 window.show()
 window.loadFile(sys.argv[1])
-for _ in range(30):
-    app.processEvents()
-timed(window, app, int(sys.argv[2]))
+settle_and_time(window, app)
 """
 
 

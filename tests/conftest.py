@@ -12,11 +12,9 @@ from sqlalchemy import inspect
 
 # Qt must never try to reach a display in tests; the user's folders must stay untouched.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-# PySide6's enum short names as attributes, as the app asks for them (ui/enum_shortcuts.py): here, before
-# pytest-qt's setup imports PySide6, so that the suite runs the window's code as a user's launch does
-from desktop_app.ui.enum_shortcuts import ask_for_shortcuts  # noqa: E402
-
-ask_for_shortcuts()
+# the window's package first, as a launch imports it: before pytest-qt's setup imports PySide6, it asks for the
+# enums' short names as attributes (ui/enum_shortcuts.py), so the suite runs the window's code as a user's does
+import desktop_app.ui  # noqa: E402, F401
 
 
 @pytest.fixture(autouse=True)

@@ -87,15 +87,13 @@ def test_page_starts_count_the_rows_and_name_the_first_of_each_page(big, label):
             assert page_starts(s, flt, page) == (len(ids), ids[::page])
 
 
-def test_rows_scrolled_into_view_are_measured_once_the_scrolling_stops(qtbot):
-    """Stepping down a long list scrolls it a row a press: its columns are measured again when the scrolling
-    stops, not at every row (that read ~600 cells, 13 ms of each press), and a wider value scrolled into view
-    still widens its column then."""
+def shown_list(qtbot, state):
+    """A sample list's table of 500 counted rows (column 1 `state(row)`), shown at 500x300 and laid out."""
     from PySide6.QtWidgets import QApplication
 
     from desktop_app.ui.sample_table import SampleTable
 
-    rows = CountingRows(500, lambda row: "○ to do" if row < 100 else "◐ in progress, reviewed twice")
+    rows = CountingRows(500, state)
     table = SampleTable(("Id", "State"))
     qtbot.addWidget(table)
     table.setModel(rows)
@@ -103,6 +101,14 @@ def test_rows_scrolled_into_view_are_measured_once_the_scrolling_stops(qtbot):
     table.show()
     qtbot.waitExposed(table)
     QApplication.processEvents()
+    return rows, table
+
+
+def test_rows_scrolled_into_view_are_measured_once_the_scrolling_stops(qtbot):
+    """Stepping down a long list scrolls it a row a press: its columns are measured again when the scrolling
+    stops, not at every row (that read ~600 cells, 13 ms of each press), and a wider value scrolled into view
+    still widens its column then."""
+    rows, table = shown_list(qtbot, lambda row: "○ to do" if row < 100 else "◐ in progress, reviewed twice")
     wide = table.fontMetrics().horizontalAdvance("◐ in progress, reviewed twice")
     assert table.columnWidth(1) < wide  # the rows on screen say "○ to do"
     rows.read.clear()
@@ -120,16 +126,7 @@ def test_a_layout_of_the_list_reads_no_cell_again_until_one_changes(qtbot):
     window's resize step took 52 ms, 28 ms with them kept: ADR 0068), and a cell that changes is measured again."""
     from PySide6.QtWidgets import QApplication
 
-    from desktop_app.ui.sample_table import SampleTable
-
-    rows = CountingRows(500, lambda row: "○ to do")
-    table = SampleTable(("Id", "State"))
-    qtbot.addWidget(table)
-    table.setModel(rows)
-    table.resize(500, 300)
-    table.show()
-    qtbot.waitExposed(table)
-    QApplication.processEvents()
+    rows, table = shown_list(qtbot, lambda row: "○ to do")
     header = table.horizontalHeader()
     rows.read.clear()
     for _ in range(5):
