@@ -18,7 +18,9 @@
 #   packaging/smoke_test.sh [path/to/ScreenLab-...tar.gz | path/to/ScreenLab-folder | an installed command]
 #
 # An installed command (e.g. /usr/bin/screenlab from the .deb) is run where it is; INSTALL_DIR (default: the
-# folder of the resolved executable) is the installation checked to be left unwritten.
+# folder of the resolved executable) is the installation checked to be left unwritten. SAME_AS=<a bundle folder
+# this script has tested>: INSTALL_DIR must hold that bundle's files (checked first, the package's own menu files
+# aside), and the comparisons with the source tree (OCR, start-up) are not made again.
 #
 # Start-up time: (1) --smoke offscreen: from launch to the line "smoke: window shown at <epoch>" when
 # the app prints it (see packaging/README.md), else to "smoke: ok" (window shown, painted, screenshot
@@ -56,6 +58,12 @@ else
     INSTALL_DIR="$WORK/opt/ScreenLab"
 fi
 [[ -x "$APP" ]] || { echo "FAIL: $APP is missing or not executable" >&2; exit 1; }
+if [[ -n "${SAME_AS:-}" ]]; then
+    # the .deb leaves out the tarball's per-user menu installer (packaging/build_deb.sh)
+    diff -r --no-dereference -x install-desktop-entry.sh -x screenlab.desktop "$SAME_AS" "$INSTALL_DIR" >/dev/null \
+        || { echo "FAIL: $INSTALL_DIR differs from $SAME_AS" >&2; exit 1; }
+    echo "the installation is $SAME_AS, file for file: its OCR and start-up were compared with the source tree there"
+fi
 sleep 1; touch "$WORK/installed.stamp"  # anything in the installation newer than this was written by the app
 
 # --- network off --------------------------------------------------------------------------------
@@ -141,7 +149,9 @@ set -e
 # The bundle's OCR against the source tree's, screen by screen at full precision: a library built our own way
 # (RELEASE=1: OpenCV, numpy) or a model file bundled wrong must not change what OCR reads.
 DEV_PYTHON="${SCREENLAB_DEV_PYTHON:-$ROOT/.venv/bin/python}"
-if [[ -f "$WORK/bundle-ocr.json" && -x "$DEV_PYTHON" ]]; then
+if [[ -n "${SAME_AS:-}" ]]; then
+    :  # the same files as SAME_AS, compared when it was tested (above)
+elif [[ -f "$WORK/bundle-ocr.json" && -x "$DEV_PYTHON" ]]; then
     echo
     echo "== OCR of the first 6 demo screens: the bundle against the source tree ($DEV_PYTHON)"
     same=1
@@ -189,7 +199,7 @@ MEASURE
 fi
 
 # (3) the first screen painted, offscreen: the bundle and the source tree on the same machine, same project
-if [[ -x "$DEV_PYTHON" ]]; then
+if [[ -x "$DEV_PYTHON" && -z "${SAME_AS:-}" ]]; then
     echo
     echo "== start-up: launch -> first screen painted (offscreen; median of 3 after a warm-up start)"
     painted() {  # $1: label; the rest: the command. Prints the seconds, or nothing when no probe line came
