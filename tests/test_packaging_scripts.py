@@ -211,4 +211,6 @@ def test_a_bundle_over_the_size_budget_fails_the_strict_build():
     assert re.search(r"^nice -n 19 ionice -c 3 env RELEASE=1 STRICT_SIZE=1 packaging/build_linux\.sh .*&$", ci,
                      re.M), ".ci/run's build line"
     assert re.search(r'^wait "\$BUNDLE" \|\| \{.*exit 1; \}$', ci, re.M), ".ci/run waits for the build"
-    assert re.search(r"^STRICT_SIZE=1 packaging/build_deb\.sh$", ci, re.M), ".ci/run's .deb line"
+    # the .deb is made beside the tarball's smoke test (after the .run, one after the other), and waited for
+    assert re.search(r"^  STRICT_SIZE=1 packaging/build_deb\.sh && ", ci, re.M), ".ci/run's .deb line"
+    assert re.search(r'^wait "\$INSTALLERS" \|\| \{.*exit 1; \}$', ci, re.M), ".ci/run waits for the installers"
