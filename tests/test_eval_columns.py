@@ -13,6 +13,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -29,7 +30,7 @@ from desktop_app.agents.profiles import AgentProfile  # noqa: E402
 from desktop_app.evaluation.metrics import summarize, summarize_counted  # noqa: E402
 from desktop_app.evaluation.rows import counted_rows, rule_rows  # noqa: E402
 from desktop_app.evaluation.rules.envdistraction import seeclick_literal_point, seeclick_point  # noqa: E402
-from desktop_app.evaluation.work_split import on_every_core, split_runs  # noqa: E402
+from desktop_app.evaluation.work_split import on_every_core, split_runs, start_method  # noqa: E402
 from desktop_app.formats.ingest import ImportOptions  # noqa: E402
 from desktop_app.formats.transfer import import_path  # noqa: E402
 from desktop_app.formats.writing import ImageWriter  # noqa: E402
@@ -215,6 +216,33 @@ def test_a_worker_holds_no_share_it_has_not_started_so_the_ends_meet_evenly():
     results = on_every_core(here, time.sleep, shares, workers=1)
     assert results == [None] * 8
     assert len(done_here) >= 7  # the worker counted one share at most (with the pool's queue: two, this one six)
+
+
+def test_spawned_workers_take_their_shares_from_the_front_too(tmp_path):
+    """Beside another thread (as in the window) the workers are spawned, and get the shared counters when they
+    start: the worker here makes a folder per share it takes (os.makedirs), and this process waits in its first
+    share until the worker has made the first one, so both count some."""
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert start_method() == "spawn"
+        shares = [str(tmp_path / f"share-{k}") for k in range(6)]
+
+        def here(share):
+            deadline = time.monotonic() + 120
+            while not os.path.isdir(shares[0]) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return "here"
+
+        results = on_every_core(here, os.makedirs, shares, workers=1)
+    finally:
+        stop.set()
+        thread.join()
+    by_worker = [os.path.isdir(share) for share in shares]
+    assert by_worker[0] and results[-1] == "here"  # each side took some, from its end
+    assert results == [None if made else "here" for made in by_worker]  # each share once, in order
+    assert by_worker == sorted(by_worker, reverse=True)  # the worker's from the front, this process's the rest
 
 
 def test_the_plain_seeclick_reading_gives_what_reading_a_python_literal_gives():
