@@ -79,6 +79,20 @@ def test_the_first_screen_is_stored_before_the_rest_and_every_good_one_comes_in(
     assert_consistent(report.project)
 
 
+def test_after_the_first_screen_the_list_fills_in_steps_that_at_most_double_it(tmp_path):
+    # a list showing a screenful of rows scrolls after the second step; no step is larger than what is in
+    folder = make_folder(tmp_path / "many", count=250, size=(64, 40))  # 250 colours, each its own
+    (folder / "shot7.png").unlink()  # make_folder's truncated file: every picture here is good
+    (folder / "shot20.png").unlink()
+    rows = []
+    report = open_folder(folder, progress=lambda r: rows.append(r.screens))
+    assert report.imported == 248 and not report.bad and not report.repeated
+    assert rows[:5] == [0, 1, 17, 34, 68]
+    steps = [b - a for a, b in zip(rows[1:], rows[2:], strict=False)]
+    assert all(step <= max(16, before) for step, before in zip(steps, rows[1:], strict=False))
+    assert rows[-1] == 248
+
+
 def test_a_bare_folder_gets_its_own_project_in_the_data_folder_and_the_folder_is_left_alone(shots):
     before = sorted((p.name, p.stat().st_mtime_ns) for p in shots.iterdir())
     report = open_folder(shots)
