@@ -10,6 +10,7 @@ import argparse
 import io
 import json
 import socket
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -94,6 +95,39 @@ def test_rapidocr_runs_from_its_bundled_models_without_network_or_chatter(render
     assert {"send", "code", "e-mail"} <= {w.text.casefold() for w in words}
     err = capfd.readouterr().err
     assert "INFO" not in err and "Using" not in err, err
+
+
+_MODEL_TABLE_PROBE = """
+import json, sys
+from pathlib import Path
+from omegaconf import OmegaConf
+from desktop_app.ocr.rapid import RapidOcrEngine, _package_dir
+from desktop_app.ocr.rapid_model_table import RUNTIMES_NOT_RUN
+original = OmegaConf.__dict__["load"]
+assert RapidOcrEngine.available("en") == (True, "")  # the first import of rapidocr, as an OCR process makes it
+import rapidocr.inference_engine.base as base, rapidocr.utils.model_resolver as resolver
+table = _package_dir() / "default_models.yaml"
+full = OmegaConf.to_container(OmegaConf.load(table))
+print(json.dumps({
+    "one_config": base.InferSession.model_info is resolver._MODEL_CONFIG,
+    "read_only": OmegaConf.is_readonly(resolver._MODEL_CONFIG),
+    "load_put_back": OmegaConf.__dict__["load"] is original,
+    "kept": OmegaConf.to_container(resolver._MODEL_CONFIG),
+    "full_without": {k: v for k, v in full.items() if k not in RUNTIMES_NOT_RUN},
+    "dropped_were_there": all(k in full for k in RUNTIMES_NOT_RUN),
+}))
+"""
+
+
+def test_rapidocr_reads_its_model_table_once_and_only_what_our_runtime_needs():
+    # a fresh process: the first import of rapidocr is where the table is read (rapid_model_table.py)
+    out = subprocess.run([sys.executable, "-c", _MODEL_TABLE_PROBE], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[1], check=True)
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["one_config"] and seen["read_only"] and seen["load_put_back"]
+    assert seen["dropped_were_there"]  # a later rapidocr without these sections: the list here needs a look
+    assert seen["kept"] == seen["full_without"]  # what rapidocr reads of it: as OmegaConf's own reading gives it
+    assert {"model_routes", "lang_mapping", "onnxruntime"} <= set(seen["kept"])
 
 
 def test_rapidocr_names_the_languages_it_covers():

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from desktop_app.ocr.base import OcrEngine, OcrUnavailable, Word, reading_order, split_line
+from desktop_app.ocr.rapid_model_table import rapidocr_class
 
 MODEL_FILES = {"Det": "PP-OCRv6_det_small.onnx", "Rec": "PP-OCRv6_rec_small.onnx",
                "Cls": "ch_ppocr_mobile_v2.0_cls_mobile.onnx"}
@@ -84,9 +85,7 @@ def _package_dir() -> Path | None:
 
 
 def _supported_languages() -> list[str]:
-    from rapidocr import RapidOCR
-
-    return RapidOCR.list_supported_langs("rec", "PP-OCRv6", "small")
+    return rapidocr_class(_package_dir()).list_supported_langs("rec", "PP-OCRv6", "small")
 
 
 def _quiet() -> None:
@@ -133,7 +132,7 @@ class RapidOcrEngine(OcrEngine):
         if not ok:
             raise OcrUnavailable(reason)
         _quiet()
-        from rapidocr import RapidOCR
+        RapidOCR = rapidocr_class(_package_dir())  # noqa: N806 (a class)
 
         self._config = _config(options)[0]
         models = _package_dir() / "models"
