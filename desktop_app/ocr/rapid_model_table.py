@@ -23,10 +23,14 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 RUNTIMES_NOT_RUN = ("openvino", "mnn", "paddle", "torch")  # default_models.yaml's sections for other runtimes
+# two threads importing rapidocr at once (the window asking which languages it reads while a read starts) would
+# each replace OmegaConf.load, and the second would put back the first's replacement
+_FIRST_IMPORT = threading.Lock()
 
 
 def lean_table(path: Path):
@@ -68,9 +72,10 @@ def table_read_once(package_dir: Path) -> Iterator[None]:
 
 def rapidocr_class(package_dir: Path):
     """rapidocr's RapidOCR class, imported (the first time) with its model table read once."""
-    if "rapidocr.main" not in sys.modules:
-        with table_read_once(package_dir):
-            import rapidocr.main  # noqa: F401  (what `from rapidocr import RapidOCR` imports)
+    with _FIRST_IMPORT:
+        if "rapidocr.main" not in sys.modules:
+            with table_read_once(package_dir):
+                import rapidocr.main  # noqa: F401  (what `from rapidocr import RapidOCR` imports)
     from rapidocr import RapidOCR
 
     return RapidOCR
