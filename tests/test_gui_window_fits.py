@@ -158,6 +158,27 @@ def test_long_names_are_elided_with_the_whole_name_in_a_tooltip(qtbot, window):
     assert fits(smallest(window))
 
 
+def test_a_message_of_many_lines_keeps_the_status_bar_one_line_high(qtbot, window):
+    # an OCR process that cannot start says so in a ten-line message (multiprocessing's bootstrapping error); shown
+    # as ten lines it made the status bar ten lines high and the window 935 px high on a 768 px screen
+    window.resize(*FIT)
+    settle(qtbot)
+    one_line = window.statusBar().height()
+    message = "OCR failed: An attempt has been made to start a new process\n\n" + "\n".join(
+        f"line {n} of what the process printed" for n in range(10))
+    window.status.ocr.setText(message)
+    settle(qtbot)
+    assert window.statusBar().height() == one_line
+    assert fits(smallest(window)), smallest(window)
+    takes_sizes(qtbot, window, lambda: cut_off(window))
+    label = window.status.ocr
+    assert label.text() == message and "\n" not in label.shown_text()
+    assert message in label.tooltip_text()  # whole, with its line breaks
+    label.setText("OCR: rapidocr, 212 words")  # a line that fits: no tooltip of its own
+    settle(qtbot)
+    assert label.tooltip_text() == "" and label.shown_text() == "OCR: rapidocr, 212 words"
+
+
 def test_the_tooltip_of_an_elided_label_is_shown_on_hover(qtbot, window):
     from PySide6.QtCore import QEvent
     from PySide6.QtGui import QHelpEvent

@@ -48,10 +48,26 @@ class ElidedLabel(QLabel):
 
     def __init__(self, text: str = "", parent=None, mode: Qt.TextElideMode = Qt.ElideMiddle,
                  min_chars: int = MIN_CHARS):
-        super().__init__(text, parent)
+        super().__init__("", parent)
         self.setTextFormat(Qt.PlainText)
         self.mode = mode
         self.min_chars = min_chars
+        self._whole = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        """One line, whatever the text: its line breaks (an error's message) are shown as spaces. Shown as they
+        were, they made the label as many lines high, and a status bar holding it with it: a ten-line OCR error
+        made the main window 935 px high on a 768 px screen. text() and the tooltip keep them."""
+        self._whole = text
+        super().setText(" ".join(text.split()) if "\n" in text or "\r" in text else text)
+
+    def clear(self) -> None:
+        self._whole = ""
+        super().clear()
+
+    def text(self) -> str:
+        return self._whole
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
         hint = super().minimumSizeHint()
@@ -64,15 +80,18 @@ class ElidedLabel(QLabel):
         return self.contentsRect().width() - 2 * self.margin() - max(self.indent(), 0)
 
     def shown_text(self) -> str:
-        """What the label shows now: its text, or the text elided to its width."""
-        return self.fontMetrics().elidedText(self.text(), self.mode, max(self._room(), 0))
+        """What the label shows now: its line, or the line elided to its width."""
+        return self.fontMetrics().elidedText(super().text(), self.mode, max(self._room(), 0))
 
     def is_elided(self) -> bool:
-        return self.shown_text() != self.text()
+        return self.shown_text() != super().text()
+
+    def _shown_whole(self) -> bool:
+        return not self.is_elided() and self._whole == super().text()
 
     def tooltip_text(self) -> str:
-        """What hovering shows: the whole text when cut, then the label's own tooltip."""
-        return _joined(self.text() if self.is_elided() else "", self.toolTip())
+        """What hovering shows: the whole text when cut or made one line, then the label's own tooltip."""
+        return _joined("" if self._shown_whole() else self._whole, self.toolTip())
 
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         if not self.is_elided():
@@ -84,7 +103,7 @@ class ElidedLabel(QLabel):
                                   self.shown_text(), self.foregroundRole())
 
     def event(self, event) -> bool:
-        if event.type() == QEvent.ToolTip and self.is_elided():
+        if event.type() == QEvent.ToolTip and not self._shown_whole():
             QToolTip.showText(event.globalPos(), self.tooltip_text(), self)
             return True
         return super().event(event)
