@@ -142,3 +142,41 @@ def test_a_layout_of_the_list_reads_no_cell_again_until_one_changes(qtbot):
     table.resize(500, 400)  # a taller list: more rows on screen, measured
     QApplication.processEvents()
     assert rows.read
+
+
+def test_a_paint_of_the_list_calls_into_python_once_a_cell_and_shows_what_data_says(qtbot, big):
+    """A table's paint asks each cell for seven roles. Qt's own multiData asks the model's data() once a role:
+    seven calls from C++ into Python a cell, each waiting for the GIL while an import runs (ADR 0070). The list's
+    model answers them in one call (every data() of the paint comes from its multiData), and each role holds
+    what data() says."""
+    import sys
+
+    from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan, Qt
+    from PySide6.QtWidgets import QApplication, QTableView
+
+    class Traced(EpisodeTableModel):
+        callers: list[str] = []
+
+        def data(self, index, role=Qt.DisplayRole):
+            self.callers.append(sys._getframe(1).f_code.co_name)  # multiData, or the test (straight from C++)
+            return super().data(index, role)
+
+    model = Traced(big)
+    view = QTableView()
+    qtbot.addWidget(view)
+    view.setModel(model)
+    view.resize(600, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    QApplication.processEvents()
+    model.callers.clear()
+    view.viewport().repaint()
+    assert len(model.callers) >= 7 * 10 and set(model.callers) == {"multiData"}
+
+    for column in (0, 4, 5):
+        index = model.index(3, column)
+        for role in (Qt.DisplayRole, Qt.ToolTipRole, Qt.FontRole, Qt.DecorationRole):
+            asked = QModelRoleData(role)
+            model.multiData(index, QModelRoleDataSpan(asked))
+            assert asked.data() == EpisodeTableModel.data(model, index, role)
+    assert model.index(3, 0).data(Qt.DisplayRole) not in (None, "")  # what Qt's own call gets

@@ -52,6 +52,7 @@ from desktop_app import api
 from desktop_app.a11y.observe import tags
 from desktop_app.a11y.stored import StoredTree
 from desktop_app.a11y.tree import EDIT_TEXT, Node, UiTree
+from desktop_app.ui.model_roles import RolesInOneCall
 
 MATCH_IOU = 0.5  # a selected box -> the node shown in the tree
 SNAP_IOU = 0.3  # a box -> the node whose bounds it takes (snap, promote)
@@ -190,7 +191,7 @@ def promote_plan(tree: UiTree, boxes) -> tuple[dict[int, dict], list[str]]:
 
 
 # -- the model ------------------------------------------------------------------------------------------
-class TreeModel(QAbstractItemModel):
+class TreeModel(RolesInOneCall, QAbstractItemModel):
     """A UiTree as a Qt item model. Each index's internalId is its node id; a filter keeps the matching
     nodes and their ancestors (the kept children lists are computed once per filter)."""
 

@@ -28,6 +28,7 @@ from desktop_app.api.projects import Project, is_connection_lost
 from desktop_app.api.samples import EPISODE_REVIEW_STATUSES, WORK_STATES, EpisodeFilter
 from desktop_app.teams.views import queue_choices
 from desktop_app.ui.fit import fit_combo
+from desktop_app.ui.model_roles import RolesInOneCall
 from desktop_app.ui.sample_table import SampleTable
 from desktop_app.ui.tasks import run_in_background
 
@@ -52,7 +53,7 @@ STATE_MARKS = {"to do": "○ to do", "unlabelled": "○ unlabelled", "in progres
                "skipped": "⊘ skipped", "returned": "↩ returned", "accepted": "✔ accepted"}
 
 
-class EpisodeTableModel(QAbstractTableModel):
+class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
     counted = Signal()  # the whole count arrived after a refresh that showed the first page only
 
     def __init__(self, project: Project, parent=None, annotator: str | None = None,

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
+from desktop_app.ui.model_roles import RolesInOneCall
 
-class ResultsTableModel(QAbstractTableModel):
+
+class ResultsTableModel(RolesInOneCall, QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._header: list[str] = []
