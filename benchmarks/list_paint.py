@@ -56,18 +56,18 @@ def main() -> None:
     from benchmarks.import_scale import generate
 
     app = QApplication.instance() or QApplication([])
+
     class PerRole(EpisodeTableModel):
         """The model as Qt's default multiData has it: Qt's own (C++) method found first, so PySide calls no
         Python for it, and that calls data() from C++ once a role."""
 
         multiData = QAbstractTableModel.multiData  # noqa: N815 (Qt's name)
 
-    per_role = PerRole
     with tempfile.TemporaryDirectory(prefix="screenlab-list-paint-") as tmp:
         project = Project.init(Path(tmp) / "project")
         import_path(project, generate(Path(tmp) / "data", args.samples), "screenlab")
         lists = {}
-        for name, model_class in (("one call a cell", EpisodeTableModel), ("a call a role", per_role)):
+        for name, model_class in (("one call a cell", EpisodeTableModel), ("a call a role", PerRole)):
             browser = SampleBrowser(project)
             browser.model = model_class(project)
             browser.table.setModel(browser.model)
@@ -93,7 +93,6 @@ def main() -> None:
             if beside:
                 saved = sys.getswitchinterval()
                 sys.setswitchinterval(0.001)
-
                 threading.Thread(target=_spin, args=(stop,), daemon=True).start()
             figures = {name: [] for name in lists}
             for _ in range(args.runs):
