@@ -6,6 +6,10 @@ import os
 import shutil
 from pathlib import Path
 
+# numpy loaded, as in a window past its first screen: a screen shown while numpy was not yet imported gets its ink map
+# (and so its captions) a moment after its paint (step_view.py, ADR 0071), and which test ran first would decide
+# whether a window's first captions are there at once. test_startup.py launches the real app to check that path.
+import numpy  # noqa: F401
 import pytest
 from PIL import Image
 from sqlalchemy import inspect

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QToolTip
 from desktop_app.formats.transfer import import_path
 from desktop_app.settings import Settings, load_settings, save_settings
 from desktop_app.store.project import Project
+from desktop_app.ui.canvas.prefetch import decode, ink_of
 from desktop_app.ui.eval.colours import run_colour
 from desktop_app.ui.eval.prediction_layer import legend_rect, marks_from_rows
 from desktop_app.ui.settings_dialog import SettingsDialog
@@ -198,6 +199,36 @@ def test_caption_setting_always_hover_never(qtbot, page, tmp_path):
     old = {k: v for k, v in json.loads((tmp_path / "settings.json").read_text()).items() if k != "box_captions"}
     (tmp_path / "old.json").write_text(json.dumps(old))
     assert load_settings(tmp_path / "old.json").box_captions == "always"
+
+
+def test_captions_of_a_screen_shown_before_its_ink_map_wait_for_it_and_land_where_they_would_have(qtbot, page):
+    """A launch shows its first screen before the screen's ink map is made (step_view.py, ADR 0071): the captions
+    are held back until the map comes, then placed as a screen shown with its map has them; without them held
+    back, Help center's would sit on the unboxed "Returns" link for the moment the map took."""
+    path, drawn = page
+    window = open_window(qtbot, path)
+    with_map = captions(window)
+    assert not with_map["Help center"].intersects(in_view(window, drawn["Returns"]))
+
+    scene, image_file = window.scene, window.ws.image_path()
+    boxes = list(window.ws.boxes.values())
+    shown = decode(image_file, ink=False)  # as a launch decodes its first screen
+    assert shown.image is not None and shown.ink is None
+    scene.load(shown, SIZE[0], SIZE[1], boxes)
+    QApplication.processEvents()
+    assert captions(window) == {}  # the screen and its boxes, not yet their captions
+    assert len(window.scene.items_by_id) == len(boxes)
+
+    scene.set_ink(decode(image_file), ink_of(shown.image))  # a map made for a screen no longer shown: dropped
+    assert captions(window) == {}
+    scene.set_ink(shown, ink_of(shown.image))
+    assert captions(window) == with_map
+
+    # a map that could not be made: the captions come anyway, placed without it
+    again = decode(image_file, ink=False)
+    scene.load(again, SIZE[0], SIZE[1], boxes)
+    scene.set_ink(again, None)
+    assert set(captions(window)) == set(with_map)
 
 
 def test_selected_box_handles_do_not_cover_its_text(qtbot, page):

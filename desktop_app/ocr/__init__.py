@@ -1,13 +1,8 @@
 """OCR and element proposals: words with boxes, UI element suggestions, box snapping.
 
 No Qt here: the GUI calls these from a worker thread and the CLI calls them directly.
-Importing this package loads numpy and OpenCV, no models: engines load theirs when first
-asked for (registry.get_engine) and stay loaded for the process.
+Engines load their models when first asked for (registry.get_engine) and keep them for the process.
+Nothing is re-exported here: importing one module of the package must not import the others, and the
+window imports a few of them (base, screen_reading, cache) before its first screen is painted, without
+numpy or OpenCV, which the reading and snapping modules load (ADR 0071).
 """
-
-from desktop_app.ocr.base import OcrEngine, OcrOutcome, OcrUnavailable, Proposal, Word, reading_order
-from desktop_app.ocr.elements import propose, text_inside
-from desktop_app.ocr.snap import snap, snap_box
-
-__all__ = ["OcrEngine", "OcrOutcome", "OcrUnavailable", "Proposal", "Word", "propose", "reading_order", "snap",
-           "snap_box", "text_inside"]

@@ -12,11 +12,12 @@ from __future__ import annotations
 import importlib.util
 import threading
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from desktop_app.ocr.base import OcrEngine, OcrUnavailable, Word, reading_order, split_line
+
+if TYPE_CHECKING:  # numpy is imported by the functions that use it: a launch paints its first screen without it
+    import numpy as np  # (50 ms; ADR 0071)
 
 DETECTOR_FILE = "craft_mlt_25k.pth"
 _LATIN = {"af", "az", "bs", "cs", "cy", "da", "de", "en", "es", "et", "fr", "ga", "hr", "hu", "id", "is",
@@ -112,6 +113,7 @@ class EasyOcrEngine(OcrEngine):
         return True, ""
 
     def read(self, image: np.ndarray) -> list[Word]:
+        import numpy as np
         with self._lock:
             results = self._reader.readtext(np.ascontiguousarray(image), detail=1, paragraph=False)
         return reading_order(convert_easyocr(results))

@@ -15,9 +15,12 @@ proposals (links, tabs, menu entries have no border).
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from desktop_app.ocr.base import Box, Proposal, Word, reading_order
+
+if TYPE_CHECKING:  # numpy is imported by the functions that use it: a launch paints its first screen without it
+    import numpy as np  # (50 ms; ADR 0071)
 
 CANNY_LOW, CANNY_HIGH = 20, 50  # a light-grey input border (#d1d5db on white) must pass
 MIN_SIDE = 12  # px; smaller outlines are glyph parts or separators
@@ -45,6 +48,7 @@ def text_inside(box: Box, words: list[Word]) -> str:
 
 def edge_map(image: np.ndarray) -> np.ndarray:
     import cv2  # here, not at the top: the window imports this module long before it snaps a box (20 MB)
+    import numpy as np
 
     edges = np.zeros(image.shape[:2], np.uint8)
     for c in range(image.shape[2]):
@@ -61,6 +65,7 @@ def _step(image: np.ndarray, axis: int, lo: int, hi: int, span: tuple[int, int])
     """Colour difference between consecutive rows (axis=0) or columns (axis=1) lo..hi,
     averaged over the middle 30 % of span: corners may be rounded, and the flanks of a pill
     or a round icon button are arcs whose outermost point is the middle."""
+    import numpy as np
     a, b = span
     pad = int((b - a) * 0.35)
     a, b = a + pad, max(a + pad + 1, b - pad)
@@ -76,6 +81,7 @@ def _step(image: np.ndarray, axis: int, lo: int, hi: int, span: tuple[int, int])
 def refine_rect(image: np.ndarray, x1: int, y1: int, x2: int, y2: int, reach: int = 2) -> tuple[Box, float]:
     """Move each side to the strongest step within reach px; returns the box (x2/y2 exclusive)
     and the mean strength of the four steps (0..255)."""
+    import numpy as np
     h, w = image.shape[:2]
     strengths = []
 
@@ -151,6 +157,7 @@ def classify(image: np.ndarray, box: Box, words: list[Word]) -> str:
 
 def _looks_like_input(image: np.ndarray, box: Box, inside: list[Word]) -> bool:
     """A field: a light interior framed by a border, text (placeholder or value) flush left."""
+    import numpy as np
     x1, y1, x2, y2 = (int(v) for v in box)
     inner = image[y1 + 3:y2 - 3, x1 + 3:x2 - 3]
     if inner.size == 0:
@@ -183,6 +190,7 @@ def text_lines(words: list[Word]) -> list[tuple[Box, list[Word]]]:
 
 def propose(image: np.ndarray, words: list[Word]) -> list[Proposal]:
     """Element proposals for an RGB image, best first within each kind."""
+    import numpy as np
     proposals = []
     for box, score in find_rects(image):
         kind = classify(image, box, words)

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from desktop_app.ocr.base import OcrEngine, Proposal, Word, reading_order
 from desktop_app.ocr.elements import propose
-from desktop_app.ocr.ink import refine_words
 from desktop_app.ocr.registry import get_engine
+
+if TYPE_CHECKING:  # numpy is imported by the functions that use it: a launch paints its first screen without it
+    import numpy as np  # (50 ms; ADR 0071)
 
 
 def load_rgb(path) -> np.ndarray:
     """An image file as RGB uint8; transparency is flattened onto white like a browser would."""
+    import numpy as np
     from PIL import Image  # with the first screen read: the window imports this module at start
 
     with Image.open(path) as im:
@@ -34,6 +35,9 @@ def load_rgb(path) -> np.ndarray:
 
 def analyse_image(image: np.ndarray, engine: OcrEngine) -> tuple[list[Word], list[Proposal]]:
     """The whole pipeline on one RGB image: OCR words fitted to their ink, then proposals."""
+    # with the first read: it needs numpy at import, the window's start does not
+    from desktop_app.ocr.ink import refine_words
+
     words = reading_order(refine_words(image, engine.read(image)))
     return words, propose(image, words)
 

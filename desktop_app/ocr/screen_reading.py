@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from desktop_app.ocr.base import OcrOutcome
 from desktop_app.ocr.elements import propose, text_inside
-from desktop_app.ocr.snap import snap
 from desktop_app.ocr.suggested_box import Piece, box_values
+
+if TYPE_CHECKING:  # numpy is imported by the functions that use it: a launch paints its first screen without it
+    import numpy as np  # (50 ms; ADR 0071)
 
 Box = tuple[float, float, float, float]
 
@@ -39,6 +39,9 @@ class ScreenReading:
     def snap(self, box: Box, others: Iterable[Box] = ()) -> tuple[Box, str]:
         """The box fitted to what it frames (ocr/snap.py) and the rule that did it; `others`: the other
         boxes on the screen, whose padding a sibling may copy. Unchanged ("none") without pixels."""
+        # with the first snap: it needs numpy at import, a launch does not
+        from desktop_app.ocr.snap import snap
+
         image = self.pixels()
         if image is None:
             return box, "none"

@@ -4,6 +4,7 @@ the canvas, the properties' list and the tree. Only wiring: what a step holds co
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
@@ -11,10 +12,14 @@ from PySide6.QtWidgets import QMessageBox
 
 from desktop_app.api.projects import is_connection_lost
 from desktop_app.api.samples import EpisodeFilter
-from desktop_app.ui.canvas.prefetch import Prefetch, decode
+from desktop_app.ui.canvas.prefetch import Decoded, Prefetch, decode, ink_is_cheap, ink_of
+from desktop_app.ui.first_paint import after_first_paint
 from desktop_app.ui.shortcuts import key_name
+from desktop_app.ui.tasks import run_in_background
 from desktop_app.ui.workspace import AFTER_SHOWN_MS
 
+log = logging.getLogger(__name__)
+INK_AFTER_PAINT_AT_MOST_MS = 300  # a window not shown (or hidden) still gets its captions
 DECODE_AHEAD_LOCAL_MS = 30  # after the paint this screen's show_step asked for
 
 if TYPE_CHECKING:
@@ -47,7 +52,8 @@ class StepView(QObject):
             window.a11y.show_step()
             return
         path = ws.image_path()
-        decoded = self.prefetch.take(path) or decode(path)  # decoded ahead while the last screen showed
+        # decoded ahead while the last screen showed; else here, its ink map later when it would wait for numpy
+        decoded = self.prefetch.take(path) or decode(path, ink=ink_is_cheap())
         reason = ""
         if decoded.image is None:
             where = "the project's database" if ws.project.media.in_database else f"the media folder:\n{path}"
@@ -56,6 +62,8 @@ class StepView(QObject):
         self.scene.load(decoded if decoded.image is not None else None, ws.screen.width, ws.screen.height,
                         list(ws.boxes.values()), reason)
         self.view.fit()
+        if decoded.image is not None and decoded.ink is None:
+            self._map_ink_later(decoded)
         window.status.update_counts()
         window.ocr.show_screen(window.project, ws.screen, run_if_missing=self.scene.show_suggestions)
         window.evaluation.refresh_predictions()
@@ -66,6 +74,18 @@ class StepView(QObject):
         # annotator paging quickly (a look of 0.15 s) then finds the next screen decoded
         delay = AFTER_SHOWN_MS if ws.project.on_server else DECODE_AHEAD_LOCAL_MS
         QTimer.singleShot(delay, lambda: self._decode_ahead(shown))
+
+    def _map_ink_later(self, decoded: Decoded) -> None:
+        """The shown screen's ink map, off the UI thread (with numpy's first import) once the screen is painted:
+        begun before, that import held the interpreter while the paint waited. Its captions wait for it."""
+        scene = self.scene
+
+        def start() -> None:
+            run_in_background(self, lambda: ink_of(decoded.image), lambda ink: scene.set_ink(decoded, ink),
+                              lambda exc: (log.warning("no ink map for %s: %s", decoded.path, exc),
+                                           scene.set_ink(decoded, None)), wait=None)
+
+        after_first_paint(self.window, start, at_most_ms=INK_AFTER_PAINT_AT_MOST_MS)
 
     def _decode_ahead(self, shown) -> None:
         """The screens likely next: this episode's next step, and the next sample in the list."""

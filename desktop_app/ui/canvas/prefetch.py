@@ -15,7 +15,6 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QImage, QImageReader
 
@@ -50,6 +49,8 @@ def halved(image: QImage) -> tuple[QImage, ...]:
 def ink_of(image: QImage) -> InkMap:
     """The ink map of a screenshot, read from its green channel (text and icons differ from their
     background in it too; converting to grey first would double the cost)."""
+    import numpy as np  # here: a launch's first screen is painted before numpy is imported (step_view.py)
+
     if image.format() not in (QImage.Format_RGB32, QImage.Format_ARGB32, QImage.Format_ARGB32_Premultiplied):
         image = image.convertToFormat(QImage.Format_RGB32)
     green = 1 if sys.byteorder == "little" else 2  # 0xAARRGGBB words: B G R A in memory on little-endian
@@ -58,13 +59,20 @@ def ink_of(image: QImage) -> InkMap:
     return InkMap.of_channel(rows[:, green:image.width() * 4:4], INK_WIDTH)
 
 
-def decode(path: Path | str) -> Decoded:
-    """Read, decode, halve and map a screenshot (any thread: QImage is not tied to the UI's)."""
+def decode(path: Path | str, *, ink: bool = True) -> Decoded:
+    """Read, decode, halve and map a screenshot (any thread: QImage is not tied to the UI's). Without `ink`, its
+    ink map is left out (None), for the caller to compute later with ink_of."""
     reader = QImageReader(str(path))
     image = reader.read()
     if image.isNull():
         return Decoded(str(path), None, error=reader.errorString())
-    return Decoded(str(path), image, halved(image), ink_of(image))
+    return Decoded(str(path), image, halved(image), ink_of(image) if ink else None)
+
+
+def ink_is_cheap() -> bool:
+    """Whether the UI thread may map a screen's ink before painting it: a few milliseconds once numpy is loaded,
+    but numpy's first import takes 50 ms, which a launch's first screen does not wait for (ADR 0071)."""
+    return "numpy" in sys.modules
 
 
 class Prefetch(QObject):

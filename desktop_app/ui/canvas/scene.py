@@ -97,6 +97,7 @@ class AnnotationScene(QGraphicsScene):
         self.caption_font.setPixelSize(11)
         self.caption_metrics = QFontMetrics(self.caption_font)
         self._ink: InkMap | None = None  # the screenshot's content, for placing labels
+        self._awaiting_ink: Decoded | None = None  # the screen shown, whose ink map comes after it (set_ink)
         self._captions: tuple[tuple, list[CaptionPlace]] | None = None  # (key, layout)
         self._captioned: tuple[tuple, list[BoxItem]] | None = None  # (key, boxes in reading order)
         self.setItemIndexMethod(QGraphicsScene.BspTreeIndex)
@@ -110,6 +111,7 @@ class AnnotationScene(QGraphicsScene):
         if isinstance(image, Decoded) and image.image is not None:
             self.background = ImageItem(image.levels)
             self._ink = image.ink
+            self._awaiting_ink = image if image.ink is None else None
             width, height = image.image.width(), image.image.height()
         else:
             self.background = MissingImageItem(width, height, missing_reason or "image missing")
@@ -135,6 +137,7 @@ class AnnotationScene(QGraphicsScene):
         self._gesture = None
         self.background = None
         self._ink, self._captions, self._captioned = None, None, None
+        self._awaiting_ink = None
         self.clear()
 
     def put_box(self, box) -> None:
@@ -172,6 +175,17 @@ class AnnotationScene(QGraphicsScene):
         self.caption_mode = mode if mode in CAPTION_MODES else "always"
         self.update()
 
+    def set_ink(self, shown: Decoded, ink: InkMap | None) -> None:
+        """The ink map of a screen loaded without it, computed after it was painted (step_view.py): its captions,
+        held back until now, are placed clear of its content. None (it could not be made): placed without it.
+        A map for a screen no longer shown is dropped."""
+        if self._awaiting_ink is not shown:
+            return
+        self._ink, self._awaiting_ink, self._captions = ink, None, None
+        if self.predictions is not None:
+            self.predictions.ink_changed()
+        self.update()
+
     def set_captions_on(self, on: bool) -> None:
         self.captions_on = on
         self.update()
@@ -182,6 +196,8 @@ class AnnotationScene(QGraphicsScene):
         Laid out over the whole screenshot when it holds at most CAPTION_LIMIT captions, so the
         layout holds still while panning; else over the boxes in view (none if still too many)."""
         if not self.captions_on or self.caption_mode == "never" or self.layer is None:
+            return []
+        if self._awaiting_ink is not None:  # placed once the screen's ink map is in: they do not jump when it lands
             return []
         scale = round(scale, 9)  # 1 / (1 / zoom) from a click must find the layout the paint made
         boxes = self._captioned_boxes()

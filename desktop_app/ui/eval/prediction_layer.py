@@ -155,6 +155,11 @@ class PredictionLayer(QGraphicsItem):
         self._layout_cache = None
         self.update()
 
+    def ink_changed(self) -> None:
+        """The screenshot's ink map came in (AnnotationScene.set_ink): the tags are placed again, clear of it."""
+        self._layout_cache = None
+        self.update()
+
     def legend_entries(self) -> list[tuple[QColor, str]]:
         """(colour, label) per run with a mark, in run order: the view draws the legend. A run whose
         answer has no place on the page says its verdict here, since nothing else on the canvas does."""
