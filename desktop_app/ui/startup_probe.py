@@ -5,9 +5,9 @@ the scene is the moment a user sees it. It prints that moment (epoch seconds, co
 clock) and what had happened by then, and quits, so a benchmark can launch the real app again and again.
 With SCREENLAB_STARTUP_PROBE_MODULES=FILE it also writes there, one a line, every module imported by then:
 tests/test_startup.py checks that the first screen is painted without the modules it does not need. With
-SCREENLAB_STARTUP_PROBE_CAPTIONS=1 it quits only once the first screen's box captions are painted too, and says
-when: a launch paints its first screen before that screen's ink map is made, and its captions wait for the map
-(step_view.py, ADR 0071).
+SCREENLAB_STARTUP_PROBE_CAPTIONS=1 it quits only once the canvas places the first screen's box captions too (what
+its next paint draws), and says when: a launch paints its first screen before that screen's ink map is made, and
+its captions wait for the map (step_view.py, ADR 0071).
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ def _report(window, app) -> None:
 
 
 def _report_captions(window, app, painted: float) -> None:
-    """Polls, every 5 ms, for the captions painted on the canvas; then says how many and when, and quits."""
+    """Polls, every 5 ms, for the captions the canvas places (and so paints); then says how many and when, and
+    quits (after CAPTIONS_AT_MOST_S with none: "0 shown")."""
     from PySide6.QtCore import QTimer
 
     timer = QTimer(window)
