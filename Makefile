@@ -11,13 +11,15 @@ BIN    := $(VENV)/bin
 # uv cannot be had or cannot reach the index (it reads no pip.conf), pip installs them as before. Bytecode written
 # as pip does: with PYTHONDONTWRITEBYTECODE set, every process would compile the libraries again.
 UV_VERSION := 0.13.9
-$(BIN)/.installed: pyproject.toml
+$(BIN)/.installed: pyproject.toml packaging/shiboken_files.py
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "ScreenLab needs Python >= 3.11 (set PYTHON=python3.11)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check "uv==$(UV_VERSION)" \
 	  && $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e ".[dev]" \
 	  || { echo "uv could not install the packages: pip installs them instead"; \
 	       $(BIN)/pip install --quiet --disable-pip-version-check -e ".[dev]"; }
+	@# PySide6's support modules as files with bytecode: not compiled again at each launch (ADR 0072)
+	$(BIN)/python packaging/shiboken_files.py
 	@touch $@
 
 run: $(BIN)/.installed

@@ -239,6 +239,19 @@ def test_pysides_import_hook_is_the_cheaper_one_and_answers_as_its_own_did():
     assert ("desktop_app.store.models", False) in answers or "desktop_app.store.models" not in sys.modules
 
 
+def test_pysides_support_modules_are_imported_from_files_with_their_bytecode():
+    """packaging/shiboken_files.py (run by `make` for .venv, by the spec for a bundle; ADR 0072): in a fresh
+    interpreter, PySide6's signature support modules come from shiboken6's files.dir with bytecode that holds for
+    any file times (unchecked hash), not from the source embedded in its library, compiled at each launch."""
+    out = subprocess.run([sys.executable, "-c", "import sys, PySide6.QtWidgets\n"
+                          "m = sys.modules['shibokensupport.signature.loader']\n"
+                          "print(m.__file__); print(m.__cached__)"],
+                         capture_output=True, text=True, check=True, timeout=60)
+    source, cached = out.stdout.split()
+    assert "files.dir" in Path(source).parts, source
+    assert int.from_bytes(Path(cached).read_bytes()[4:8], "little") == 0b01  # hash-based, not checked
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread priority is Linux's")
 def test_background_work_runs_at_a_lower_priority_than_the_window():
     seen = {}
