@@ -3,6 +3,7 @@ database, format, image, LLM or Qt library; `screenlab info` on a current projec
 ORM models; what every command prints is unchanged (the info lines below were printed by the code before).
 The times themselves are measured by benchmarks/cli_start.py."""
 
+import argparse
 import json
 import shutil
 import sqlite3
@@ -80,6 +81,12 @@ def test_each_command_built_alone_has_the_help_of_the_parser_built_whole():
     for name in COMMANDS:
         assert commands(build_parser({name})).choices[name].format_help() == \
             commands(whole).choices[name].format_help()
+        # as a command's start builds it (main): its own group's parsers alone, the same help
+        alone = commands(build_parser({name}, listed=False)).choices
+        assert alone[name].format_help() == commands(whole).choices[name].format_help()
+        own = argparse.ArgumentParser().add_subparsers()
+        COMMANDS[name][1](own)
+        assert set(alone) == set(own.choices) < set(COMMANDS)
 
 
 COUNTED = """\

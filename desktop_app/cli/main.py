@@ -472,9 +472,10 @@ def chosen_command(argv: list[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
-def build_parser(commands: set[str] | None = None) -> argparse.ArgumentParser:
+def build_parser(commands: set[str] | None = None, listed: bool = True) -> argparse.ArgumentParser:
     """The parser with every command's arguments, or only those of `commands` (the others are listed by
-    name and help line, which is all `screenlab --help` and an unknown command's error show of them)."""
+    name and help line, which is all `screenlab --help` and an unknown command's error show of them; not even
+    that without `listed`: 60 parsers made for nothing are 3 ms of each start, the window's too)."""
     parser = argparse.ArgumentParser(
         prog="screenlab",
         description="Label screens, synthesize distracting screens and evaluate GUI agents. "
@@ -488,7 +489,7 @@ def build_parser(commands: set[str] | None = None) -> argparse.ArgumentParser:
             continue
         if add in wanted:
             add(sub)
-        else:
+        elif listed:
             sub.add_parser(name, help=help_line)
     return parser
 
@@ -497,7 +498,10 @@ def main(argv: list[str] | None = None, gui=None) -> int:
     """`gui(project, media=, smoke=) -> exit code` opens the window (no command, or `gui`). The CLI
     never imports the UI itself: desktop_app/__main__.py passes it in."""
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser({chosen_command(argv)} - {None})
+    chosen = chosen_command(argv)
+    # the other commands' names only where they are shown: the whole help, an unknown command's error
+    listed = chosen not in COMMANDS and (chosen is not None or any(a in ("-h", "--help") for a in argv))
+    parser = build_parser({chosen} - {None}, listed=listed)
     args = parser.parse_args(argv)
     args.gui_launcher = gui
     func = getattr(args, "func", cmd_gui)
