@@ -15,8 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import filelock
-
 LOCK_FILE = "LOCK"  # no extension: never mistaken for an image by a glob such as *.*
 # One empty folder per process that has written images here, named host-pid-start and touched as it writes
 # (no dot, and folders, not files: never an image to a glob, never a file to a listing of the media). A
@@ -97,6 +95,8 @@ def file_lock(path: Path, timeout: float | None = None) -> Iterator[None]:
     # processes do (one shared object would let a second thread in). No "soft" lock where the file system has
     # no flock: that one takes the lock file's existence for a hold, and this file stays, so every wait would
     # run out; the OSError saying flock is missing is the clearer end.
+    import filelock  # here: a launch opens a project without writing an image (its import, 3-5 ms, waits)
+
     lock = filelock.FileLock(path, timeout=timeout, fallback_to_soft=False)
     try:
         lock.acquire()
