@@ -10,7 +10,6 @@ evaluators pick the same node when several match.
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -136,6 +135,8 @@ class UiTree:
     def from_xml(cls, text: str | bytes, max_text: int | None = None) -> UiTree:
         """Parse a uiautomator dump. TreeError names the line and the attribute that is wrong, and one longer
         than `max_text` characters (an importer passes the input budget's; ADR 0039)."""
+        import xml.etree.ElementTree as ET  # here: the window imports this module at start, and reads trees later
+
         parser = ET.XMLPullParser(events=("start", "end"))
         nodes: list[Node] = []
         stack: list[int] = []

@@ -5,7 +5,6 @@ these."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 
@@ -27,6 +26,8 @@ _FILLER = {"a", "an", "the", "to", "on", "in", "at", "for", "of", "from", "with"
 def removed_details(original: str, ambiguous: str) -> list[str]:
     """The runs of words of the original task that the ambiguous one no longer has ("to Berlin",
     "on 12 May"): each is a detail the agent should have to ask about."""
+    import difflib  # here: the window imports this module at start, and compares tasks later
+
     a, b = original.split(), ambiguous.split()
     spans = []
     for op, i1, i2, _j1, _j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -35,6 +34,8 @@ def progress(project: Project) -> list[AnnotatorProgress]:
     people: dict[str, list] = {}
     for row in rows:
         people.setdefault(row.annotator, []).append(row)
+    import statistics  # here: the window imports this module at start, and reads progress later
+
     out = []
     for name in sorted(people):
         mine = people[name]

@@ -10,7 +10,6 @@ next to the reviewer's.
 
 from __future__ import annotations
 
-import difflib
 import html
 from dataclasses import replace
 
@@ -40,6 +39,8 @@ from desktop_app.ui.workspace import Workspace
 
 def highlight_removed(original: str, ambiguous: str) -> tuple[str, str]:
     """HTML of both tasks: words taken out struck through in red, words put in underlined in green."""
+    import difflib  # here: the window imports this module at start, and compares tasks later
+
     a, b = original.split(), ambiguous.split()
     left, right = [], []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
