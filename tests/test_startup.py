@@ -101,6 +101,8 @@ def test_the_first_screen_is_painted_before_numpy_loads_and_its_captions_follow(
     assert {"painted", "captions"} <= set(said), out.stdout + out.stderr
     modules = set(loaded.read_text(encoding="utf-8").split())
     assert "desktop_app.ui.canvas.scene" in modules and "numpy" not in modules
+    # nor these, each imported by the one function that needs it (3-5 ms each at most; ADR 0071's note)
+    assert sorted(modules & {"filelock", "statistics", "difflib", "xml.etree.ElementTree"}) == []
     boxed = sum(1 for _place, box in TEXTS.values() if box is not None)
     assert said["captions"].endswith(f"; {boxed} shown"), said["captions"]
     painted, captioned = (float(said[k].split()[0].rstrip(";")) for k in ("painted", "captions"))
