@@ -11,7 +11,8 @@ File > Open Screenshots Folder… is called (projects.folders.open), the window'
 looks at the window from inside it; a loop of processEvents() and 1 ms sleeps, used before, kept the GIL busy
 as no user's window does and slowed the import behind it), and it is timed to
   - the first screen painted: a paint of the canvas's viewport with the screen's picture in the scene;
-  - the list scrollable: the sample list has more rows than it shows (its scroll bar has a range);
+  - the list scrollable: the sample list has more rows than it shows (its scroll bar has a range): it lists the
+    folder's pictures still to import after the screens stored, as labelme lists the folder;
   - the import done (every screenshot in the project), with the longest the event loop was kept waiting
     from the first screen on (and the longest with none of the benchmark's edits in it: the import's own), and how
     long a box drawn on the first screen took to be written (the window's own undo command, every 2 s of the
@@ -139,6 +140,7 @@ def screenlab_once(folder: Path, count: int, wait_import: bool) -> None:
         if "scrollable" not in times and browser is not None and browser.table.verticalScrollBar().maximum() > 0:
             times["scrollable"] = time.time()
             times["rows_when_scrollable"] = browser.model.rowCount()
+            times["stored_when_scrollable"] = browser.model.stored_rows
         shown = "first_painted" in times and "scrollable" in times
         busy = window.projects.folders.task is not None
         if (shown and not wait_import) or time.time() > deadline:
@@ -299,7 +301,8 @@ def main() -> None:
             call, launch = _figures(ours, key)
             print(f"   {what:26} {call:7.2f} s / {launch:7.2f} s   {figure}")
         rows = median([t["rows_when_scrollable"] for _, t in ours])
-        print(f"   rows in the list when it first scrolled: {rows:.0f}; at the end: "
+        stored = median([t["stored_when_scrollable"] for _, t in ours])
+        print(f"   rows in the list when it first scrolled: {rows:.0f} ({stored:.0f} of them screens stored); at the end: "
               f"{median([t['rows'] for _, t in ours]):.0f} (screens stored {median([t['screens'] for _, t in ours]):.0f})")
         edits = [ms for _, t in ours for ms in t["edit_ms"]]
         stall = median([t["stall_ms"] for _, t in ours])

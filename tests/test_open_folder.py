@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -234,15 +235,21 @@ def test_the_command_line_prints_the_project_and_the_report(shots):
 
 
 def test_the_api_opens_a_folder(shots):
-    steps = []
-    report = api.open_folder(shots, progress=lambda r: steps.append(r.done))
+    steps, waiting = [], []
+    report = api.open_folder(shots, progress=lambda r: (steps.append(r.done), waiting.append(r.waiting())))
     assert report.imported == GOOD and steps[-1] == 30
     assert keys_in(report.project) == expected_order(shots)
+    # what is still to come, as the window lists it: the whole folder in its order first, then less each time
+    assert waiting[0] == list_screenshots(shots).keys and waiting[-1] == []
+    assert all(later == earlier[len(earlier) - len(later):] for earlier, later in pairwise(waiting))
 
 
 # -- the window ----------------------------------------------------------------------------------------------
 @pytest.mark.gui
 def test_the_window_shows_the_first_screen_then_takes_in_the_rest_keeping_the_selection(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QPalette
+
     from desktop_app.settings import Settings
     from desktop_app.store.media import file_lock
     from desktop_app.ui.canvas.items import ImageItem
@@ -263,16 +270,39 @@ def test_the_window_shows_the_first_screen_then_takes_in_the_rest_keeping_the_se
     assert window.project.folder == folder_project(folder).resolve()
     with file_lock(lock):  # the next batch waits for its commit: the window as it is mid-import
         qtbot.wait(200)
-        rows = window.browser.model.rowCount()
+        model = window.browser.model
+        rows = model.stored_rows
         assert 1 <= rows < 198  # not all in yet
+        # the whole folder is listed at once, as labelme lists it: the pictures still to import after the screens,
+        # greyed, in the order they will come in; nothing to open there yet
+        assert 198 <= model.rowCount() <= 200
+        assert model.index(model.rowCount() - 1, 0).data() == "shot200.png"
+        assert model.index(rows, 5).data() == "… importing"
+        grey = window.palette().color(QPalette.Disabled, QPalette.Text)
+        assert model.index(rows, 0).data(Qt.ForegroundRole).color() == grey
+        assert model.index(rows - 1, 0).data(Qt.ForegroundRole) is None
+        table, shown = window.browser.table, window.ws.episode.key
+        qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(model.index(rows, 0)).center())
+        qtbot.wait(50)  # a waiting row clicked: nothing to open yet, the screen and the row stay
+        assert window.ws.episode.key == shown and window.browser.current_row() == 0
+        window.browser.search.setText("shot")
+        window.browser.apply_filter()
+        assert model.rowCount() == model.stored_rows  # a filter lists the screens stored: the rest is unknown yet
+        window.browser.search.clear()
+        window.browser.apply_filter()
+        assert model.rowCount() > model.stored_rows
+        assert re.fullmatch(rf"{rows} episodes? · {model.rowCount() - rows:,} being imported",
+                            window.browser.count_label.text())
         assert re.fullmatch(r"Importing screenshots: [\d,]+ / 200( · 1 unreadable)?", window.status.folder_import.text())
         assert window.status.folder_cancel.isVisible()
-        window.browser.select_row(rows - 1)  # the user picks the last screen in so far and labels it
-        chosen = window.ws.episode.key
+        window.browser.select_row(model.rowCount() - 1)  # the last row listed: the last screen in so far is chosen
+        assert window.browser.current_row() == rows - 1
+        chosen = window.ws.episode.key  # the user labels it
         window.ws.add_boxes([{"x1": 100, "y1": 100, "x2": 300, "y2": 160, "label": "gold"}])
         window.grab().save("/tmp/open_folder_mid.png")
     qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=120000)
     assert window.browser.model.rowCount() == 198  # every screen but the bad one and the repeated one
+    assert window.browser.model.stored_rows == 198 and window.browser.count_label.text() == "198 episodes"
     assert window.ws.episode.key == chosen and window.browser.current_row() == rows - 1  # still where it was
     assert len(window.ws.boxes) == 1
     assert window.status.folder_import.text() == "shots: 198 screenshots · 1 repeated · 1 unreadable"
@@ -283,6 +313,54 @@ def test_the_window_shows_the_first_screen_then_takes_in_the_rest_keeping_the_se
     qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=60000)
     assert window.browser.model.rowCount() == 198 and window.ws.episode.key == chosen
     assert window.settings.recent_projects[0] == str(folder_project(folder).resolve())
+    window.close()
+
+
+@pytest.mark.gui
+def test_the_import_waits_for_the_window_to_paint_the_first_screen(qtbot, tmp_path):
+    """Opening the project and painting its first screen have the interpreter to themselves (ADR 0025); a
+    window that paints nothing (hidden here) holds the import back FIRST_PAINT_WAIT_S at most."""
+    from desktop_app.settings import Settings
+    from desktop_app.ui.folder_wiring import FIRST_PAINT_WAIT_S
+    from desktop_app.ui.main_window import MainWindow
+
+    folder = make_folder(tmp_path / "shots", count=80, size=(640, 400))
+    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
+    qtbot.addWidget(window)
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    qtbot.wait(int(FIRST_PAINT_WAIT_S * 1000) // 2)
+    assert len(keys_in(folder_project(folder))) == 1  # the first screen alone, waiting for its paint
+    qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=60000)
+    assert window.browser.model.stored_rows == 78
+    window.close()
+
+
+@pytest.mark.gui
+def test_cancelling_the_import_takes_the_pictures_still_listed_out_of_the_list(qtbot, tmp_path):
+    from PySide6.QtCore import Qt
+
+    from desktop_app.settings import Settings
+    from desktop_app.store.media import file_lock
+    from desktop_app.ui.main_window import MainWindow
+
+    folder = make_folder(tmp_path / "shots", count=120, size=(640, 400))
+    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
+    qtbot.addWidget(window)
+    window.show()
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    model = window.browser.model
+    with file_lock(folder_project(folder) / "media" / "LOCK"):  # mid-import: the next batch waits
+        qtbot.wait(100)
+        assert model.rowCount() > model.stored_rows
+        qtbot.mouseClick(window.status.folder_cancel, Qt.LeftButton)
+    qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=60000)
+    stored = len(keys_in(folder_project(folder)))
+    assert 1 <= stored < 118
+    assert model.rowCount() == model.stored_rows == stored  # what was still listed will not come in: gone
+    assert window.browser.count_label.text() == f"{stored} episode{'s' if stored != 1 else ''}"
+    assert "stopped at" in window.status.folder_import.text()
     window.close()
 
 
@@ -327,3 +405,33 @@ def test_closing_the_window_mid_import_stops_it(qtbot, tmp_path):
     window.close()
     assert task is None or not task.is_running()
     assert_consistent(folder_project(folder))
+
+
+@pytest.mark.gui
+def test_with_no_goal_on_screen_the_file_names_take_the_goal_columns_width(qtbot, tmp_path):
+    """A folder's screenshots have no goal yet: "screen-0001.png" cut to "scree…1.png" in every row of a laptop's
+    list told them apart no better than no names. The Goal column keeps its header's width until a row on screen
+    has a goal; then it shares the width again."""
+    from desktop_app.settings import Settings
+    from desktop_app.ui.main_window import MainWindow
+
+    folder = tmp_path / "recordings"
+    folder.mkdir()
+    for i in range(1, 6):
+        Image.new("RGB", (320, 200), (i * 40, 90, 120)).save(folder / f"screen-recording-2026-12-01-{i:04d}.png")
+    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.projects.folders.task is None and window.browser is not None, timeout=60000)
+    table, header = window.browser.table, window.browser.table.horizontalHeader()
+    goal, name = table.column_names.index("Goal"), table.column_names.index("Id")
+    qtbot.waitUntil(lambda: header.sectionSize(goal) < header.sectionSize(name) // 2)
+    assert header.sectionSize(goal) >= header.fontMetrics().horizontalAdvance("Goal")  # its header still reads
+
+    window.properties.goal.setFocus()
+    qtbot.keyClicks(window.properties.goal, "Find the cheapest flight to Lisbon")  # committed when typing pauses
+    qtbot.waitUntil(lambda: window.ws.episode.goal == "Find the cheapest flight to Lisbon")
+    qtbot.waitUntil(lambda: abs(header.sectionSize(goal) - header.sectionSize(name)) <= 1)
+    window.close()

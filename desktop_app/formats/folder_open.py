@@ -86,11 +86,19 @@ class FolderReport:
     bad: list[BadImage] = field(default_factory=list)  # skipped: cannot be read (or a link out of the folder)
     cancelled: bool = False
     seconds: float = 0.0
+    # the ids of the pictures this opening imports, in order, and how many of them it has dealt with: a window
+    # lists the rest at once, greyed, as labelme lists a folder (the import fills them in)
+    queue: list[str] = field(default_factory=list, repr=False)
+    position: int = 0
 
     @property
     def done(self) -> int:
         """Files dealt with so far (imported, already there, repeated or bad)."""
         return self.imported + self.already + self.repeated + len(self.bad)
+
+    def waiting(self) -> list[str]:
+        """The ids still to import, in the order they will be (none once the opening ended or was cancelled)."""
+        return [] if self.cancelled else self.queue[self.position:]
 
     @property
     def screens(self) -> int:
@@ -300,6 +308,7 @@ def _open_into(project: Project, listing: Listing, progress: Progress | None, ca
     known = _stored_keys(project, listing.keys)
     pending = [(file, key) for file, key in zip(listing.files, listing.keys, strict=True) if key not in known]
     report.already = len(listing.files) - len(pending)
+    report.queue = [key for _file, key in pending]
     tell = progress or (lambda _report: None)
     tell(report)
     position, tries = 0, 0
@@ -318,6 +327,7 @@ def _open_into(project: Project, listing: Listing, progress: Progress | None, ca
             report.cancelled = True
             break
         position += len(batch)
+        report.position = position
         report.seconds = time.monotonic() - started
         tell(report)
     report.seconds = time.monotonic() - started

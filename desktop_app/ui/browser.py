@@ -7,9 +7,11 @@ project of 100,000 episodes opens as fast as one of ten.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -49,6 +51,7 @@ COLUMN_HELP = {"Id": "the file name, or the episode's id", "Goal": "the user's g
 DEFAULT_COLUMNS = ("Id", "Goal", "State", "Assignee")
 FINISHED = ("done", "skipped", "accepted")  # states "Done, next unlabelled" moves past
 LOOK_AHEAD = 5 * PAGE  # rows it reads at most to find one (pages read as scrolling reads them)
+WAITING_MARK = "… importing"  # the State of a folder's picture not imported yet
 STATE_MARKS = {"to do": "○ to do", "unlabelled": "○ unlabelled", "in progress": "◐ in progress", "done": "● done",
                "skipped": "⊘ skipped", "returned": "↩ returned", "accepted": "✔ accepted"}
 
@@ -68,6 +71,10 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
         self._counting = 0  # the refresh whose count is awaited (0: none); an older one's count is dropped
         self._starts: list[int] = []  # the first id of each page, when counted in the background
         self._refreshes = 0
+        # a folder's pictures still to import (folder_wiring): listed after the project's rows, greyed and not
+        # selectable, when the list shows every sample; the import turns them into rows batch by batch
+        self._waiting: Sequence[str] = ()
+        self._tail: Sequence[str] = ()
         self.refresh()
 
     # paging -----------------------------------------------------------------
@@ -80,8 +87,17 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
         """The list holds the first page while the rest is counted (a big project)."""
         return self._counting != 0
 
+    @property
+    def stored_rows(self) -> int:
+        """The rows that are samples of the project (those after them are pictures still being imported)."""
+        return self._count
+
+    def _tail_for(self, waiting: Sequence[str]) -> Sequence[str]:
+        return waiting if self.filter == EpisodeFilter() else ()  # a filter's rows are known once stored
+
     def refresh(self) -> None:
         self.beginResetModel()
+        self._tail = self._tail_for(self._waiting)
         self._pages.clear()
         self._starts = []
         self._refreshes += 1
@@ -113,22 +129,39 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
             self.endInsertRows()
         self.counted.emit()
 
-    def grow(self) -> None:
+    def grow(self, waiting: Sequence[str] | None = None) -> None:
         """Rows were added at the end (a folder's import landing; the list is in id order): insert them, so
-        the selection and the scroll stay where the user left them. Anything else is a refresh."""
+        the selection and the scroll stay where the user left them. Anything else is a refresh. `waiting`: the
+        pictures still to import, listed after them (None: as before; empty: none any more)."""
+        if waiting is not None:
+            self._waiting = waiting
         if self._counting:  # the count on its way will hold them
             return
         count = samples.count_samples(self.project, self.filter)
-        if count == self._count:
+        tail = self._tail_for(self._waiting)
+        if count == self._count and len(tail) == len(self._tail):
             return
         if count < self._count:
             self.refresh()
             return
         for number in [n for n in self._pages if n >= self._count // PAGE]:  # the last page was short
             del self._pages[number]
-        self.beginInsertRows(QModelIndex(), self._count, count - 1)
-        self._count = count
-        self.endInsertRows()
+        # the first waiting rows became samples (or went: a repeated or unreadable picture is not imported);
+        # the rows the list loses or gains are counted at its end, the rows that changed are told below
+        before, stored_before = self._count + len(self._tail), self._count
+        after = count + len(tail)
+        if after < before:
+            self.beginRemoveRows(QModelIndex(), after, before - 1)
+        elif after > before:
+            self.beginInsertRows(QModelIndex(), before, after - 1)
+        self._count, self._tail = count, tail
+        if after < before:
+            self.endRemoveRows()
+        elif after > before:
+            self.endInsertRows()
+        changed = min(count, before) - 1  # the rows now samples that the list showed as waiting
+        if changed >= stored_before:
+            self.dataChanged.emit(self.index(stored_before, 0), self.index(changed, len(COLUMNS) - 1))
 
     def invalidate_rows(self) -> None:
         """Cached pages are stale (an edit changed counts or goals): drop them, keep the count."""
@@ -171,7 +204,7 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
 
     # Qt model ---------------------------------------------------------------
     def rowCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else self._count
+        return 0 if parent.isValid() else self._count + len(self._tail)
 
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
@@ -183,8 +216,14 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
             return f"{COLUMN_HELP[COLUMNS[section]]} (right-click: choose the columns)"
         return None
 
+    # no flags() here: a Python flags() is called for every row of the list each time its header lays out
+    # (10,000 calls for 2,000 rows); a waiting row is drawn greyed instead, and the browser never selects one
     def data(self, index: QModelIndex, role=Qt.DisplayRole):
-        if not index.isValid() or role not in (Qt.DisplayRole, Qt.ToolTipRole):
+        if not index.isValid():
+            return None
+        if index.row() >= self._count:
+            return self._waiting_cell(index.row() - self._count, index.column(), role)
+        if role not in (Qt.DisplayRole, Qt.ToolTipRole):
             return None
         try:
             row = self.row_data(index.row())
@@ -209,6 +248,17 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
             return text
         value = (key, goal, scenario, status)[column]
         return value
+
+    def _waiting_cell(self, position: int, column: int, role):
+        if not 0 <= position < len(self._tail):
+            return None
+        if role == Qt.ForegroundRole:
+            return QGuiApplication.palette().brush(QPalette.Disabled, QPalette.Text)
+        if role == Qt.ToolTipRole:
+            return f"{self._tail[position]}: being imported; it opens once it is in ({len(self._tail):,} to go)"
+        if role != Qt.DisplayRole:
+            return None
+        return self._tail[position] if column == 0 else WAITING_MARK if column == 5 else None
 
 
 def outcome_of(key: str | None) -> tuple:
@@ -479,11 +529,12 @@ class SampleBrowser(QWidget):
         row = self.model.row_of(current) if current is not None else None
         self.select_row(row if row is not None else 0)
 
-    def grow(self) -> None:
-        """Samples were added (a folder's import): the list takes them in; with none chosen yet, the first."""
-        self.model.grow()
+    def grow(self, waiting: Sequence[str] | None = None) -> None:
+        """Samples were added (a folder's import): the list takes them in; with none chosen yet, the first.
+        `waiting`: the folder's pictures still to import, listed after them (EpisodeTableModel.grow)."""
+        self.model.grow(waiting)
         self._update_count()
-        if self.current_row() < 0 and self.model.rowCount():
+        if self.current_row() < 0 and self.model.stored_rows:
             self.select_row(0)
 
     def refresh(self) -> None:
@@ -492,10 +543,12 @@ class SampleBrowser(QWidget):
         self._update_count()
 
     def _update_count(self) -> None:
-        n = self.model.rowCount()
+        n = self.model.stored_rows
         text = f"{n:,} episode{'s' if n != 1 else ''}"
         if self.model.counting:
             text = f"{n:,}+ episodes (counting...)"
+        elif (waiting := self.model.rowCount() - n) > 0:
+            text += f" · {waiting:,} being imported"
         if self.pinned:
             text += f" · {self.pinned[1]} <a href='clear'>show all</a>"
         self.count_label.setText(text)
@@ -504,7 +557,11 @@ class SampleBrowser(QWidget):
         self.pinned = None
         self.apply_filter()
 
-    def _row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+    def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if current.isValid() and current.row() >= self.model.stored_rows:  # a picture still being imported
+            back = previous.row() if previous.isValid() and previous.row() < self.model.stored_rows else -1
+            QTimer.singleShot(0, self, lambda: self.select_row(back if back >= 0 else self.model.stored_rows - 1))
+            return
         self.episodeSelected.emit(self.model.episode_id_at(current.row()) if current.isValid() else None)
 
     def current_row(self) -> int:
@@ -523,10 +580,11 @@ class SampleBrowser(QWidget):
         return self.model.episode_id_at(row) if row >= 0 else None
 
     def select_row(self, row: int) -> None:
-        if self.model.rowCount() == 0:
+        count = self.model.stored_rows  # not a picture still being imported: there is nothing to open yet
+        if count == 0:
             self.episodeSelected.emit(None)
             return
-        row = min(max(row, 0), self.model.rowCount() - 1)
+        row = min(max(row, 0), count - 1)
         index = self.model.index(row, 0)
         self.table.selectionModel().setCurrentIndex(
             index, self.table.selectionModel().SelectionFlag.ClearAndSelect | self.table.selectionModel().SelectionFlag.Rows)
@@ -562,7 +620,7 @@ class SampleBrowser(QWidget):
     def next_unfinished(self, start: int) -> int | None:
         """The first row from `start` on, then from the top, whose screen is not finished (done, skipped,
         accepted, as the State column says); None when none is within LOOK_AHEAD rows."""
-        count = self.model.rowCount()
+        count = self.model.stored_rows
         for i in range(min(count, LOOK_AHEAD)):
             row = (start + i) % count
             data = self.model.row_data(row)

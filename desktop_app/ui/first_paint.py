@@ -35,6 +35,7 @@ class FirstPaint(QObject):
         self.done = True
         self.window.view.viewport().removeEventFilter(self)
         self.callback()
+        self.deleteLater()  # one a folder opened: none is kept
 
 
 def after_first_paint(window, callback: Callable[[], None], at_most_ms: int | None = None) -> FirstPaint:

@@ -2,14 +2,17 @@
 
 formats/folder_open.py does the work, on a Task's thread: it lists the folder, stores the first screen, then
 imports the rest in batches. Here the folder's project is opened in the window as soon as its first screen
-is stored (at once when the folder was opened before), the sample list takes in each batch as it lands (the selection and the scroll stay), the status
-bar counts with a Cancel, and opening another project, closing this one or closing the window stops the
-import (what is in stays; opening the folder again imports the rest). Only wiring.
+is stored (at once when the folder was opened before; the import waits for that screen's first paint, whose
+Python its own would slow), the sample list lists the pictures still to import after the screens, greyed, and
+takes in each batch as it lands (the selection and the scroll stay), the status bar counts with a Cancel, and
+opening another project, closing this one or closing the window stops the import (what is in stays; opening
+the folder again imports the rest). Only wiring.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,12 +22,16 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from desktop_app.api.projects import is_project_folder, is_url
 from desktop_app.priority import background_priority
 from desktop_app.ui import busy_worker
+from desktop_app.ui.first_paint import after_first_paint
 from desktop_app.ui.tasks import Task
 
 if TYPE_CHECKING:
     from desktop_app.formats.folder_open import FolderReport
     from desktop_app.ui.main_window import MainWindow
 
+# the rest of the folder waits at most this long for the window to paint the first screen (ProjectWiring.open
+# and the paint, on the UI thread): the next batch's Python would take the GIL from them half the time
+FIRST_PAINT_WAIT_S = 2.0
 STOP_WAIT_S = 30.0  # a stop takes one picture's check or one batch's commit; this is only a bound
 
 
@@ -32,6 +39,9 @@ class _Shared:
     """The worker's live report, read on the UI thread when a progress signal says it changed."""
 
     report: FolderReport | None = None
+    # the ids still to import when the report was last sent: taken on the worker's thread, where it is exact
+    # (the batch committed and counted); the list shows them after the project's rows
+    waiting: Sequence[str] = ()
 
 
 def _same(a: str | Path | None, b: str | Path | None) -> bool:
@@ -46,6 +56,7 @@ class FolderWiring(QObject):
         self.window = window
         self.task: Task | None = None
         self.stopping: threading.Event | None = None
+        self.first_painted = threading.Event()  # set: the import may go on past its first screen
         self.shared = _Shared()
         self.folder: Path | None = None
         self.target: Path | None = None  # the project the import fills
@@ -77,6 +88,9 @@ class FolderWiring(QObject):
         self.shown = self._shown_project() is not None
         shared = self.shared = _Shared()
         stopping = self.stopping = threading.Event()
+        painted = self.first_painted = threading.Event()
+        if self.shown:  # on screen already (opened before): nothing to wait for
+            painted.set()
 
         def work(tick):
             # drawing and editing come first: the import and the threads it decodes pictures on
@@ -84,8 +98,12 @@ class FolderWiring(QObject):
             background_priority()
 
             def progress(report: FolderReport) -> None:
+                shared.waiting = report.waiting()
                 shared.report = report
                 tick("importing", report.done, report.total)
+                if report.screens and not painted.is_set():  # the window opens the project now (_show)
+                    painted.wait(FIRST_PAINT_WAIT_S)
+                    painted.set()
 
             return open_folder(folder, None, progress, stopping)
 
@@ -130,16 +148,17 @@ class FolderWiring(QObject):
         """The project in the window once it has a screen; then each batch into the list."""
         window = self.window
         if not self.shown:
-            if report.screens > 0:
-                self.shown = True
-                window.projects.open(self.target)
-                busy_worker.freeze_heap()  # what the open made (list, scene, panels) is long-lived too
-            return
+            if report.screens == 0:
+                return
+            self.shown = True
+            window.projects.open(self.target)
+            after_first_paint(window, self.first_painted.set, at_most_ms=int(FIRST_PAINT_WAIT_S * 1000))
+            busy_worker.freeze_heap()  # what the open made (list, scene, panels) is long-lived too
         opened = self._shown_project()
         if opened is not None:
-            before = opened.browser.model.rowCount()
-            opened.browser.grow()
-            if opened.browser.model.rowCount() != before:
+            before = opened.browser.model.stored_rows
+            opened.browser.grow(self.shared.waiting if self.task is not None else [])
+            if opened.browser.model.stored_rows != before:
                 window.status.update_counts()  # "12/2,315": where the list stands
                 opened.grid.source.forget_rows()  # its last page of screens was short
 
@@ -167,6 +186,9 @@ class FolderWiring(QObject):
         if task is not self.task:
             return
         self.task = None
+        opened = self._shown_project()
+        if opened is not None:
+            opened.browser.grow([])  # what was still to import will not be: its rows go
         self.window.status.folder_imported("", "")
         QMessageBox.warning(self.window, "Cannot open folder", str(exc))
 
@@ -182,5 +204,6 @@ class FolderWiring(QObject):
         if task is None:
             return
         self.stopping.set()
+        self.first_painted.set()
         task.wait(STOP_WAIT_S)
         self.window.status.folder_imported("", "")

@@ -96,7 +96,7 @@ class ProjectWiring(QObject):
         last = api.last_edited(project, ws.actor)  # back to the screen this annotator changed last
         row = browser.model.row_of(last) if last is not None else None
         browser.select_row(row or 0)
-        if browser.model.rowCount() == 0:
+        if browser.model.stored_rows == 0:
             ws.load_episode(None)
 
     def _connect(self, project: Project, ws: Workspace, browser: SampleBrowser) -> None:

@@ -93,7 +93,7 @@ class ReviewMode(QObject):
 
     def _show_queue(self) -> None:
         model = self.window.browser.model  # a big project's list shows its first page while the rest is counted
-        self.panel.show_queue(model.rowCount(), counting=model.counting)
+        self.panel.show_queue(model.stored_rows, counting=model.counting)
 
     def counted(self) -> None:
         """The list's count arrived (a big project): the queue's size with it."""
@@ -111,7 +111,7 @@ class ReviewMode(QObject):
         row = max(browser.current_row(), 0)
         browser.refresh()
         browser.select_row(row)
-        if browser.model.rowCount() == 0:
+        if browser.model.stored_rows == 0:
             self.window.ws.load_episode(None)
         self._queue_changed()
 

@@ -97,7 +97,7 @@ class StepView(QObject):
         browser = window.browser
         if browser is not None and ws.step_index == 0:
             row = browser.current_row()
-            if 0 <= row < browser.model.rowCount() - 1:
+            if 0 <= row < browser.model.stored_rows - 1:
                 try:  # the next row may need a page read from the server
                     following = browser.model.episode_id_at(row + 1)
                 except Exception as exc:
@@ -111,7 +111,7 @@ class StepView(QObject):
         ws, browser = self.window.ws, self.window.browser
         if ws is not None and ws.episode is not None:
             return "This episode has no screens"
-        if browser is None or browser.model.rowCount() > 0:
+        if browser is None or browser.model.stored_rows > 0:
             return "No episode selected"
         if self.window.review_mode:
             keys = self.window.settings.shortcuts

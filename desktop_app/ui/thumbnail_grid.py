@@ -222,7 +222,7 @@ class ThumbnailSource(QObject):
         return ScreenRef(*screen) if screen else None
 
     def _fetch(self, page: int) -> dict[int, tuple]:
-        last = min(self.model.rowCount(), (page + 1) * PAGE)
+        last = min(self.model.stored_rows, (page + 1) * PAGE)
         ids = [i for i in (self.model.episode_id_at(row) for row in range(page * PAGE, last)) if i is not None]
         return first_screens(self.project, ids)
 
@@ -286,7 +286,7 @@ class GridView(QAbstractItemView):
         return max(MARGIN, (self.viewport().width() - self.columns() * self.cell.width()) // 2)
 
     def _lines(self) -> int:
-        return -(-self.model().rowCount() // self.columns()) if self.model() else 0
+        return -(-self.model().stored_rows // self.columns()) if self.model() else 0
 
     def _cell_rect(self, row: int) -> QRect:
         columns = self.columns()
@@ -301,7 +301,7 @@ class GridView(QAbstractItemView):
         top = max(0, (self.verticalOffset() - MARGIN) // self.cell.height())
         bottom = (self.verticalOffset() + self.viewport().height() - MARGIN) // self.cell.height()
         columns = self.columns()
-        return range(top * columns, min(self.model().rowCount(), (bottom + 1) * columns))
+        return range(top * columns, min(self.model().stored_rows, (bottom + 1) * columns))
 
     def thumbnail_rect(self, row: int) -> QRect:
         """Where row's thumbnail is drawn (or its grey box while it is not decoded)."""
@@ -331,7 +331,7 @@ class GridView(QAbstractItemView):
         column = (point.x() - self._left()) // self.cell.width()
         line = (point.y() + self.verticalOffset() - MARGIN) // self.cell.height()
         row = line * self.columns() + column
-        if not 0 <= column < self.columns() or line < 0 or row >= self.model().rowCount():
+        if not 0 <= column < self.columns() or line < 0 or row >= self.model().stored_rows:
             return QModelIndex()
         return self.model().index(row, 0)
 
@@ -353,7 +353,7 @@ class GridView(QAbstractItemView):
             bar.setValue(top + self.cell.height() + 2 * MARGIN - height)
 
     def moveCursor(self, action, _modifiers) -> QModelIndex:
-        n = self.model().rowCount() if self.model() else 0
+        n = self.model().stored_rows if self.model() else 0
         if n == 0:
             return QModelIndex()
         current = self.currentIndex().row() if self.currentIndex().isValid() else 0

@@ -49,6 +49,10 @@ class Waits(QObject):
             self._shown.remove(token)
             self._publish()
 
+    def in_progress(self) -> int:
+        """The waits begun and not ended, shown or not yet."""
+        return len(self._started)
+
     def shown(self) -> list[str]:
         return [self._started[t][0] for t in self._shown]
 

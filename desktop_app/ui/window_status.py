@@ -114,7 +114,7 @@ class WindowStatus(QObject):
         text = " · ".join(f"{labels.count(k)} {k}" for k in ("gold", "distracted", "other"))
         step = f"step {ws.step_index + 1}/{len(ws.steps)} · " if len(ws.steps) > 1 else ""
         row = browser.current_row() + 1 if browser else 0
-        total = browser.model.rowCount() if browser else 0
+        total = browser.model.stored_rows if browser else 0
         self.counts.setText(f"{row:,}/{total:,} · {step}{len(labels)} actions: {text}")
 
     def cursor_moved(self, pos: QPointF) -> None:
