@@ -28,6 +28,7 @@ CUT_IN_THE_MIDDLE = ("Id",)
 CAPPED = ("Scenario", "Assignee")  # sized to their content, at most a quarter of the list's width
 CAP = 4  # the list's width divided by this: the most a capped column takes
 MEASURE_AFTER_MS = 120  # a held key repeats every ~33 ms: the columns are measured when it is let go
+ROWS_ON_SCREEN_AT_MOST = 200  # rows share_names looks at, however tall the list: never a page more than shown
 KEPT_MEASURES = 64  # measures kept (columns x places in the list); past that they are forgotten at once
 
 
@@ -82,12 +83,13 @@ class SampleTable(QTableView):
         """The Goal column stretches beside the file names when a row on screen has a goal; else it keeps its
         header's width and the names take the rest."""
         model = self.model()
-        if model is None or "Goal" not in self.column_names or "Id" not in self.column_names:
-            return
+        if (model is None or not self.isVisible() or "Goal" not in self.column_names
+                or "Id" not in self.column_names):
+            return  # a hidden list is looked at when it shows (showEvent)
         goal, name = self.column_names.index("Goal"), self.column_names.index("Id")
         first = max(self.rowAt(0), 0)
         last = self.rowAt(self.viewport().height() - 1)
-        last = model.rowCount() - 1 if last < 0 else last
+        last = min(model.rowCount() - 1 if last < 0 else last, first + ROWS_ON_SCREEN_AT_MOST)
         empty = not self.isColumnHidden(name) and not any(model.index(row, goal).data()
                                                            for row in range(first, last + 1))
         header = self.horizontalHeader()
@@ -126,6 +128,7 @@ class SampleTable(QTableView):
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
         self.horizontalHeader().resizeSections()  # the widths it could not measure while hidden
+        self.share_names()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
