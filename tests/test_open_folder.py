@@ -285,6 +285,12 @@ def test_the_window_shows_the_first_screen_then_takes_in_the_rest_keeping_the_se
         qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(model.index(rows, 0)).center())
         qtbot.wait(50)  # a waiting row clicked: nothing to open yet, the screen and the row stay
         assert window.ws.episode.key == shown and window.browser.current_row() == 0
+        window.browser.select_row(rows - 1)
+        last = window.ws.episode.key
+        table.setFocus()
+        qtbot.keyClick(table, Qt.Key_Down)  # on from the last screen in: a waiting row, nothing to open
+        qtbot.wait(50)
+        assert window.browser.current_row() == rows - 1 and window.ws.episode.key == last
         window.browser.search.setText("shot")
         window.browser.apply_filter()
         assert model.rowCount() == model.stored_rows  # a filter lists the screens stored: the rest is unknown yet
