@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from desktop_app.settings import Settings
-from desktop_app.ui.tasks import Task, run_in_background, wait_all
+from desktop_app.ui.tasks import Task, run_in_background
 from desktop_app.ui.waits import WAIT_SHOWN_MS
 
 pytestmark = pytest.mark.gui
@@ -29,7 +29,6 @@ def window(qtbot, demo_copy):
 
     # an earlier test of this worker may have left a call running (a run dialog's count on a server that went
     # away): its wait would show in these windows' status bars; these tests start with none
-    wait_all()
     qtbot.waitUntil(lambda: waits().in_progress() == 0, timeout=60000)
 
     win = MainWindow(Settings(annotator="ann", show_suggestions=False))

@@ -281,10 +281,11 @@ def test_the_window_shows_the_first_screen_then_takes_in_the_rest_keeping_the_se
         grey = window.palette().color(QPalette.Disabled, QPalette.Text)
         assert model.index(rows, 0).data(Qt.ForegroundRole).color() == grey
         assert model.index(rows - 1, 0).data(Qt.ForegroundRole) is None
-        table, shown = window.browser.table, window.ws.episode.key
+        table, shown, reloads = window.browser.table, window.ws.episode.key, []
+        window.ws.stepLoaded.connect(lambda: reloads.append(1))
         qtbot.mouseClick(table.viewport(), Qt.LeftButton, pos=table.visualRect(model.index(rows, 0)).center())
-        qtbot.wait(50)  # a waiting row clicked: nothing to open yet, the screen and the row stay
-        assert window.ws.episode.key == shown and window.browser.current_row() == 0
+        qtbot.wait(50)  # a waiting row clicked: nothing to open yet, the screen and the row stay as they are
+        assert window.ws.episode.key == shown and window.browser.current_row() == 0 and reloads == []
         window.browser.select_row(rows - 1)
         last = window.ws.episode.key
         table.setFocus()
@@ -441,3 +442,47 @@ def test_with_no_goal_on_screen_the_file_names_take_the_goal_columns_width(qtbot
     qtbot.waitUntil(lambda: window.ws.episode.goal == "Find the cheapest flight to Lisbon")
     qtbot.waitUntil(lambda: abs(header.sectionSize(goal) - header.sectionSize(name)) <= 1)
     window.close()
+
+
+@pytest.mark.gui
+def test_the_thumbnails_in_front_take_in_each_batch(qtbot, tmp_path):
+    """The list's row count stays while the waiting rows become screens; the grid, showing screens only, grows."""
+    from desktop_app.settings import Settings
+    from desktop_app.ui.main_window import MainWindow
+
+    folder = make_folder(tmp_path / "shots", count=120, size=(320, 200))
+    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    grid = window.opened.grid
+    window.left_tabs.setCurrentWidget(grid)  # in front from the first screens on
+    qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=60000)
+    view, last = grid.view, window.browser.model.index(117, 0)
+    assert view.verticalScrollBar().maximum() > 0
+    view.scrollTo(last)  # the last screen in can be scrolled to, whole
+    assert view.viewport().rect().contains(view.visualRect(last))
+    window.close()
+
+
+@pytest.mark.gui
+def test_a_big_list_counted_in_the_background_takes_the_waiting_rows_when_counted(qtbot, tmp_path):
+    """A list counted off the UI thread (100,000 samples and more; here from 1) holds its first page while
+    counting: the waiting pictures given meanwhile join after the count, and an empty list of them clears them."""
+    from desktop_app.ui.browser import PAGE, EpisodeTableModel
+
+    report = api.open_folder(make_folder(tmp_path / "shots", count=PAGE + 10, size=(32, 20)))
+    stored = PAGE + 8  # all but the bad one and the repeated one
+    with Project.open(report.project) as project:
+        model = EpisodeTableModel(project, count_in_background_from=1)
+        assert model.counting
+        model.grow(["later-1.png", "later-2.png"])
+        qtbot.waitUntil(lambda: not model.counting, timeout=30000)
+        assert model.stored_rows == stored and model.rowCount() == stored + 2
+        assert model.index(stored + 1, 0).data() == "later-2.png"
+        model.refresh()  # counting again; the import ends meanwhile
+        model.grow([])
+        qtbot.waitUntil(lambda: not model.counting, timeout=30000)
+        assert model.rowCount() == model.stored_rows == stored

@@ -74,7 +74,7 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
         # a folder's pictures still to import (folder_wiring): listed after the project's rows, greyed and not
         # selectable, when the list shows every sample; the import turns them into rows batch by batch
         self._waiting: Sequence[str] = ()
-        self._tail: Sequence[str] = ()
+        self._tail: list[str] = []
         self.refresh()
 
     # paging -----------------------------------------------------------------
@@ -92,8 +92,8 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
         """The rows that are samples of the project (those after them are pictures still being imported)."""
         return self._count
 
-    def _tail_for(self, waiting: Sequence[str]) -> Sequence[str]:
-        return waiting if self.filter == EpisodeFilter() else ()  # a filter's rows are known once stored
+    def _tail_for(self, waiting: Sequence[str]) -> list[str]:
+        return list(waiting) if self.filter == EpisodeFilter() else []  # a filter's rows are known once stored
 
     def refresh(self) -> None:
         self.beginResetModel()
@@ -123,10 +123,8 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
             return
         self._counting = 0
         count, self._starts = counted if counted is not None else (None, [])
-        if count is not None and count > self._count:
-            self.beginInsertRows(QModelIndex(), self._count, count - 1)
-            self._count = count
-            self.endInsertRows()
+        # the rows counted join before a folder's waiting pictures, which take what grow() left them meanwhile
+        self._settle(max(count or 0, self._count), self._tail_for(self._waiting))
         self.counted.emit()
 
     def grow(self, waiting: Sequence[str] | None = None) -> None:
@@ -138,16 +136,19 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
         if self._counting:  # the count on its way will hold them
             return
         count = samples.count_samples(self.project, self.filter)
-        tail = self._tail_for(self._waiting)
-        if count == self._count and len(tail) == len(self._tail):
-            return
         if count < self._count:
             self.refresh()
             return
+        self._settle(count, self._tail_for(self._waiting))
+
+    def _settle(self, count: int, tail: list[str]) -> None:
+        """`count` stored rows (as many as before or more) and then `tail`, told to the views: the first waiting
+        rows became samples (or went: a repeated or unreadable picture is not imported); the rows the list
+        gains or loses are counted at its end, and every row from the first that changed is told it did."""
+        if count == self._count and tail == self._tail:
+            return
         for number in [n for n in self._pages if n >= self._count // PAGE]:  # the last page was short
             del self._pages[number]
-        # the first waiting rows became samples (or went: a repeated or unreadable picture is not imported);
-        # the rows the list loses or gains are counted at its end, the rows that changed are told below
         before, stored_before = self._count + len(self._tail), self._count
         after = count + len(tail)
         if after < before:
@@ -159,9 +160,9 @@ class EpisodeTableModel(RolesInOneCall, QAbstractTableModel):
             self.endRemoveRows()
         elif after > before:
             self.endInsertRows()
-        changed = min(count, before) - 1  # the rows now samples that the list showed as waiting
-        if changed >= stored_before:
-            self.dataChanged.emit(self.index(stored_before, 0), self.index(changed, len(COLUMNS) - 1))
+        last = min(before, after) - 1  # the rows kept from the first that may show something else now
+        if last >= stored_before:
+            self.dataChanged.emit(self.index(stored_before, 0), self.index(last, len(COLUMNS) - 1))
 
     def invalidate_rows(self) -> None:
         """Cached pages are stale (an edit changed counts or goals): drop them, keep the count."""
@@ -560,9 +561,20 @@ class SampleBrowser(QWidget):
     def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
         if current.isValid() and current.row() >= self.model.stored_rows:  # a picture still being imported
             back = previous.row() if previous.isValid() and previous.row() < self.model.stored_rows else -1
-            QTimer.singleShot(0, self, lambda: self.select_row(back if back >= 0 else self.model.stored_rows - 1))
+            QTimer.singleShot(0, self, lambda: self._back_to(back))
             return
         self.episodeSelected.emit(self.model.episode_id_at(current.row()) if current.isValid() else None)
+
+    def _back_to(self, row: int) -> None:
+        """Back from a waiting row to the one the user was on, which stays open as it is (nothing reloads)."""
+        if row < 0:
+            self.select_row(self.model.stored_rows - 1)
+            return
+        selection = self.table.selectionModel()
+        selection.blockSignals(True)
+        self.select_row(row)
+        selection.blockSignals(False)
+        self.table.viewport().update()
 
     def current_row(self) -> int:
         index = self.table.selectionModel().currentIndex()

@@ -197,6 +197,7 @@ class FolderWiring(QObject):
         """The status bar's Cancel: the import stops within a picture and reports what it did."""
         if self.stopping is not None:
             self.stopping.set()
+            self.first_painted.set()  # at once, not once the first screen's paint is waited for
 
     def stop(self) -> None:
         """Another project opens, this one or the window closes: stop and wait, so nothing writes after."""

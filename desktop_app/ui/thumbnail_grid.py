@@ -408,6 +408,11 @@ class GridView(QAbstractItemView):
         super().rowsInserted(parent, start, end)
         self.updateGeometries()
 
+    def dataChanged(self, top_left: QModelIndex, bottom_right: QModelIndex, roles=()) -> None:  # noqa: N802
+        super().dataChanged(top_left, bottom_right, roles)
+        # a folder's waiting rows became samples: the list's row count stays, the grid's lines grow
+        self.updateGeometries()
+
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self.updateGeometries()
