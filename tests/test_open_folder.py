@@ -326,7 +326,7 @@ def test_the_window_shows_the_first_screen_then_takes_in_the_rest_keeping_the_se
 @pytest.mark.gui
 def test_the_import_waits_for_the_window_to_paint_the_first_screen(qtbot, tmp_path):
     """Opening the project and painting its first screen have the interpreter to themselves (ADR 0025); a
-    window that paints nothing (hidden here) holds the import back FIRST_PAINT_WAIT_S at most."""
+    window that paints nothing (hidden here) holds the import back FIRST_PAINT_WAIT_S after opening the project."""
     from desktop_app.settings import Settings
     from desktop_app.ui.folder_wiring import FIRST_PAINT_WAIT_S
     from desktop_app.ui.main_window import MainWindow

@@ -29,9 +29,12 @@ if TYPE_CHECKING:
     from desktop_app.formats.folder_open import FolderReport
     from desktop_app.ui.main_window import MainWindow
 
-# the rest of the folder waits at most this long for the window to paint the first screen (ProjectWiring.open
-# and the paint, on the UI thread): the next batch's Python would take the GIL from them half the time
+# the rest of the folder waits for the window to paint the first screen (ProjectWiring.open and the paint, on the
+# UI thread): the next batch's Python would take the GIL from them half the time. The window lets it go on at
+# the paint, or this long after opening the project when nothing paints (a hidden window); the import's own
+# bound, from its report on, is only for a window that never answers
 FIRST_PAINT_WAIT_S = 2.0
+IMPORT_WAITS_AT_MOST_S = 10.0
 STOP_WAIT_S = 30.0  # a stop takes one picture's check or one batch's commit; this is only a bound
 
 
@@ -102,7 +105,7 @@ class FolderWiring(QObject):
                 shared.report = report
                 tick("importing", report.done, report.total)
                 if report.screens and not painted.is_set():  # the window opens the project now (_show)
-                    painted.wait(FIRST_PAINT_WAIT_S)
+                    painted.wait(IMPORT_WAITS_AT_MOST_S)
                     painted.set()
 
             return open_folder(folder, None, progress, stopping)
