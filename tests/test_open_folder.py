@@ -245,6 +245,23 @@ def test_the_api_opens_a_folder(shots):
 
 
 # -- the window ----------------------------------------------------------------------------------------------
+def opened_in_a_window(qtbot, folder: Path, size: tuple[int, int] | None = None, shown: bool = True):
+    """A main window (at `size`; shown or not) that opened `folder` with File > Open Screenshots Folder…, on its
+    first screen."""
+    from desktop_app.settings import Settings
+    from desktop_app.ui.main_window import MainWindow
+
+    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
+    qtbot.addWidget(window)
+    if size is not None:
+        window.resize(*size)
+    if shown:
+        window.show()
+    window.projects.folders.open(folder)
+    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    return window
+
+
 @pytest.mark.gui
 def test_the_window_shows_the_first_screen_then_takes_in_the_rest_keeping_the_selection(qtbot, tmp_path):
     from PySide6.QtCore import Qt
@@ -327,15 +344,10 @@ def test_the_window_shows_the_first_screen_then_takes_in_the_rest_keeping_the_se
 def test_the_import_waits_for_the_window_to_paint_the_first_screen(qtbot, tmp_path):
     """Opening the project and painting its first screen have the interpreter to themselves (ADR 0025); a
     window that paints nothing (hidden here) holds the import back FIRST_PAINT_WAIT_S after opening the project."""
-    from desktop_app.settings import Settings
     from desktop_app.ui.folder_wiring import FIRST_PAINT_WAIT_S
-    from desktop_app.ui.main_window import MainWindow
 
     folder = make_folder(tmp_path / "shots", count=80, size=(640, 400))
-    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
-    qtbot.addWidget(window)
-    window.projects.folders.open(folder)
-    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    window = opened_in_a_window(qtbot, folder, shown=False)
     qtbot.wait(int(FIRST_PAINT_WAIT_S * 1000) // 2)
     assert len(keys_in(folder_project(folder))) == 1  # the first screen alone, waiting for its paint
     qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=60000)
@@ -347,16 +359,10 @@ def test_the_import_waits_for_the_window_to_paint_the_first_screen(qtbot, tmp_pa
 def test_cancelling_the_import_takes_the_pictures_still_listed_out_of_the_list(qtbot, tmp_path):
     from PySide6.QtCore import Qt
 
-    from desktop_app.settings import Settings
     from desktop_app.store.media import file_lock
-    from desktop_app.ui.main_window import MainWindow
 
     folder = make_folder(tmp_path / "shots", count=120, size=(640, 400))
-    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
-    qtbot.addWidget(window)
-    window.show()
-    window.projects.folders.open(folder)
-    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    window = opened_in_a_window(qtbot, folder)
     model = window.browser.model
     with file_lock(folder_project(folder) / "media" / "LOCK"):  # mid-import: the next batch waits
         qtbot.wait(100)
@@ -373,16 +379,8 @@ def test_cancelling_the_import_takes_the_pictures_still_listed_out_of_the_list(q
 
 @pytest.mark.gui
 def test_closing_the_project_mid_import_stops_it_and_opening_again_completes(qtbot, tmp_path):
-    from desktop_app.settings import Settings
-    from desktop_app.ui.main_window import MainWindow
-
     folder = make_folder(tmp_path / "shots", count=150, size=(1280, 800))
-    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
-    qtbot.addWidget(window)
-    window.resize(1400, 900)
-    window.show()
-    window.projects.folders.open(folder)
-    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    window = opened_in_a_window(qtbot, folder, (1400, 900))
     task = window.projects.folders.task
     window.close_project()
     assert not task.is_running()  # stopped before the project closed: nothing writes into it after
@@ -419,19 +417,12 @@ def test_with_no_goal_on_screen_the_file_names_take_the_goal_columns_width(qtbot
     """A folder's screenshots have no goal yet: "screen-0001.png" cut to "scree…1.png" in every row of a laptop's
     list told them apart no better than no names. The Goal column keeps its header's width until a row on screen
     has a goal; then it shares the width again."""
-    from desktop_app.settings import Settings
-    from desktop_app.ui.main_window import MainWindow
-
     folder = tmp_path / "recordings"
     folder.mkdir()
     for i in range(1, 6):
         Image.new("RGB", (320, 200), (i * 40, 90, 120)).save(folder / f"screen-recording-2026-12-01-{i:04d}.png")
-    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    window.projects.folders.open(folder)
-    qtbot.waitUntil(lambda: window.projects.folders.task is None and window.browser is not None, timeout=60000)
+    window = opened_in_a_window(qtbot, folder, (1366, 768))
+    qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=60000)
     table, header = window.browser.table, window.browser.table.horizontalHeader()
     goal, name = table.column_names.index("Goal"), table.column_names.index("Id")
     qtbot.waitUntil(lambda: header.sectionSize(goal) < header.sectionSize(name) // 2)
@@ -447,16 +438,8 @@ def test_with_no_goal_on_screen_the_file_names_take_the_goal_columns_width(qtbot
 @pytest.mark.gui
 def test_the_thumbnails_in_front_take_in_each_batch(qtbot, tmp_path):
     """The list's row count stays while the waiting rows become screens; the grid, showing screens only, grows."""
-    from desktop_app.settings import Settings
-    from desktop_app.ui.main_window import MainWindow
-
     folder = make_folder(tmp_path / "shots", count=120, size=(320, 200))
-    window = MainWindow(Settings(annotator="ann", show_suggestions=False))
-    qtbot.addWidget(window)
-    window.resize(1366, 768)
-    window.show()
-    window.projects.folders.open(folder)
-    qtbot.waitUntil(lambda: window.ws is not None and window.ws.episode is not None, timeout=30000)
+    window = opened_in_a_window(qtbot, folder, (1366, 768))
     grid = window.opened.grid
     window.left_tabs.setCurrentWidget(grid)  # in front from the first screens on
     qtbot.waitUntil(lambda: window.projects.folders.task is None, timeout=60000)

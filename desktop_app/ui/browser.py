@@ -570,11 +570,15 @@ class SampleBrowser(QWidget):
         if row < 0:
             self.select_row(self.model.stored_rows - 1)
             return
+        self._select_quietly(row)
+        self.table.viewport().update()  # the selection model said nothing: the highlight is drawn here
+
+    def _select_quietly(self, row: int) -> None:
+        """The row selected without telling anyone (what it shows is open already)."""
         selection = self.table.selectionModel()
         selection.blockSignals(True)
         self.select_row(row)
         selection.blockSignals(False)
-        self.table.viewport().update()
 
     def current_row(self) -> int:
         index = self.table.selectionModel().currentIndex()
@@ -625,9 +629,7 @@ class SampleBrowser(QWidget):
     def select_episode(self, episode_id: int) -> None:
         row = self.model.row_of(episode_id)
         if row is not None and row != self.current_row():
-            self.table.selectionModel().blockSignals(True)
-            self.select_row(row)
-            self.table.selectionModel().blockSignals(False)
+            self._select_quietly(row)
 
     def next_unfinished(self, start: int) -> int | None:
         """The first row from `start` on, then from the top, whose screen is not finished (done, skipped,
