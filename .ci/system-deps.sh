@@ -2,11 +2,12 @@
 # System packages the test suite needs: a Chromium for Playwright (never
 # downloaded at run time), Xvfb, fonts, the libraries Qt loads, PostgreSQL (the tests start their own
 # throw-away server: tests/pg_server.py) and PgBouncer in front of it (tests/test_team_pgbouncer.py), and
-# the release check's tools (ip for the network namespace, xwininfo, strip/readelf, file, makeself and pigz for the .run).
+# the release check's tools (ip for the network namespace, xwininfo, strip/readelf, file, makeself and pigz for the .run),
+# and tesseract (the OCR engine a user may pick instead of the bundled one; tests/test_ocr.py runs it).
 PACKAGES="chromium xvfb xauth fonts-dejavu-core libegl1 libgl1 libglib2.0-0 libfontconfig1 libdbus-1-3 \
 libxkbcommon0 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 \
 libxcb-render-util0 libxcb-shape0 libxcb-xinerama0 libxcb-xkb1 libxcb-xfixes0 libnss3 \
-iproute2 x11-utils binutils file makeself pigz postgresql pgbouncer"
+iproute2 x11-utils binutils file makeself pigz postgresql pgbouncer tesseract-ocr"
 
 have_browser() {
   [ -n "$SCREENLAB_BROWSER" ] && return 0

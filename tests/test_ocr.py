@@ -436,3 +436,30 @@ def test_cli_ocr_with_an_unavailable_engine_fails_cleanly(project, monkeypatch, 
     monkeypatch.setenv("PATH", str(tmp_path))
     assert _cli(["ocr", str(project.folder), "--engine", "tesseract"]) == 2
     assert "tesseract binary not found" in capsys.readouterr().err
+
+
+def _tesseract_recording_its_thread_limit(tmp_path: Path) -> tuple[str, Path]:
+    """The real tesseract command behind a script that first writes down the OpenMP limit it was given."""
+    import shutil
+
+    real = shutil.which("tesseract")
+    if real is None:  # .ci/system-deps.sh installs it; a developer's machine may lack it
+        pytest.skip("no tesseract command (apt install tesseract-ocr)")
+    record = tmp_path / "limit.txt"
+    wrapper = tmp_path / "tesseract"
+    wrapper.write_text(f'#!/bin/sh\nprintf %s "${{OMP_THREAD_LIMIT-unset}}" > "{record}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(0o755)
+    return str(wrapper), record
+
+
+def test_tesseract_reads_with_one_openmp_thread_unless_the_user_sets_a_limit(tmp_path, monkeypatch):
+    # Debian's tesseract spins OpenMP threads against each other: 3.8 s a screen instead of 0.5 s here (ADR 0073)
+    binary, record = _tesseract_recording_its_thread_limit(tmp_path)
+    screen = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "images"
+    image = np.asarray(Image.open(next(iter(sorted(screen.glob("*.png"))))).convert("RGB"))
+    monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
+    words = registry.get_engine("tesseract", "en", binary=binary).read(image)
+    assert record.read_text() == "1" and len(words) > 10
+    monkeypatch.setenv("OMP_THREAD_LIMIT", "2")
+    assert registry.get_engine("tesseract", "en", binary=binary).read(image) == words
+    assert record.read_text() == "2"
