@@ -276,6 +276,8 @@ def _record(file: str, key: str) -> EpisodeRecord:
 def _stored_keys(project: Project, keys: list[str]) -> set[str]:
     found: set[str] = set()
     with project.reading() as session:
+        if session.execute(select(Episode.id).limit(1)).first() is None:
+            return found  # a folder opened the first time: nothing to look up, and the first screen is sooner
         for start in range(0, len(keys), _KEY_CHUNK):
             chunk = keys[start:start + _KEY_CHUNK]
             found.update(session.execute(select(Episode.key).where(Episode.key.in_(chunk))).scalars())
