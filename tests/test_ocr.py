@@ -459,7 +459,7 @@ def test_tesseract_reads_with_one_openmp_thread_unless_the_user_sets_a_limit(tmp
     # Debian's tesseract spins OpenMP threads against each other: 3.8 s a screen instead of 0.5 s here (ADR 0073)
     binary, record = _tesseract_recording_its_thread_limit(tmp_path)
     screen = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "images"
-    image = np.asarray(Image.open(next(iter(sorted(screen.glob("*.png"))))).convert("RGB"))
+    image = np.asarray(Image.open(sorted(screen.glob("*.png"))[0]).convert("RGB"))
     monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
     words = registry.get_engine("tesseract", "en", binary=binary).read(image)
     assert record.read_text() == "1" and len(words) > 10
