@@ -46,6 +46,7 @@ from desktop_app.paths import user_data_dir
 from desktop_app.store import migrate
 from desktop_app.store.models import Episode
 from desktop_app.store.project import Project, ProjectError, is_project_folder, is_url
+from desktop_app.store.queries import largest_episode_id
 
 FIRST_BATCH = 1  # the first screen alone: a window shows it as soon as it is stored
 FIRST_TRIES = 16  # pictures tried one by one while none could be stored (a folder starting with bad files)
@@ -276,7 +277,7 @@ def _record(file: str, key: str) -> EpisodeRecord:
 def _stored_keys(project: Project, keys: list[str]) -> set[str]:
     found: set[str] = set()
     with project.reading() as session:
-        if session.execute(select(Episode.id).limit(1)).first() is None:
+        if not largest_episode_id(session):
             return found  # a folder opened the first time: nothing to look up, and the first screen is sooner
         for start in range(0, len(keys), _KEY_CHUNK):
             chunk = keys[start:start + _KEY_CHUNK]
