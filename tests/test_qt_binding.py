@@ -16,4 +16,6 @@ def test_void_qt_calls_do_not_leak_references_to_none(qapp):
     for _ in range(5000):
         item.setZValue(1)
         label.setEnabled(True)
-    assert abs(sys.getrefcount(None) - before) < 50
+    # the leak dropped one reference per call: 10,000 here. Other threads of the worker (work an earlier test left
+    # running) move the count by tens meanwhile (58 once in CI), so the margin is a tenth of the leak, not 50.
+    assert abs(sys.getrefcount(None) - before) < 1000
