@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import shutil
 from pathlib import Path
@@ -19,6 +20,28 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # the window's package first, as a launch imports it: before pytest-qt's setup imports PySide6, it asks for the
 # enums' short names as attributes (ui/enum_shortcuts.py), so the suite runs the window's code as a user's does
 import desktop_app.ui  # noqa: E402, F401
+
+# A hung test fails after pyproject's 5 minutes (pytest-timeout) with every thread's stack, when the test's own thread
+# can still run Python. Where it cannot (stuck inside Qt or a C library, or the GIL held by a stuck thread), the
+# signal never lands: then faulthandler's watchdog, a thread of C that needs no GIL, prints every thread's stack to
+# the real stderr (taken before pytest captures it) and ends the worker, which xdist reports as crashed, and the
+# suite goes on. A test once held CI for its whole 90 minutes with nothing in the log to say which (2026-12-01).
+WATCHDOG_S = float(os.environ.get("SCREENLAB_TEST_WATCHDOG_S", 420))
+_real_stderr: int | None = None
+
+
+def pytest_configure(config):
+    global _real_stderr
+    _real_stderr = os.dup(2)  # capturing is suspended here: this is the terminal or CI's log
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    faulthandler.dump_traceback_later(WATCHDOG_S, exit=True, file=_real_stderr)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(autouse=True)

@@ -172,7 +172,7 @@ def test_a_command_lines_workers_are_forked_and_count_what_one_process_counts(an
     project, runs = answered
     one = Counter({json.dumps(sorted(row.items())): n for row, n in counted_rows(project, runs, "envdistraction")})
     out = subprocess.run([sys.executable, "-c", _FORKED_COUNT, str(project.folder), json.dumps(runs)],
-                         capture_output=True, text=True, timeout=300, cwd=ROOT,
+                         capture_output=True, text=True, timeout=240, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr[-3000:]
     said = json.loads(out.stdout.splitlines()[-1])
